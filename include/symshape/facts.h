@@ -1,0 +1,63 @@
+// Facts: what the engine may assume about symbols when it simplifies, bounds and proves.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/ranges.h"
+
+namespace symshape {
+
+// A divisibility fact: divisor divides dividend.
+struct Divisibility {
+  Expr dividend;
+  Expr divisor;
+};
+
+// Symbol ranges, divisibility facts and assumed conditions. A symbol with no range of its own
+// ranges over default_range(). Every change bumps version(), so callers can cache answers.
+class Facts {
+ public:
+  // Symbols are dimensions ([1, inf]) unless said otherwise.
+  explicit Facts(ValueRange default_range = ValueRange::at_least(Int(1)));
+
+  const ValueRange& default_range() const { return default_range_; }
+  ValueRange range_of(std::string_view symbol) const;
+  // Replaces the symbol's range.
+  void set_range(const std::string& symbol, const ValueRange& r);
+  // Intersects the symbol's range with r.
+  void refine_range(const std::string& symbol, const ValueRange& r);
+  const std::map<std::string, ValueRange, std::less<>>& ranges() const { return ranges_; }
+
+  // Records that divisor divides dividend.
+  void add_divisibility(const Expr& dividend, const Expr& divisor);
+  const std::vector<Divisibility>& divisibility() const { return divisibility_; }
+  // The largest known constant c with c | symbol (1 when none), from divisibility facts on the
+  // bare symbol.
+  Int known_divisor(std::string_view symbol) const;
+
+  // Assumes c holds. A conjunction is split; `p % q == 0` also records q | p; a bound on a lone
+  // symbol (`x >= 5`, `3 < x`, `x == 4`) also refines its range. Every relation is kept for
+  // prove()'s linear reasoning.
+  void assume(const Cond& c);
+  const std::vector<Cond>& assumptions() const { return assumptions_; }
+  // Indices into assumptions() of the relations that mention the symbol.
+  const std::vector<size_t>& assumptions_mentioning(std::string_view symbol) const;
+
+  uint64_t version() const { return version_; }
+
+ private:
+  ValueRange default_range_;
+  std::map<std::string, ValueRange, std::less<>> ranges_;
+  std::vector<Divisibility> divisibility_;
+  std::map<std::string, Int, std::less<>> symbol_divisors_;
+  std::vector<Cond> assumptions_;
+  std::map<std::string, std::vector<size_t>, std::less<>> by_symbol_;
+  uint64_t version_ = 0;
+};
+
+}  // namespace symshape

@@ -1,0 +1,263 @@
+// ShapeEnv: the one place that decides questions about symbolic sizes.
+//
+// It owns the symbols of one graph (with their hints, sources, ranges and kinds), the guards
+// recorded while deciding on hints, the runtime asserts deferred for data-dependent values, and
+// what those taught it: replacements (a symbol equal to an expression over earlier symbols),
+// refined ranges and divisibility facts. Every decision sees all of it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/prove.h"
+#include "symshape/ranges.h"
+
+namespace symshape {
+
+class ShapeEnv;
+
+// Where a decision was asked for: the node, its op and the rule that asked.
+struct Provenance {
+  std::string node;
+  std::string op;
+  std::string rule;
+  // "node view_3 (aten.view.default, reshape)"; empty when nothing is known.
+  std::string str() const;
+};
+
+// A condition the compiled artifact relies on; it held at the hints when it was recorded.
+struct Guard {
+  Cond cond;
+  Provenance where;
+};
+
+// A condition on data-dependent values that must be checked when the graph runs.
+struct RuntimeAssert {
+  Cond cond;
+  Provenance where;
+};
+
+// A decision that depends on a data-dependent (unbacked) value and could not be made statically.
+class DataDependentError : public Error {
+ public:
+  DataDependentError(std::string expression, Provenance where);
+  const std::string& expression() const { return expression_; }
+  const Provenance& where() const { return where_; }
+
+ private:
+  std::string expression_;
+  Provenance where_;
+};
+
+// A hint or a guard that contradicts what the user declared about a dimension.
+class ConstraintViolation : public Error {
+ public:
+  using Error::Error;
+};
+
+enum class DimPolicy {
+  Dynamic,           // a fresh symbol
+  Duck,              // sizes with equal hints share one symbol
+  Static,            // the hint itself, as a constant
+  SizeLikeUnbacked,  // a fresh unbacked, size-like symbol (the hint is ignored)
+};
+
+enum class SymbolKind { Backed, Unbacked };
+
+struct SymbolInfo {
+  std::string name;
+  SymbolKind kind = SymbolKind::Backed;
+  std::optional<Int> hint;  // backed symbols only
+  std::string source;       // `L['x'].size()[0]`; empty for unbacked symbols
+  bool size_like = false;
+  std::optional<ValueRange> user_constraint;  // what the user declared, if anything
+  size_t index = 0;                           // creation order
+};
+
+// How create_symbol names and constrains a new symbol.
+struct SymbolOptions {
+  std::string name;                          // the user's name (`batch`); else s0, s1, ...
+  std::optional<ValueRange> constraint;      // the user's [min, max]; checked against the hint
+  std::optional<bool> specialize_zero_one;   // overrides ShapeEnvOptions for this symbol
+};
+
+struct ShapeEnvOptions {
+  bool duck_shape = true;           // DimPolicy::Duck shares symbols between equal hints
+  bool specialize_zero_one = true;  // hints 0 and 1 become constants; others range over [2, inf]
+  bool log = false;                 // keep the event log
+};
+
+class SymBool;
+
+// A symbolic integer: an expression over the symbols of one ShapeEnv (or a plain constant).
+class SymInt {
+ public:
+  SymInt(int v) : expr_(v) {}  // NOLINT: constants mix freely with symbolic values
+  SymInt(long v) : expr_(v) {}
+  SymInt(long long v) : expr_(v) {}
+  SymInt(Expr e, ShapeEnv* env) : expr_(std::move(e)), env_(env) {}
+
+  const Expr& expr() const { return expr_; }
+  ShapeEnv* env() const { return env_; }
+  std::optional<int64_t> as_int64() const { return expr_.as_int64(); }
+  bool is_constant() const { return expr_.is_constant(); }
+  std::string str() const { return expr_.str(); }
+
+  friend SymInt operator+(const SymInt& a, const SymInt& b);
+  friend SymInt operator-(const SymInt& a, const SymInt& b);
+  friend SymInt operator*(const SymInt& a, const SymInt& b);
+  friend SymInt operator-(const SymInt& a);
+  friend SymInt floordiv(const SymInt& a, const SymInt& b);
+  friend SymInt mod(const SymInt& a, const SymInt& b);
+  friend SymInt ceildiv(const SymInt& a, const SymInt& b);
+  friend SymInt max(const SymInt& a, const SymInt& b);
+  friend SymInt min(const SymInt& a, const SymInt& b);
+  friend SymBool operator==(const SymInt& a, const SymInt& b);
+  friend SymBool operator!=(const SymInt& a, const SymInt& b);
+  friend SymBool operator<(const SymInt& a, const SymInt& b);
+  friend SymBool operator<=(const SymInt& a, const SymInt& b);
+  friend SymBool operator>(const SymInt& a, const SymInt& b);
+  friend SymBool operator>=(const SymInt& a, const SymInt& b);
+
+ private:
+  Expr expr_;
+  ShapeEnv* env_ = nullptr;
+};
+
+// A symbolic boolean: a condition over the symbols of one ShapeEnv.
+class SymBool {
+ public:
+  SymBool(bool v) : cond_(Cond::truth(v)) {}  // NOLINT
+  SymBool(Cond c, ShapeEnv* env) : cond_(std::move(c)), env_(env) {}
+  const Cond& cond() const { return cond_; }
+  ShapeEnv* env() const { return env_; }
+  std::string str() const { return cond_.str(); }
+
+  friend SymBool operator&&(const SymBool& a, const SymBool& b);
+  friend SymBool operator||(const SymBool& a, const SymBool& b);
+  friend SymBool operator!(const SymBool& a);
+
+ private:
+  Cond cond_;
+  ShapeEnv* env_ = nullptr;
+};
+
+class ShapeEnv {
+ public:
+  explicit ShapeEnv(ShapeEnvOptions options = {});
+  ShapeEnv(const ShapeEnv&) = delete;  // SymInts point at their env
+  ShapeEnv& operator=(const ShapeEnv&) = delete;
+
+  // ---- symbols ----
+
+  // The size `hint` read from `source`, as a symbol (or a constant: a STATIC policy, or a hint of
+  // 0 or 1 when those are specialized). Throws ConstraintViolation when the hint lies outside the
+  // user's constraint, or a named dim is seen again with another hint.
+  SymInt create_symbol(const Int& hint, const std::string& source,
+                       DimPolicy policy = DimPolicy::Duck, const SymbolOptions& options = {});
+  // A fresh data-dependent symbol u0, u1, ... ranging over all integers.
+  SymInt create_unbacked_symint();
+  // Narrows an unbacked symbol's range. Throws ConstraintViolation when the range becomes empty.
+  void constrain_range(const SymInt& value, const ValueRange& range);
+  // Marks an unbacked symbol as a size: [0, inf], and >= 2 for size-oblivious decisions.
+  void constrain_as_size(const SymInt& value, const ValueRange& range = ValueRange::at_least(0));
+
+  const SymbolInfo& symbol(std::string_view name) const;  // throws Error when unknown
+  bool has_symbol(std::string_view name) const;
+  const std::vector<SymbolInfo>& symbols() const { return symbols_; }
+  SymInt sym(std::string_view name);  // the symbol as a SymInt (throws when unknown)
+  SymInt wrap(const Expr& e) { return SymInt(e, this); }
+  SymBool wrap(const Cond& c) { return SymBool(c, this); }
+
+  // ---- decisions ----
+
+  // What the env can decide without a guard: True, False or Unknown.
+  Truth known(const SymBool& cond);
+  // True only when cond holds wherever the facts do. Never adds a guard.
+  bool statically_known_true(const SymBool& cond) { return known(cond) == Truth::True; }
+  // cond's value: statically known, or decided on the hints with a guard recorded (cond or its
+  // negation). Throws DataDependentError when it depends on an unbacked symbol.
+  bool evaluate(const SymBool& cond, const Provenance& where = {});
+  // e's value: statically known, or its value at the hints with the guard `e == value`.
+  Int guard_int(const SymInt& e, const Provenance& where = {});
+  // Like evaluate, but a data-dependent question answers false (true) with no guard.
+  bool guard_or_false(const SymBool& cond, const Provenance& where = {});
+  bool guard_or_true(const SymBool& cond, const Provenance& where = {});
+  // Decides cond as if every size-like unbacked symbol were >= 2; falls back to evaluate().
+  bool guard_size_oblivious(const SymBool& cond, const Provenance& where = {});
+  // Records cond as a runtime assert (and a fact) instead of a guard. Throws Error when cond is
+  // statically false.
+  void defer_runtime_assert(const SymBool& cond, const Provenance& where = {});
+
+  // ---- what the env knows ----
+
+  // e under the replacements, simplified with the ranges and facts.
+  Expr simplify(const Expr& e);
+  Cond simplify(const Cond& c);
+  // e with every replaced symbol substituted (no other simplification).
+  Expr substitute(const Expr& e) const;
+  Cond substitute(const Cond& c) const;
+  ValueRange bound(const Expr& e);
+  // e's value under the hints; nullopt when it involves an unbacked symbol.
+  std::optional<Int> size_hint(const Expr& e) const;
+  // True when e involves an unbacked symbol (after replacements).
+  bool is_data_dependent(const Expr& e) const;
+
+  const std::vector<Guard>& guards() const { return guards_; }
+  const std::vector<RuntimeAssert>& runtime_asserts() const { return runtime_asserts_; }
+  // symbol -> expression over earlier symbols, in the order they were learned.
+  const std::map<std::string, Expr>& replacements() const { return replacements_; }
+  const Facts& facts() const { return facts_; }
+  const ShapeEnvOptions& options() const { return options_; }
+
+  // The event log (when options().log): one line per event, in a stable format.
+  const std::vector<std::string>& log() const { return log_; }
+  void set_logging(bool on) { options_.log = on; }
+
+ private:
+  void record(std::string line);
+  std::string fresh_name(char prefix);
+  SymInt add_symbol(SymbolInfo info, const ValueRange& range);
+  SymbolInfo& info_of(const SymInt& value, const char* what);
+  Truth decide_static(const Cond& c, const Facts& facts, bool use_cache);
+  // Learns from a condition now known to hold: replacements, ranges, divisibility, facts.
+  void learn(const Cond& c);
+  void learn_equality(const Expr& lhs, const Expr& rhs);
+  void add_replacement(const std::string& name, const Expr& value);
+  void refine(const std::string& name, const ValueRange& r);
+  const Facts& size_oblivious_facts();
+  void check_env(const ShapeEnv* other) const;
+  bool has_unbacked(const std::vector<std::string>& symbol_names) const;
+  // The guarded form of c: substituted and simplified, or a DataDependentError.
+  Cond prepare_guard(const Cond& c, const Provenance& where);
+
+  ShapeEnvOptions options_;
+  std::vector<SymbolInfo> symbols_;
+  std::unordered_map<std::string, size_t> by_name_;
+  std::map<std::string, std::string> duck_by_hint_;  // hint (decimal) -> symbol name
+  Bindings hints_;                                   // backed symbol -> hint
+  size_t next_backed_ = 0, next_unbacked_ = 0;
+  Facts facts_;
+  std::map<std::string, Expr> replacements_;
+  std::vector<Guard> guards_;
+  std::vector<RuntimeAssert> runtime_asserts_;
+  std::vector<std::string> log_;
+  // Static decisions, valid while facts_.version() is unchanged.
+  struct CacheEntry {
+    Cond cond;
+    Truth truth;
+  };
+  std::unordered_multimap<size_t, CacheEntry> cache_;
+  uint64_t cache_epoch_ = ~uint64_t{0};
+  uint64_t epoch_ = 0;  // bumped whenever the env learns anything
+  std::optional<Facts> oblivious_facts_;
+  uint64_t oblivious_version_ = ~uint64_t{0};
+};
+
+}  // namespace symshape

@@ -1,0 +1,549 @@
+#include "symshape/shape_env.h"
+
+#include "symshape/expr/functions.h"
+#include "symshape/simplify.h"
+
+namespace symshape {
+
+// ---- small types ---------------------------------------------------------------------------
+
+std::string Provenance::str() const {
+  std::string inner = op;
+  if (!rule.empty()) inner += (inner.empty() ? "" : ", ") + rule;
+  std::string text = node.empty() ? "" : "node " + node;
+  if (!inner.empty()) text += (text.empty() ? "(" : " (") + inner + ")";
+  return text;
+}
+
+namespace {
+std::string at(const Provenance& where) {
+  std::string p = where.str();
+  return p.empty() ? "" : " at " + p;
+}
+}  // namespace
+
+DataDependentError::DataDependentError(std::string expression, Provenance where)
+    : Error("could not guard on data-dependent expression " + expression +
+            (where.str().empty() ? "" : " (at " + where.str() + ")")),
+      expression_(std::move(expression)),
+      where_(std::move(where)) {}
+
+// ---- SymInt / SymBool ----------------------------------------------------------------------
+
+namespace {
+
+ShapeEnv* common_env(ShapeEnv* a, ShapeEnv* b) {
+  if (a && b && a != b) throw Error("cannot combine symbolic values of two different ShapeEnvs");
+  return a ? a : b;
+}
+
+}  // namespace
+
+SymInt operator+(const SymInt& a, const SymInt& b) {
+  return SymInt(a.expr_ + b.expr_, common_env(a.env_, b.env_));
+}
+SymInt operator-(const SymInt& a, const SymInt& b) {
+  return SymInt(a.expr_ - b.expr_, common_env(a.env_, b.env_));
+}
+SymInt operator*(const SymInt& a, const SymInt& b) {
+  return SymInt(a.expr_ * b.expr_, common_env(a.env_, b.env_));
+}
+SymInt operator-(const SymInt& a) { return SymInt(-a.expr_, a.env_); }
+SymInt floordiv(const SymInt& a, const SymInt& b) {
+  return SymInt(floordiv(a.expr_, b.expr_), common_env(a.env_, b.env_));
+}
+SymInt mod(const SymInt& a, const SymInt& b) {
+  return SymInt(mod(a.expr_, b.expr_), common_env(a.env_, b.env_));
+}
+SymInt ceildiv(const SymInt& a, const SymInt& b) {
+  return SymInt(ceildiv(a.expr_, b.expr_), common_env(a.env_, b.env_));
+}
+SymInt max(const SymInt& a, const SymInt& b) {
+  return SymInt(max(a.expr_, b.expr_), common_env(a.env_, b.env_));
+}
+SymInt min(const SymInt& a, const SymInt& b) {
+  return SymInt(min(a.expr_, b.expr_), common_env(a.env_, b.env_));
+}
+SymBool operator==(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ == b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator!=(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ != b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator<(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ < b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator<=(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ <= b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator>(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ > b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator>=(const SymInt& a, const SymInt& b) {
+  return SymBool(a.expr_ >= b.expr_, common_env(a.env_, b.env_));
+}
+SymBool operator&&(const SymBool& a, const SymBool& b) {
+  return SymBool(a.cond_ && b.cond_, common_env(a.env_, b.env_));
+}
+SymBool operator||(const SymBool& a, const SymBool& b) {
+  return SymBool(a.cond_ || b.cond_, common_env(a.env_, b.env_));
+}
+SymBool operator!(const SymBool& a) { return SymBool(!a.cond_, a.env_); }
+
+// ---- symbols -------------------------------------------------------------------------------
+
+// Symbols of an env always have a range of their own; the default only covers strangers.
+ShapeEnv::ShapeEnv(ShapeEnvOptions options) : options_(options), facts_(ValueRange::all()) {}
+
+void ShapeEnv::record(std::string line) {
+  if (options_.log) log_.push_back(std::move(line));
+}
+
+std::string ShapeEnv::fresh_name(char prefix) {
+  size_t& counter = prefix == 'u' ? next_unbacked_ : next_backed_;
+  for (;;) {
+    std::string name = prefix + std::to_string(counter++);
+    if (!by_name_.count(name)) return name;
+  }
+}
+
+SymInt ShapeEnv::add_symbol(SymbolInfo info, const ValueRange& range) {
+  info.index = symbols_.size();
+  const std::string name = info.name;
+  by_name_[name] = symbols_.size();
+  if (info.hint) hints_[name] = *info.hint;
+  facts_.set_range(name, range);
+  symbols_.push_back(std::move(info));
+  ++epoch_;
+  return SymInt(Expr::symbol(name), this);
+}
+
+SymInt ShapeEnv::create_symbol(const Int& hint, const std::string& source, DimPolicy policy,
+                               const SymbolOptions& options) {
+  if (policy == DimPolicy::SizeLikeUnbacked) {
+    SymInt u = create_unbacked_symint();
+    constrain_as_size(u);
+    return u;
+  }
+  const std::string label = options.name.empty() ? source : "'" + options.name + "' (" + source + ")";
+  if (hint < 0) throw ConstraintViolation("size " + to_string(hint) + " of " + label + " is negative");
+  if (options.constraint && !options.constraint->contains(hint)) {
+    throw ConstraintViolation("size " + to_string(hint) + " of " + label +
+                              " is outside its declared range " + options.constraint->str());
+  }
+  if (policy == DimPolicy::Static) return SymInt(Expr(hint), this);
+  const bool specialize = options.specialize_zero_one.value_or(options_.specialize_zero_one);
+  if (specialize && (hint == 0 || hint == 1)) {
+    record("specialize " + source + " = " + to_string(hint));
+    return SymInt(Expr(hint), this);
+  }
+  if (!options.name.empty()) {
+    auto it = by_name_.find(options.name);
+    if (it != by_name_.end()) {
+      const SymbolInfo& existing = symbols_[it->second];
+      if (existing.kind != SymbolKind::Backed || *existing.hint != hint) {
+        throw ConstraintViolation("dim '" + options.name + "' is " + to_string(hint) + " at " +
+                                  source + " but " +
+                                  (existing.hint ? to_string(*existing.hint) : "unbacked") +
+                                  " at " + existing.source);
+      }
+      if (options.constraint) refine(options.name, *options.constraint);
+      return SymInt(Expr::symbol(options.name), this);
+    }
+  }
+  const bool duck = policy == DimPolicy::Duck && options_.duck_shape && options.name.empty();
+  if (duck) {
+    auto it = duck_by_hint_.find(to_string(hint));
+    if (it != duck_by_hint_.end()) {
+      if (options.constraint) refine(it->second, *options.constraint);
+      return SymInt(Expr::symbol(it->second), this);
+    }
+  }
+  SymbolInfo info;
+  info.name = options.name.empty() ? fresh_name('s') : options.name;
+  info.kind = SymbolKind::Backed;
+  info.hint = hint;
+  info.source = source;
+  info.user_constraint = options.constraint;
+  ValueRange range = ValueRange::at_least(specialize ? 2 : 0);
+  if (options.constraint) range = range.intersect(*options.constraint);
+  if (range.is_empty()) {
+    throw ConstraintViolation("the declared range " + options.constraint->str() + " of " + label +
+                              " holds no size a dynamic dim may take");
+  }
+  if (duck) duck_by_hint_[to_string(hint)] = info.name;
+  record("create_symbol " + info.name + " = " + to_string(hint) + " for " + source + " " +
+         range.str());
+  return add_symbol(std::move(info), range);
+}
+
+SymInt ShapeEnv::create_unbacked_symint() {
+  SymbolInfo info;
+  info.name = fresh_name('u');
+  info.kind = SymbolKind::Unbacked;
+  record("create_unbacked_symint " + info.name + " " + ValueRange::all().str());
+  return add_symbol(std::move(info), ValueRange::all());
+}
+
+SymbolInfo& ShapeEnv::info_of(const SymInt& value, const char* what) {
+  check_env(value.env());
+  if (!value.expr().is_symbol() || !by_name_.count(value.expr().symbol_name())) {
+    throw Error(std::string(what) + ": " + value.str() + " is not a symbol of this ShapeEnv");
+  }
+  return symbols_[by_name_.at(value.expr().symbol_name())];
+}
+
+void ShapeEnv::constrain_range(const SymInt& value, const ValueRange& range) {
+  check_env(value.env());
+  Expr e = substitute(value.expr());
+  if (e.is_constant()) {
+    if (!range.contains(*e.constant())) {
+      throw ConstraintViolation(value.str() + " = " + e.str() + " is outside " + range.str());
+    }
+    return;
+  }
+  if (!e.is_symbol()) {
+    if (range.lo()) defer_runtime_assert(wrap(e >= Expr(*range.lo())));
+    if (range.hi()) defer_runtime_assert(wrap(e <= Expr(*range.hi())));
+    return;
+  }
+  record("constrain_range " + e.str() + " " + range.str());
+  refine(e.symbol_name(), range);
+}
+
+void ShapeEnv::constrain_as_size(const SymInt& value, const ValueRange& range) {
+  SymbolInfo& info = info_of(value, "constrain_as_size");
+  info.size_like = true;
+  ++epoch_;
+  constrain_range(value, range.intersect(ValueRange::at_least(0)));
+}
+
+const SymbolInfo& ShapeEnv::symbol(std::string_view name) const {
+  auto it = by_name_.find(std::string(name));
+  if (it == by_name_.end()) throw Error("unknown symbol '" + std::string(name) + "'");
+  return symbols_[it->second];
+}
+
+bool ShapeEnv::has_symbol(std::string_view name) const {
+  return by_name_.count(std::string(name)) > 0;
+}
+
+SymInt ShapeEnv::sym(std::string_view name) {
+  symbol(name);  // throws when unknown
+  return SymInt(Expr::symbol(name), this);
+}
+
+void ShapeEnv::check_env(const ShapeEnv* other) const {
+  if (other && other != this) throw Error("a symbolic value from another ShapeEnv was passed in");
+}
+
+// ---- what the env knows --------------------------------------------------------------------
+
+Expr ShapeEnv::substitute(const Expr& e) const {
+  if (replacements_.empty()) return e;
+  std::map<std::string, Expr> m;
+  for (const std::string& s : e.free_symbols()) {
+    auto it = replacements_.find(s);
+    if (it != replacements_.end()) m.emplace(s, it->second);
+  }
+  return e.subs(m);
+}
+
+Cond ShapeEnv::substitute(const Cond& c) const {
+  if (replacements_.empty()) return c;
+  std::map<std::string, Expr> m;
+  for (const std::string& s : c.free_symbols()) {
+    auto it = replacements_.find(s);
+    if (it != replacements_.end()) m.emplace(s, it->second);
+  }
+  return c.subs(m);
+}
+
+Expr ShapeEnv::simplify(const Expr& e) { return symshape::simplify(substitute(e), facts_); }
+Cond ShapeEnv::simplify(const Cond& c) { return symshape::simplify(substitute(c), facts_); }
+ValueRange ShapeEnv::bound(const Expr& e) { return symshape::bound(simplify(e), facts_); }
+
+bool ShapeEnv::has_unbacked(const std::vector<std::string>& names) const {
+  for (const std::string& s : names) {
+    auto it = by_name_.find(s);
+    if (it != by_name_.end() && symbols_[it->second].kind == SymbolKind::Unbacked) return true;
+  }
+  return false;
+}
+
+bool ShapeEnv::is_data_dependent(const Expr& e) const { return has_unbacked(substitute(e).free_symbols()); }
+
+std::optional<Int> ShapeEnv::size_hint(const Expr& e) const {
+  Expr s = substitute(e);
+  if (has_unbacked(s.free_symbols())) return std::nullopt;
+  return symshape::evaluate(s, hints_);
+}
+
+// ---- decisions -----------------------------------------------------------------------------
+
+namespace {
+
+size_t cond_hash(const Cond& c) {
+  size_t h = static_cast<size_t>(c.kind()) * 0x9e3779b97f4a7c15ULL;
+  if (c.kind() == Cond::Kind::Rel) {
+    h ^= static_cast<size_t>(c.op()) + (size_t{c.lhs().hash()} << 1) + (size_t{c.rhs().hash()} << 33);
+  }
+  for (const Cond& o : c.operands()) h = h * 31 + cond_hash(o);
+  return h;
+}
+
+}  // namespace
+
+Truth ShapeEnv::decide_static(const Cond& c, const Facts& facts, bool use_cache) {
+  Cond subst = substitute(c);
+  if (subst.is_true()) return Truth::True;
+  if (subst.is_false()) return Truth::False;
+  size_t key = 0;
+  if (use_cache) {
+    if (cache_epoch_ != epoch_ + facts_.version()) {
+      cache_.clear();
+      cache_epoch_ = epoch_ + facts_.version();
+    }
+    key = cond_hash(subst);
+    auto [lo, hi] = cache_.equal_range(key);
+    for (auto it = lo; it != hi; ++it) {
+      if (it->second.cond.identical(subst)) return it->second.truth;
+    }
+  }
+  Cond simple = symshape::simplify(subst, facts);
+  Truth t = simple.is_true()    ? Truth::True
+            : simple.is_false() ? Truth::False
+                                : prove(simple, facts);
+  if (use_cache) cache_.emplace(key, CacheEntry{subst, t});
+  return t;
+}
+
+Truth ShapeEnv::known(const SymBool& cond) {
+  check_env(cond.env());
+  return decide_static(cond.cond(), facts_, true);
+}
+
+Cond ShapeEnv::prepare_guard(const Cond& c, const Provenance& where) {
+  Cond simple = symshape::simplify(substitute(c), facts_);
+  if (has_unbacked(simple.free_symbols())) throw DataDependentError(simple.str(), where);
+  return simple;
+}
+
+bool ShapeEnv::evaluate(const SymBool& cond, const Provenance& where) {
+  Truth t = known(cond);
+  if (t != Truth::Unknown) return t == Truth::True;
+  Cond c = prepare_guard(cond.cond(), where);
+  bool value = symshape::evaluate(c, hints_);
+  Cond guard = value ? c : !c;
+  guards_.push_back({guard, where});
+  record("guard " + guard.str() + at(where));
+  learn(guard);
+  return value;
+}
+
+Int ShapeEnv::guard_int(const SymInt& e, const Provenance& where) {
+  check_env(e.env());
+  Expr s = simplify(e.expr());
+  if (auto v = s.constant()) return *v;
+  if (has_unbacked(s.free_symbols())) throw DataDependentError(s.str(), where);
+  Int value = symshape::evaluate(s, hints_);
+  Cond guard = s == Expr(value);
+  guards_.push_back({guard, where});
+  record("guard " + guard.str() + at(where));
+  learn(guard);
+  return value;
+}
+
+bool ShapeEnv::guard_or_false(const SymBool& cond, const Provenance& where) {
+  Truth t = known(cond);
+  if (t != Truth::Unknown) return t == Truth::True;
+  if (has_unbacked(substitute(cond.cond()).free_symbols())) return false;
+  return evaluate(cond, where);
+}
+
+bool ShapeEnv::guard_or_true(const SymBool& cond, const Provenance& where) {
+  Truth t = known(cond);
+  if (t != Truth::Unknown) return t == Truth::True;
+  if (has_unbacked(substitute(cond.cond()).free_symbols())) return true;
+  return evaluate(cond, where);
+}
+
+const Facts& ShapeEnv::size_oblivious_facts() {
+  if (!oblivious_facts_ || oblivious_version_ != epoch_ + facts_.version()) {
+    oblivious_facts_ = facts_;
+    for (const SymbolInfo& info : symbols_) {
+      if (info.size_like) oblivious_facts_->refine_range(info.name, ValueRange::at_least(2));
+    }
+    oblivious_version_ = epoch_ + facts_.version();
+  }
+  return *oblivious_facts_;
+}
+
+bool ShapeEnv::guard_size_oblivious(const SymBool& cond, const Provenance& where) {
+  check_env(cond.env());
+  Truth t = decide_static(cond.cond(), size_oblivious_facts(), false);
+  if (t != Truth::Unknown) return t == Truth::True;
+  return evaluate(cond, where);
+}
+
+void ShapeEnv::defer_runtime_assert(const SymBool& cond, const Provenance& where) {
+  Truth t = known(cond);
+  if (t == Truth::True) return;
+  Cond c = symshape::simplify(substitute(cond.cond()), facts_);
+  if (t == Truth::False) {
+    throw Error("runtime assertion " + c.str() + " can never hold" + at(where));
+  }
+  runtime_asserts_.push_back({c, where});
+  record("runtime_assert " + c.str() + at(where));
+  learn(c);
+}
+
+// ---- learning ------------------------------------------------------------------------------
+
+namespace {
+
+// d as c*x + k for one symbol x and integer constants c != 0, k.
+struct LinearInOne {
+  std::string symbol;
+  Int coeff;
+  Int constant;
+};
+
+std::optional<LinearInOne> linear_in_one(const Expr& d) {
+  std::vector<std::string> syms = d.free_symbols();
+  if (syms.size() != 1) return std::nullopt;
+  GiNaC::ex e = d.ex().expand();
+  GiNaC::ex x = Expr::symbol(syms[0]).ex();
+  if (!e.is_polynomial(x) || e.degree(x) != 1) return std::nullopt;
+  GiNaC::ex c = e.coeff(x, 1), k = e.coeff(x, 0);
+  if (!detail::is_int(c) || !detail::is_int(k)) return std::nullopt;
+  return LinearInOne{syms[0], detail::int_of(c), detail::int_of(k)};
+}
+
+// The range of x implied by c*x + k `op` 0.
+ValueRange solve_bound(const LinearInOne& l, RelOp op) {
+  // Normalize to x op' v with v = -k / c (rational), flipping op when c < 0.
+  RelOp o = l.coeff < 0 ? reverse(op) : op;
+  Int num = -l.constant, den = l.coeff;
+  if (den < 0) {
+    num = -num;
+    den = -den;
+  }
+  Int fl = cln::floor1(num, den), ce = cln::ceiling1(num, den);
+  switch (o) {
+    case RelOp::Ge: return ValueRange::at_least(ce);
+    case RelOp::Gt: return ValueRange::at_least(fl + 1);
+    case RelOp::Le: return ValueRange::at_most(fl);
+    case RelOp::Lt: return ValueRange::at_most(ce - 1);
+    case RelOp::Eq: return fl == ce ? ValueRange::point(fl) : ValueRange::empty();
+    case RelOp::Ne: break;
+  }
+  return ValueRange::all();
+}
+
+}  // namespace
+
+void ShapeEnv::refine(const std::string& name, const ValueRange& r) {
+  ValueRange before = facts_.range_of(name);
+  ValueRange after = before.intersect(r);
+  if (after == before) return;
+  if (after.is_empty()) {
+    throw ConstraintViolation("the range of " + name + " became empty: " + before.str() +
+                              " and " + r.str() + " do not meet");
+  }
+  facts_.set_range(name, after);
+  ++epoch_;
+  if (after.is_point()) add_replacement(name, Expr(*after.lo()));
+}
+
+void ShapeEnv::learn(const Cond& c) {
+  switch (c.kind()) {
+    case Cond::Kind::True: return;
+    case Cond::Kind::False: throw Error("learned a condition that is false: the facts contradict");
+    case Cond::Kind::And:
+      for (const Cond& o : c.operands()) learn(substitute(o));
+      return;
+    case Cond::Kind::Or: facts_.assume(c); return;
+    case Cond::Kind::Rel: break;
+  }
+  ++epoch_;
+  if (c.op() == RelOp::Eq) {
+    facts_.assume(c);  // records `p % q == 0` as divisibility
+    learn_equality(c.lhs(), c.rhs());
+    return;
+  }
+  Expr d = c.lhs() - c.rhs();
+  if (auto l = linear_in_one(d)) {
+    if (c.op() == RelOp::Ne) {
+      // x != v at an end of x's range moves that end.
+      ValueRange r = facts_.range_of(l->symbol);
+      ValueRange eq = solve_bound(*l, RelOp::Eq);
+      if (eq.is_point() && r.lo() && *r.lo() == *eq.lo()) refine(l->symbol, ValueRange::at_least(*r.lo() + 1));
+      if (eq.is_point() && r.hi() && *r.hi() == *eq.lo()) refine(l->symbol, ValueRange::at_most(*r.hi() - 1));
+    } else {
+      refine(l->symbol, solve_bound(*l, c.op()));
+    }
+  }
+  facts_.assume(substitute(c));
+}
+
+void ShapeEnv::learn_equality(const Expr& lhs, const Expr& rhs) {
+  GiNaC::ex d = (lhs - rhs).ex().expand();
+  // Solve for one symbol that occurs linearly with a constant coefficient: unbacked symbols
+  // first (a backed expression has a hint), then the latest, preferring a coefficient of +-1.
+  const SymbolInfo* best = nullptr;
+  Int best_coeff;
+  auto better = [&](const SymbolInfo& a, const Int& ca) {
+    if (!best) return true;
+    bool ua = a.kind == SymbolKind::Unbacked, ub = best->kind == SymbolKind::Unbacked;
+    if (ua != ub) return ua;
+    bool oa = cln::abs(ca) == 1, ob = cln::abs(best_coeff) == 1;
+    if (oa != ob) return oa;
+    return a.index > best->index;
+  };
+  for (const std::string& s : Expr(d).free_symbols()) {
+    GiNaC::ex x = Expr::symbol(s).ex();
+    if (!d.is_polynomial(x) || d.degree(x) != 1) continue;
+    GiNaC::ex c = d.coeff(x, 1);
+    if (!detail::is_int(c) || d.coeff(x, 0).has(x) || !has_symbol(s)) continue;
+    const SymbolInfo& info = symbol(s);
+    if (better(info, detail::int_of(c))) {
+      best = &info;
+      best_coeff = detail::int_of(c);
+    }
+  }
+  if (!best) return;  // non-linear: kept as a fact by the caller
+  GiNaC::ex x = Expr::symbol(best->name).ex();
+  Expr rest(-(d.coeff(x, 0)));
+  Expr value = cln::abs(best_coeff) == 1 ? rest * Expr(best_coeff) : exact_div(rest, Expr(best_coeff));
+  if (cln::abs(best_coeff) != 1) facts_.add_divisibility(rest, Expr(best_coeff));
+  add_replacement(best->name, value);
+}
+
+void ShapeEnv::add_replacement(const std::string& name, const Expr& raw_value) {
+  Expr value = substitute(raw_value);
+  if (value.has_symbol(name)) return;  // not a solution
+  replacements_[name] = value;
+  ++epoch_;
+  for (auto& [other, v] : replacements_) {
+    if (other != name && v.has_symbol(name)) v = v.subs({{name, value}});
+  }
+  record((value.is_constant() ? "specialize " : "replace ") + name + " := " + value.str());
+  // What was known of the replaced symbol now constrains its replacement.
+  ValueRange r = facts_.range_of(name);
+  if (auto v = value.constant()) {
+    if (!r.contains(*v)) {
+      throw ConstraintViolation(name + " := " + value.str() + " is outside its range " + r.str());
+    }
+  } else {
+    if (r.lo()) learn(Cond::rel(RelOp::Ge, value, Expr(*r.lo())));
+    if (r.hi()) learn(Cond::rel(RelOp::Le, value, Expr(*r.hi())));
+    Int divisor = facts_.known_divisor(name);
+    if (divisor != 1) facts_.add_divisibility(value, Expr(divisor));
+  }
+  std::vector<Cond> stale;
+  for (size_t i : facts_.assumptions_mentioning(name)) stale.push_back(facts_.assumptions()[i]);
+  for (const Cond& c : stale) facts_.assume(substitute(c));
+}
+
+}  // namespace symshape

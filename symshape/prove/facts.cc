@@ -1,0 +1,106 @@
+#include "symshape/facts.h"
+
+#include "symshape/expr/functions.h"
+
+namespace symshape {
+
+Facts::Facts(ValueRange default_range) : default_range_(std::move(default_range)) {}
+
+ValueRange Facts::range_of(std::string_view symbol) const {
+  auto it = ranges_.find(symbol);
+  return it == ranges_.end() ? default_range_ : it->second;
+}
+
+void Facts::set_range(const std::string& symbol, const ValueRange& r) {
+  ranges_[symbol] = r;
+  ++version_;
+}
+
+void Facts::refine_range(const std::string& symbol, const ValueRange& r) {
+  ValueRange next = range_of(symbol).intersect(r);
+  auto it = ranges_.find(symbol);
+  if (it != ranges_.end() && it->second == next) return;
+  ranges_[symbol] = next;
+  ++version_;
+}
+
+void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
+  divisibility_.push_back({dividend, divisor});
+  if (dividend.is_symbol() && divisor.is_constant()) {
+    // Two constant divisors of one symbol combine into their lcm.
+    Int d = cln::abs(*divisor.constant());
+    if (d != 0) {
+      auto [it, inserted] = symbol_divisors_.emplace(dividend.symbol_name(), d);
+      if (!inserted) it->second = cln::lcm(it->second, d);
+    }
+  }
+  ++version_;
+}
+
+Int Facts::known_divisor(std::string_view symbol) const {
+  auto it = symbol_divisors_.find(symbol);
+  return it == symbol_divisors_.end() ? Int(1) : it->second;
+}
+
+namespace {
+
+// The constant bound that `symbol op constant` (or its mirror) puts on a lone symbol.
+std::optional<std::pair<std::string, ValueRange>> symbol_bound(const Cond& c) {
+  Expr lhs = c.lhs(), rhs = c.rhs();
+  RelOp op = c.op();
+  if (lhs.is_constant() && rhs.is_symbol()) {
+    std::swap(lhs, rhs);
+    op = reverse(op);
+  }
+  if (!lhs.is_symbol() || !rhs.is_constant()) return std::nullopt;
+  Int v = *rhs.constant();
+  switch (op) {
+    case RelOp::Eq: return std::make_pair(lhs.symbol_name(), ValueRange::point(v));
+    case RelOp::Lt: return std::make_pair(lhs.symbol_name(), ValueRange::at_most(v - 1));
+    case RelOp::Le: return std::make_pair(lhs.symbol_name(), ValueRange::at_most(v));
+    case RelOp::Gt: return std::make_pair(lhs.symbol_name(), ValueRange::at_least(v + 1));
+    case RelOp::Ge: return std::make_pair(lhs.symbol_name(), ValueRange::at_least(v));
+    case RelOp::Ne: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void Facts::assume(const Cond& c) {
+  switch (c.kind()) {
+    case Cond::Kind::True: return;
+    case Cond::Kind::And:
+      for (const Cond& o : c.operands()) assume(o);
+      return;
+    case Cond::Kind::False:
+    case Cond::Kind::Or: break;
+    case Cond::Kind::Rel: {
+      if (auto b = symbol_bound(c)) refine_range(b->first, b->second);
+      // `p % q == 0` (either way round) is a divisibility fact.
+      const Expr& l = c.lhs();
+      const Expr& r = c.rhs();
+      if (c.op() == RelOp::Eq) {
+        const Expr* m = r.is_constant() && r.constant() == Int(0) ? &l
+                        : l.is_constant() && l.constant() == Int(0) ? &r
+                                                                    : nullptr;
+        if (m && function_of(m->ex()) == Fn::Mod) {
+          add_divisibility(Expr(m->ex().op(0)), Expr(m->ex().op(1)));
+        }
+      }
+      break;
+    }
+  }
+  size_t index = assumptions_.size();
+  assumptions_.push_back(c);
+  for (const std::string& s : c.free_symbols()) by_symbol_[s].push_back(index);
+  ++version_;
+}
+
+const std::vector<size_t>& Facts::assumptions_mentioning(std::string_view symbol) const {
+  static const std::vector<size_t> none;
+  auto it = by_symbol_.find(symbol);
+  return it == by_symbol_.end() ? none : it->second;
+}
+
+}  // namespace symshape
