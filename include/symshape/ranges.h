@@ -46,6 +46,8 @@ ValueRange operator-(const ValueRange& a, const ValueRange& b);
 ValueRange operator*(const ValueRange& a, const ValueRange& b);
 ValueRange range_floordiv(const ValueRange& a, const ValueRange& b);  // b containing 0: only the
 ValueRange range_mod(const ValueRange& a, const ValueRange& b);       // nonzero divisors count
+// range_floordiv, range_mod: a divisor range holding only 0 gives the empty range (no value is
+// defined); bound() passes that on, so an expression that always divides by 0 has an empty bound.
 ValueRange range_pow(const ValueRange& a, unsigned n);
 ValueRange range_max(const ValueRange& a, const ValueRange& b);
 ValueRange range_min(const ValueRange& a, const ValueRange& b);
@@ -59,7 +61,10 @@ struct ModularSet {
 
 // A sound range for every value e takes when the symbols satisfy facts (ranges, divisibility).
 // Tightened by modular sets: `(n*320 + 255) % 256` lies in [63, 255].
+// Exact quotients ((1/2)*x + (1/2)*y, x*y^-1) are bounded as rationals, then rounded inward to
+// the integers. Never throws; unknown node kinds and exponents above 256 give all integers.
 ValueRange bound(const Expr& e, const Facts& facts);
+// The congruence every value of e satisfies (modulus 1 when nothing is known).
 ModularSet modular_set(const Expr& e, const Facts& facts);
 
 }  // namespace symshape

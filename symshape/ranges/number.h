@@ -1,0 +1,65 @@
+// Internal: an exact rational that keeps int64 integers inline and computes on them without CLN,
+// falling back to CLN on overflow or for fractions. Range analysis is on the hot path of every
+// decision, and CLN's out-of-line calls cost tens of nanoseconds each. Not part of the API.
+#pragma once
+
+#include <cln/rational.h>
+
+#include <cstdint>
+#include <optional>
+
+#include "symshape/expr.h"
+
+namespace symshape::detail {
+
+using Rat = cln::cl_RA;
+
+class Num {
+ public:
+  Num() = default;               // 0
+  Num(int64_t v) : small_(v) {}  // NOLINT: implicit, so literals read naturally
+  explicit Num(const Rat& v);    // an int64 integer is stored inline
+  static Num of(const Int& v) { return Num(Rat(v)); }
+
+  bool is_small() const { return !big_; }         // an int64 integer, held inline
+  int64_t small_value() const { return small_; }  // requires is_small()
+  bool is_integer() const { return !big_ || cln::denominator(*big_) == 1; }
+  bool is_zero() const { return !big_ && small_ == 0; }  // 0 is always inline
+  bool is_one() const { return !big_ && small_ == 1; }
+  int sign() const;
+  Rat rat() const;
+  Int to_int() const;  // requires is_integer()
+
+  Num floor() const;  // the largest integer <= this
+  Num ceil() const;   // the smallest integer >= this
+
+  friend Num operator+(const Num& a, const Num& b);
+  friend Num operator-(const Num& a, const Num& b);
+  friend Num operator*(const Num& a, const Num& b);
+  friend Num operator-(const Num& a);
+  friend int compare(const Num& a, const Num& b);
+  friend bool operator==(const Num& a, const Num& b);
+
+ private:
+  int64_t small_ = 0;
+  std::optional<Rat> big_;  // set when the value is not an int64 integer
+};
+
+inline bool operator!=(const Num& a, const Num& b) { return !(a == b); }
+inline bool operator<(const Num& a, const Num& b) { return compare(a, b) < 0; }
+inline bool operator<=(const Num& a, const Num& b) { return compare(a, b) <= 0; }
+inline bool operator>(const Num& a, const Num& b) { return compare(a, b) > 0; }
+inline bool operator>=(const Num& a, const Num& b) { return compare(a, b) >= 0; }
+inline const Num& min(const Num& a, const Num& b) { return b < a ? b : a; }
+inline const Num& max(const Num& a, const Num& b) { return a < b ? b : a; }
+
+// Integer operations (arguments are integers; the divisor is nonzero), with Python semantics.
+Num floordiv(const Num& a, const Num& b);
+Num mod(const Num& a, const Num& b);
+Num gcd(const Num& a, const Num& b);  // >= 0; gcd(0, 0) == 0
+Num abs(const Num& a);
+// Rational operations.
+Num reciprocal(const Num& a);  // a != 0
+Num power(const Num& a, unsigned long n);
+
+}  // namespace symshape::detail
