@@ -36,6 +36,8 @@ class Facts {
   // Records that divisor divides dividend.
   void add_divisibility(const Expr& dividend, const Expr& divisor);
   const std::vector<Divisibility>& divisibility() const { return divisibility_; }
+  // Indices into divisibility() of the facts whose dividend or divisor mentions the symbol.
+  const std::vector<size_t>& divisibility_mentioning(std::string_view symbol) const;
   // The largest known constant c with c | symbol (1 when none), from divisibility facts on the
   // bare symbol.
   Int known_divisor(std::string_view symbol) const;
@@ -54,6 +56,7 @@ class Facts {
   ValueRange default_range_;
   std::map<std::string, ValueRange, std::less<>> ranges_;
   std::vector<Divisibility> divisibility_;
+  std::map<std::string, std::vector<size_t>, std::less<>> divisibility_by_symbol_;
   std::map<std::string, Int, std::less<>> symbol_divisors_;
   std::vector<Cond> assumptions_;
   std::map<std::string, std::vector<size_t>, std::less<>> by_symbol_;

@@ -1,6 +1,7 @@
-#include "symshape/facts.h"
+#include <algorithm>
 
 #include "symshape/expr/functions.h"
+#include "symshape/facts.h"
 
 namespace symshape {
 
@@ -25,7 +26,13 @@ void Facts::refine_range(const std::string& symbol, const ValueRange& r) {
 }
 
 void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
+  size_t index = divisibility_.size();
   divisibility_.push_back({dividend, divisor});
+  std::vector<std::string> symbols = dividend.free_symbols();
+  for (std::string& s : divisor.free_symbols()) symbols.push_back(std::move(s));
+  std::sort(symbols.begin(), symbols.end());
+  symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+  for (const std::string& s : symbols) divisibility_by_symbol_[s].push_back(index);
   if (dividend.is_symbol() && divisor.is_constant()) {
     // Two constant divisors of one symbol combine into their lcm.
     Int d = cln::abs(*divisor.constant());
@@ -35,6 +42,12 @@ void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
     }
   }
   ++version_;
+}
+
+const std::vector<size_t>& Facts::divisibility_mentioning(std::string_view symbol) const {
+  static const std::vector<size_t> none;
+  auto it = divisibility_by_symbol_.find(symbol);
+  return it == divisibility_by_symbol_.end() ? none : it->second;
 }
 
 Int Facts::known_divisor(std::string_view symbol) const {
@@ -81,7 +94,7 @@ void Facts::assume(const Cond& c) {
       const Expr& l = c.lhs();
       const Expr& r = c.rhs();
       if (c.op() == RelOp::Eq) {
-        const Expr* m = r.is_constant() && r.constant() == Int(0) ? &l
+        const Expr* m = r.is_constant() && r.constant() == Int(0)   ? &l
                         : l.is_constant() && l.constant() == Int(0) ? &r
                                                                     : nullptr;
         if (m && function_of(m->ex()) == Fn::Mod) {

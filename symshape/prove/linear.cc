@@ -1,0 +1,233 @@
+// Fourier–Motzkin elimination over the integers: equalities are substituted away first, then
+// one variable at a time is eliminated from the inequalities. Every constraint whose variables
+// are all integers is tightened by its gcd (sum(a*x) >= k becomes sum(a/g*x) >= ceil(k/g)),
+// which is what lets the method see that 2*x == 1 or 2*x >= 1, 2*x <= 1 has no integer solution.
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+#include <optional>
+
+#include "symshape/prove/linear.h"
+
+namespace symshape::detail {
+
+namespace {
+
+// Every stored number stays within this magnitude, so that negation and abs never overflow and
+// a product of two of them fits __int128.
+constexpr int64_t kLimit = kLinearLimit;
+
+enum class Status { Keep, Drop, Contradiction };
+
+int64_t floor_div(int64_t a, int64_t b) {  // b > 0
+  int64_t q = a / b;
+  if (a % b != 0 && a < 0) --q;
+  return q;
+}
+
+// p*x + q*y, or nullopt when it leaves [-kLimit, kLimit].
+std::optional<int64_t> mul_add(int64_t p, int64_t x, int64_t q, int64_t y) {
+  __int128 v = static_cast<__int128>(p) * x + static_cast<__int128>(q) * y;
+  if (v > kLimit || v < -kLimit) return std::nullopt;
+  return static_cast<int64_t>(v);
+}
+
+// p*a + q*b (term-wise), keeping a's kind (equality or not).
+std::optional<LinearConstraint> combine(int64_t p, const LinearConstraint& a, int64_t q,
+                                        const LinearConstraint& b) {
+  LinearConstraint out;
+  out.equality = a.equality;
+  out.terms.reserve(a.terms.size() + b.terms.size());
+  size_t i = 0, j = 0;
+  while (i < a.terms.size() || j < b.terms.size()) {
+    int v;
+    int64_t ca = 0, cb = 0;
+    if (j == b.terms.size() || (i < a.terms.size() && a.terms[i].first < b.terms[j].first)) {
+      v = a.terms[i].first;
+      ca = a.terms[i++].second;
+    } else if (i == a.terms.size() || b.terms[j].first < a.terms[i].first) {
+      v = b.terms[j].first;
+      cb = b.terms[j++].second;
+    } else {
+      v = a.terms[i].first;
+      ca = a.terms[i++].second;
+      cb = b.terms[j++].second;
+    }
+    auto c = mul_add(p, ca, q, cb);
+    if (!c) return std::nullopt;
+    if (*c != 0) out.terms.emplace_back(v, *c);
+  }
+  auto k = mul_add(p, a.constant, q, b.constant);
+  if (!k) return std::nullopt;
+  out.constant = *k;
+  return out;
+}
+
+// Divides by the gcd of the coefficients (rounding the constant down for an all-integer
+// inequality), folds constant constraints, and gives equalities a positive leading coefficient.
+Status normalize(LinearConstraint& c, const std::vector<bool>& integer) {
+  if (c.terms.empty()) {
+    bool holds = c.equality ? c.constant == 0 : c.constant >= 0;
+    return holds ? Status::Drop : Status::Contradiction;
+  }
+  int64_t g = 0;
+  bool all_integer = true;
+  for (const auto& [v, a] : c.terms) {
+    g = std::gcd(g, a < 0 ? -a : a);
+    all_integer = all_integer && static_cast<size_t>(v) < integer.size() && integer[v];
+  }
+  bool divisible = c.constant % g == 0;
+  if (c.equality && all_integer && !divisible) return Status::Contradiction;
+  if (g > 1 && (divisible || (all_integer && !c.equality))) {
+    for (auto& term : c.terms) term.second /= g;
+    c.constant = floor_div(c.constant, g);
+  }
+  if (c.equality && c.terms[0].second < 0) {
+    for (auto& term : c.terms) term.second = -term.second;
+    c.constant = -c.constant;
+  }
+  return Status::Keep;
+}
+
+// Sorts the terms, merges repeated variables and drops zero coefficients; false when a number
+// lies outside [-kLimit, kLimit].
+bool canonicalize(LinearConstraint& c) {
+  std::sort(c.terms.begin(), c.terms.end());
+  std::vector<std::pair<int, int64_t>> merged;
+  merged.reserve(c.terms.size());
+  for (const auto& [v, a] : c.terms) {
+    if (v < 0 || a > kLimit || a < -kLimit) return false;
+    if (!merged.empty() && merged.back().first == v) {
+      auto sum = mul_add(1, merged.back().second, 1, a);
+      if (!sum) return false;
+      merged.back().second = *sum;
+    } else {
+      merged.emplace_back(v, a);
+    }
+  }
+  std::erase_if(merged, [](const auto& t) { return t.second == 0; });
+  c.terms = std::move(merged);
+  return c.constant <= kLimit && c.constant >= -kLimit;
+}
+
+int64_t coefficient_of(const LinearConstraint& c, int v) {
+  auto it = std::lower_bound(c.terms.begin(), c.terms.end(), v,
+                             [](const std::pair<int, int64_t>& t, int x) { return t.first < x; });
+  return it != c.terms.end() && it->first == v ? it->second : 0;
+}
+
+// Substitutes every equality away. Returns true on a contradiction.
+bool eliminate_equalities(std::vector<LinearConstraint>& cs, const std::vector<bool>& integer) {
+  while (true) {
+    auto eq =
+        std::find_if(cs.begin(), cs.end(), [](const LinearConstraint& c) { return c.equality; });
+    if (eq == cs.end()) return false;
+    LinearConstraint e = std::move(*eq);
+    cs.erase(eq);
+    // A unit coefficient makes the substitution exact over the integers; any other pivot only
+    // forgets that the pivot is an integer, which is sound.
+    auto pivot = std::min_element(e.terms.begin(), e.terms.end(), [](const auto& x, const auto& y) {
+      return std::abs(x.second) < std::abs(y.second);
+    });
+    int v = pivot->first;
+    int64_t a = pivot->second;
+    std::vector<LinearConstraint> next;
+    next.reserve(cs.size());
+    for (LinearConstraint& c : cs) {
+      int64_t b = coefficient_of(c, v);
+      if (b == 0) {
+        next.push_back(std::move(c));
+        continue;
+      }
+      // |a|*c - sign(a)*b*e has no v; scaling c by |a| > 0 keeps its direction.
+      auto d = combine(a < 0 ? -a : a, c, a < 0 ? b : -b, e);
+      if (!d) continue;  // dropping a constraint only loses power
+      switch (normalize(*d, integer)) {
+        case Status::Contradiction: return true;
+        case Status::Drop: break;
+        case Status::Keep: next.push_back(std::move(*d)); break;
+      }
+    }
+    cs = std::move(next);
+  }
+}
+
+// Keeps, among constraints with the same terms, the strongest (smallest constant).
+void deduplicate(std::vector<LinearConstraint>& cs) {
+  std::sort(cs.begin(), cs.end(), [](const LinearConstraint& x, const LinearConstraint& y) {
+    if (x.terms != y.terms) return x.terms < y.terms;
+    return x.constant < y.constant;
+  });
+  auto last = std::unique(
+      cs.begin(), cs.end(),
+      [](const LinearConstraint& x, const LinearConstraint& y) { return x.terms == y.terms; });
+  cs.erase(last, cs.end());
+}
+
+}  // namespace
+
+bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
+            const LinearLimits& limits) {
+  std::vector<LinearConstraint> cs;
+  cs.reserve(constraints.size());
+  for (LinearConstraint& c : constraints) {
+    if (!canonicalize(c)) continue;
+    switch (normalize(c, integer)) {
+      case Status::Contradiction: return true;
+      case Status::Drop: break;
+      case Status::Keep: cs.push_back(std::move(c)); break;
+    }
+  }
+  if (eliminate_equalities(cs, integer)) return true;
+
+  size_t n = integer.size();
+  for (const LinearConstraint& c : cs) {
+    if (!c.terms.empty()) n = std::max(n, static_cast<size_t>(c.terms.back().first) + 1);
+  }
+  std::vector<size_t> lower(n), upper(n);
+  // Each round eliminates one variable, so n + 1 rounds always suffice.
+  for (size_t round = 0; round <= n; ++round) {
+    deduplicate(cs);
+    if (cs.empty()) return false;
+    std::fill(lower.begin(), lower.end(), 0);
+    std::fill(upper.begin(), upper.end(), 0);
+    for (const LinearConstraint& c : cs) {
+      for (const auto& [v, a] : c.terms) ++(a > 0 ? lower : upper)[v];
+    }
+    // Eliminate the variable whose elimination adds the fewest constraints.
+    int best = -1;
+    long best_cost = 0;
+    for (size_t v = 0; v < n; ++v) {
+      if (lower[v] + upper[v] == 0) continue;
+      long cost = static_cast<long>(lower[v] * upper[v]) - static_cast<long>(lower[v] + upper[v]);
+      if (best < 0 || cost < best_cost) {
+        best = static_cast<int>(v);
+        best_cost = cost;
+      }
+    }
+    std::vector<LinearConstraint> lows, ups, next;
+    for (LinearConstraint& c : cs) {
+      int64_t a = coefficient_of(c, best);
+      (a > 0 ? lows : a < 0 ? ups : next).push_back(std::move(c));
+    }
+    for (const LinearConstraint& lo : lows) {
+      int64_t a = coefficient_of(lo, best);
+      for (const LinearConstraint& up : ups) {
+        int64_t b = -coefficient_of(up, best);
+        int64_t g = std::gcd(a, b);
+        auto d = combine(b / g, lo, a / g, up);
+        if (!d) continue;
+        switch (normalize(*d, integer)) {
+          case Status::Contradiction: return true;
+          case Status::Drop: break;
+          case Status::Keep: next.push_back(std::move(*d)); break;
+        }
+        if (next.size() > limits.max_constraints) return false;
+      }
+    }
+    cs = std::move(next);
+  }
+  return false;
+}
+
+}  // namespace symshape::detail

@@ -1,0 +1,37 @@
+// Internal: refutes systems of integer linear constraints (Fourier–Motzkin elimination with
+// integer tightening). prove() uses it to show that facts and a goal cannot hold together.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace symshape::detail {
+
+// Numbers (coefficients and constants) must lie within [-kLinearLimit, kLinearLimit]; refute()
+// ignores a constraint that does not, which is sound but loses its power.
+inline constexpr int64_t kLinearLimit = int64_t{1} << 62;
+
+// sum(coefficient * x[variable]) + constant >= 0, or == 0 when `equality`. Variables are
+// non-negative indices; a repeated variable's coefficients add up.
+struct LinearConstraint {
+  std::vector<std::pair<int, int64_t>> terms;
+  int64_t constant = 0;
+  bool equality = false;
+};
+
+struct LinearLimits {
+  // Give up (answer "not refuted") when an elimination step leaves more constraints than this.
+  size_t max_constraints = 500;
+};
+
+// True when the constraints have no solution in which every variable flagged in `integer` is an
+// integer (the other variables, and any index beyond `integer`, range over the rationals). False
+// means only "not shown": the method is sound but incomplete (it decides the rational relaxation,
+// tightened by gcd rounding). Arithmetic that would overflow int64 drops the derived constraint,
+// which is sound.
+bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
+            const LinearLimits& limits = {});
+
+}  // namespace symshape::detail

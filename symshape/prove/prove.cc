@@ -1,0 +1,719 @@
+// prove(): three-valued decisions. A relation is first decided from the range and modular set
+// of `lhs - rhs`; failing that, by linear reasoning: the facts connected to the goal become
+// linear constraints over symbols and atoms (non-linear sub-terms), and the goal is shown true
+// (false) when the facts and its negation (the goal itself) have no integer solution.
+#include <cln/integer.h>
+#include <cln/rational.h>
+
+#include <algorithm>
+#include <set>
+#include <unordered_map>
+
+#include "symshape/expr/functions.h"
+#include "symshape/prove.h"
+#include "symshape/prove/linear.h"
+
+namespace symshape {
+
+std::string_view to_string(Truth t) {
+  switch (t) {
+    case Truth::False: return "false";
+    case Truth::True: return "true";
+    case Truth::Unknown: return "unknown";
+  }
+  return "?";
+}
+
+Truth negate(Truth t) {
+  switch (t) {
+    case Truth::False: return Truth::True;
+    case Truth::True: return Truth::False;
+    case Truth::Unknown: break;
+  }
+  return Truth::Unknown;
+}
+
+namespace {
+
+using GiNaC::ex;
+using Rat = cln::cl_RA;
+
+// Work caps: beyond them the answer is Unknown (or a fact is left out, which is sound).
+constexpr size_t kMaxAssumptions = 64;
+constexpr size_t kMaxBranches = 16;
+constexpr size_t kMaxExpandedTerms = 32;
+
+bool is_rational(const ex& e) {
+  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_rational();
+}
+
+Rat rational_of(const ex& e) {
+  return cln::the<cln::cl_RA>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
+}
+
+// e's range, or all integers when the range analysis refuses (a possibly-zero divisor).
+ValueRange safe_bound(const ex& e, const Facts& facts) {
+  try {
+    return bound(Expr(e), facts);
+  } catch (const Error&) {
+    return ValueRange::all();
+  }
+}
+
+ModularSet safe_modular_set(const ex& e, const Facts& facts) {
+  try {
+    return modular_set(Expr(e), facts);
+  } catch (const Error&) {
+    return ModularSet{};
+  }
+}
+
+// ---- tier 1: the range and modular set of lhs - rhs --------------------------------------------
+
+// The lcm of the denominators of the numeric coefficients of d's terms.
+Int coefficient_denominator(const ex& d) {
+  auto of_term = [](const ex& t) -> Int {
+    ex c = GiNaC::is_exactly_a<GiNaC::mul>(t) ? t.op(t.nops() - 1) : t;  // GiNaC keeps it last
+    return is_rational(c) ? cln::denominator(rational_of(c)) : Int(1);
+  };
+  if (!GiNaC::is_exactly_a<GiNaC::add>(d)) return of_term(d);
+  Int l = 1;
+  for (size_t i = 0; i < d.nops(); ++i) l = cln::lcm(l, of_term(d.op(i)));
+  return l;
+}
+
+// Narrows r to the values congruent to m.base modulo m.modulus.
+ValueRange tighten(const ValueRange& r, const ModularSet& m) {
+  if (m.modulus == 0) return r.intersect(ValueRange::point(m.base));
+  if (m.modulus <= 1) return r;
+  std::optional<Int> lo = r.lo(), hi = r.hi();
+  if (lo) lo = *lo + cln::mod(m.base - *lo, m.modulus);
+  if (hi) hi = *hi - cln::mod(*hi - m.base, m.modulus);
+  return ValueRange(lo, hi);
+}
+
+// Decides `d op 0` for d in r; zero_possible is false when the modular set excludes 0.
+Truth decide_range(RelOp op, const ValueRange& r, bool zero_possible) {
+  auto lo_at_least = [&](int v) { return r.lo() && *r.lo() >= v; };
+  auto hi_at_most = [&](int v) { return r.hi() && *r.hi() <= v; };
+  bool no_zero = !zero_possible || !r.contains(Int(0));
+  bool only_zero = r.is_point() && *r.lo() == 0;
+  switch (op) {
+    case RelOp::Lt:
+      return hi_at_most(-1) ? Truth::True : lo_at_least(0) ? Truth::False : Truth::Unknown;
+    case RelOp::Le:
+      return hi_at_most(0) ? Truth::True : lo_at_least(1) ? Truth::False : Truth::Unknown;
+    case RelOp::Gt:
+      return lo_at_least(1) ? Truth::True : hi_at_most(0) ? Truth::False : Truth::Unknown;
+    case RelOp::Ge:
+      return lo_at_least(0) ? Truth::True : hi_at_most(-1) ? Truth::False : Truth::Unknown;
+    case RelOp::Eq: return only_zero ? Truth::True : no_zero ? Truth::False : Truth::Unknown;
+    case RelOp::Ne: return no_zero ? Truth::True : only_zero ? Truth::False : Truth::Unknown;
+  }
+  return Truth::Unknown;
+}
+
+Truth by_ranges(const Cond& rel, const Facts& facts) {
+  ex d = rel.lhs().ex() - rel.rhs().ex();
+  // A positive factor keeps the relation and makes exact quotients like x/2 integral terms.
+  Int den = coefficient_denominator(d);
+  if (den != 1) d = d * detail::ex_of(den);
+  ValueRange r = safe_bound(d, facts);
+  if (r.is_empty()) return Truth::Unknown;  // contradictory facts: leave it to the linear tier
+  Truth t = decide_range(rel.op(), r, true);
+  if (t != Truth::Unknown) return t;
+  // The modular set tells that 2*x - 1 is never 0 (inequalities get the same from the linear
+  // tier's integer tightening).
+  if (rel.op() != RelOp::Eq && rel.op() != RelOp::Ne) return Truth::Unknown;
+  ModularSet m = safe_modular_set(d, facts);
+  if (m.modulus == 1) return Truth::Unknown;
+  r = tighten(r, m);
+  if (r.is_empty()) return Truth::Unknown;
+  bool zero_possible = m.modulus == 0 ? m.base == 0 : cln::mod(m.base, m.modulus) == 0;
+  return decide_range(rel.op(), r, zero_possible);
+}
+
+// ---- tier 2: linear reasoning ----------------------------------------------------------------
+
+// sum(coefficient * variable) + constant, over the rationals (exact quotients give fractions).
+// Terms are few, so they are kept in a small unsorted vector.
+struct Linear {
+  std::vector<std::pair<int, Rat>> terms;
+  Rat constant = 0;
+
+  void add(const Linear& o, const Rat& k) {
+    if (cln::zerop(k)) return;
+    for (const auto& [v, a] : o.terms) {
+      auto it =
+          std::find_if(terms.begin(), terms.end(), [v = v](const auto& t) { return t.first == v; });
+      if (it == terms.end()) {
+        if (!cln::zerop(a)) terms.emplace_back(v, k * a);
+      } else {
+        it->second = it->second + k * a;
+        if (cln::zerop(it->second)) terms.erase(it);
+      }
+    }
+    constant = constant + k * o.constant;
+  }
+  static Linear of(int v, const Rat& k = 1, const Rat& c = 0) {
+    Linear l;
+    if (!cln::zerop(k)) l.terms.emplace_back(v, k);
+    l.constant = c;
+    return l;
+  }
+};
+
+Linear negated(const Linear& a) {
+  Linear n;
+  n.add(a, -1);
+  return n;
+}
+
+Linear operator-(Linear a, const Linear& b) {
+  a.add(b, -1);
+  return a;
+}
+
+// A relation `d op 0` (op is never Ne).
+struct Relation {
+  Linear d;
+  RelOp op;
+};
+
+// A conjunction of goal relations, by index into the goal's relations, with the op to use.
+using Branch = std::vector<std::pair<size_t, RelOp>>;
+
+// How many terms expanding e gives (an over-estimate, capped).
+size_t expanded_terms(const ex& e) {
+  if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+    size_t n = 0;
+    for (size_t i = 0; i < e.nops(); ++i) n += expanded_terms(e.op(i));
+    return std::min(n, kMaxExpandedTerms + 1);
+  }
+  if (GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+    size_t n = 1;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      n = std::min(n * expanded_terms(e.op(i)), kMaxExpandedTerms + 1);
+    }
+    return n;
+  }
+  if (GiNaC::is_exactly_a<GiNaC::power>(e) && detail::is_int(e.op(1)) &&
+      detail::int_of(e.op(1)) > 0) {
+    size_t base = expanded_terms(e.op(0)), n = 1;
+    for (Int k = detail::int_of(e.op(1)); k > 0 && n <= kMaxExpandedTerms; k = k - 1) n *= base;
+    return std::min(n, kMaxExpandedTerms + 1);
+  }
+  return 1;
+}
+
+bool is_sum_power(const ex& e) {
+  return GiNaC::is_exactly_a<GiNaC::power>(e) && GiNaC::is_exactly_a<GiNaC::add>(e.op(0)) &&
+         detail::is_int(e.op(1)) && detail::int_of(e.op(1)) > 0;
+}
+
+bool is_negative_power(const ex& e) {
+  return GiNaC::is_exactly_a<GiNaC::power>(e) &&
+         !(detail::is_int(e.op(1)) && detail::int_of(e.op(1)) >= 0);
+}
+
+// The linear system of one decision: variables (symbols, atoms, divisibility witnesses), the
+// constraints the facts give about them, and the goal's relations.
+class LinearProver {
+ public:
+  explicit LinearProver(const Facts& facts) : facts_(facts) {}
+
+  // Linearizes every relation of the goal (registering its variables), then gathers the facts
+  // connected to them.
+  void prepare(const Cond& goal) {
+    add_goal(goal);
+    collect_facts();
+    finish();
+  }
+
+  // Whether the facts and c (or not c, when negated) have no integer solution together.
+  bool refutes(const Cond& c, bool negate_goal) {
+    std::vector<Branch> branches;
+    size_t next = 0;
+    if (!dnf(c, negate_goal, next, branches)) return false;
+    for (const Branch& b : branches) {
+      std::vector<detail::LinearConstraint> cs = base_;
+      for (const auto& [index, op] : b) {
+        if (!append(goal_[index], op, cs)) return false;
+      }
+      if (!detail::refute(std::move(cs), integer_)) return false;
+    }
+    return true;
+  }
+
+ private:
+  enum Rank { kSymbol = 0, kAtom = 1, kWitness = 2 };
+  struct Var {
+    ex key;
+    Rank rank;
+    bool integer;
+  };
+
+  void add_goal(const Cond& c) {
+    switch (c.kind()) {
+      case Cond::Kind::True:
+      case Cond::Kind::False: return;
+      case Cond::Kind::Rel:
+        goal_.push_back(linearize(c.lhs().ex()) - linearize(c.rhs().ex()));
+        return;
+      case Cond::Kind::And:
+      case Cond::Kind::Or:
+        for (const Cond& o : c.operands()) add_goal(o);
+        return;
+    }
+  }
+
+  // The branches of c's (or its negation's) disjunctive normal form, relations numbered in the
+  // order add_goal met them. False when there would be too many.
+  bool dnf(const Cond& c, bool negate_goal, size_t& next, std::vector<Branch>& out) {
+    out.clear();
+    switch (c.kind()) {
+      case Cond::Kind::True:
+      case Cond::Kind::False:
+        if ((c.kind() == Cond::Kind::True) != negate_goal) out.emplace_back();
+        return true;
+      case Cond::Kind::Rel: {
+        size_t index = next++;
+        RelOp op = negate_goal ? negate(c.op()) : c.op();
+        if (op == RelOp::Ne) {
+          out.push_back({{index, RelOp::Lt}});
+          out.push_back({{index, RelOp::Gt}});
+        } else {
+          out.push_back({{index, op}});
+        }
+        return true;
+      }
+      case Cond::Kind::And:
+      case Cond::Kind::Or: {
+        bool conjunction = (c.kind() == Cond::Kind::And) != negate_goal;
+        if (conjunction) out.emplace_back();
+        for (const Cond& o : c.operands()) {
+          std::vector<Branch> sub;
+          if (!dnf(o, negate_goal, next, sub)) return false;
+          if (conjunction) {
+            std::vector<Branch> product;
+            for (const Branch& a : out) {
+              for (const Branch& b : sub) {
+                Branch ab = a;
+                ab.insert(ab.end(), b.begin(), b.end());
+                product.push_back(std::move(ab));
+              }
+            }
+            out = std::move(product);
+          } else {
+            out.insert(out.end(), sub.begin(), sub.end());
+          }
+          if (out.size() > kMaxBranches) return false;
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // ---- variables ----
+
+  int find(const ex& e) const {
+    auto range = index_.equal_range(e.gethash());
+    for (auto it = range.first; it != range.second; ++it) {
+      if (vars_[it->second].key.is_equal(e)) return it->second;
+    }
+    return -1;
+  }
+
+  int new_var(const ex& key, Rank rank, bool integer) {
+    int v = static_cast<int>(vars_.size());
+    vars_.push_back({key, rank, integer});
+    if (rank != kWitness) index_.emplace(key.gethash(), v);
+    return v;
+  }
+
+  void add_bounds(int v, const ValueRange& r) {
+    if (r.lo()) facts_rel_.push_back({Linear::of(v, 1, -*r.lo()), RelOp::Ge});
+    if (r.hi()) facts_rel_.push_back({Linear::of(v, -1, *r.hi()), RelOp::Ge});
+  }
+
+  // Queues the symbols of e for fact gathering.
+  void follow(const ex& e) {
+    if (GiNaC::is_exactly_a<GiNaC::symbol>(e)) {
+      const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
+      if (followed_.insert(name).second) pending_.push_back(name);
+      return;
+    }
+    for (size_t i = 0; i < e.nops(); ++i) follow(e.op(i));
+  }
+
+  int symbol_var(const ex& e) {
+    if (int v = find(e); v >= 0) return v;
+    int v = new_var(e, kSymbol, true);
+    const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
+    add_bounds(v, facts_.range_of(name));
+    Int c = facts_.known_divisor(name);
+    if (c > 1) {
+      // x == c*k for an integer k.
+      int k = new_var(e, kWitness, true);
+      Linear d = Linear::of(v);
+      d.terms.emplace_back(k, -c);
+      facts_rel_.push_back({std::move(d), RelOp::Eq});
+    }
+    follow(e);
+    return v;
+  }
+
+  int atom_var(const ex& e) {
+    if (int v = find(e); v >= 0) return v;
+    // An exact quotient such as x*y^-1 is integral only as a whole term with its coefficient,
+    // so atoms with negative powers are reasoned about as rationals.
+    int v = new_var(e, kAtom, detail::has_integer_coefficients(e));
+    add_bounds(v, safe_bound(e, facts_));
+    follow(e);
+    define(v, e);
+    return v;
+  }
+
+  // Linear constraints that tie an atom's value (variable v) to its arguments.
+  void define(int v, const ex& e) {
+    if (GiNaC::is_exactly_a<GiNaC::mul>(e) && e.nops() == 2) {
+      define_product(v, e.op(0), e.op(1));
+      return;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::power>(e) && e.op(1).is_equal(2)) {
+      define_product(v, e.op(0), e.op(0));
+      return;
+    }
+    Fn f = function_of(e);
+    if (f == Fn::None) return;
+    const ex& a = e.op(0);
+    const ex& b = e.op(1);
+    Linear A = linearize(a);
+    auto ge = [&](Linear d) { facts_rel_.push_back({std::move(d), RelOp::Ge}); };
+    auto plus = [](Linear d, int var, const Rat& k, const Rat& c) {
+      d.add(Linear::of(var, k, c), 1);
+      return d;
+    };
+    Linear negA = negated(A);
+    if (f == Fn::Max || f == Fn::Min) {
+      // max: m >= a and m >= b;  min: m <= a and m <= b.
+      Linear B = linearize(b);
+      if (f == Fn::Max) {
+        ge(plus(negA, v, 1, 0));
+        ge(plus(negated(B), v, 1, 0));
+      } else {
+        ge(plus(A, v, -1, 0));
+        ge(plus(B, v, -1, 0));
+      }
+      return;
+    }
+    if (detail::is_int(b)) {
+      Int c = detail::int_of(b);
+      if (c == 0) return;
+      switch (f) {
+        case Fn::FloorDiv:
+          // c > 0: c*q <= a <= c*q + c - 1;  c < 0: c*q + c + 1 <= a <= c*q.
+          if (c > 0) {
+            ge(plus(A, v, -c, 0));
+            ge(plus(negA, v, c, c - 1));
+          } else {
+            ge(plus(A, v, -c, -c - 1));
+            ge(plus(negA, v, c, 0));
+          }
+          return;
+        case Fn::CeilDiv:
+          // c > 0: c*q - c + 1 <= a <= c*q;  c < 0: c*q <= a <= c*q - c - 1.
+          if (c > 0) {
+            ge(plus(A, v, -c, c - 1));
+            ge(plus(negA, v, c, 0));
+          } else {
+            ge(plus(A, v, -c, 0));
+            ge(plus(negA, v, c, -c - 1));
+          }
+          return;
+        case Fn::Mod: {
+          // r == a - c*(a // c), with the quotient's own definition.
+          int q = atom_var(floordiv(Expr(a), Expr(b)).ex());
+          Linear d = plus(A, q, -c, 0);
+          d.add(Linear::of(v), -1);
+          facts_rel_.push_back({std::move(d), RelOp::Eq});
+          return;
+        }
+        default: return;
+      }
+    }
+    // A symbolic divisor: only what its sign and the dividend's sign allow.
+    ValueRange rb = safe_bound(b, facts_);
+    bool positive = rb.lo() && *rb.lo() >= 1, negative = rb.hi() && *rb.hi() <= -1;
+    if (!positive && !negative) return;
+    ValueRange ra = safe_bound(a, facts_);
+    bool a_nonneg = ra.lo() && *ra.lo() >= 0, a_nonpos = ra.hi() && *ra.hi() <= 0;
+    // Orient as a divisor > 0: a // b == (-a) // (-b), and likewise for ceildiv.
+    const Linear& num = positive ? A : negA;
+    bool num_nonneg = positive ? a_nonneg : a_nonpos;
+    bool num_nonpos = positive ? a_nonpos : a_nonneg;
+    if (f == Fn::FloorDiv || f == Fn::CeilDiv) {
+      // 0 <= n: q <= n;  n <= 0: q >= n (for a divisor >= 1).
+      if (num_nonneg) ge(plus(num, v, -1, 0));
+      if (num_nonpos) ge(plus(negated(num), v, 1, 0));
+      return;
+    }
+    if (f == Fn::Mod) {
+      Linear B = linearize(b);
+      if (positive) {
+        // 0 <= r <= b - 1, and r <= a when a >= 0.
+        ge(Linear::of(v));
+        ge(plus(B, v, -1, -1));
+        if (a_nonneg) ge(plus(A, v, -1, 0));
+      } else {
+        // b + 1 <= r <= 0, and r >= a when a <= 0.
+        ge(plus(negated(B), v, 1, -1));
+        ge(Linear::of(v, -1));
+        if (a_nonpos) ge(plus(negA, v, 1, 0));
+      }
+    }
+  }
+
+  // The product p = f*g within the box of f's and g's ranges lies above and below the planes
+  // through its corners (McCormick): (f - lo_f)*(g - lo_g) >= 0 gives p >= lo_g*f + lo_f*g -
+  // lo_f*lo_g, and so on. This is what shows x*y >= x for sizes.
+  void define_product(int v, const ex& f, const ex& g) {
+    if (is_negative_power(f) || is_negative_power(g)) return;
+    ValueRange rf = safe_bound(f, facts_), rg = safe_bound(g, facts_);
+    if (rf.is_all() || rg.is_all()) return;
+    Linear F = linearize(f), G = linearize(g);
+    // s*((f - a)*(g - b)) >= 0 with s = +1 for same-side corners, -1 for opposite ones:
+    // s*(p - b*f - a*g + a*b) >= 0.
+    auto corner = [&](const Int& a, const Int& b, int s) {
+      Linear d = Linear::of(v, s, Rat(s) * a * b);
+      d.add(F, Rat(-s) * b);
+      d.add(G, Rat(-s) * a);
+      facts_rel_.push_back({std::move(d), RelOp::Ge});
+    };
+    if (rf.lo() && rg.lo()) corner(*rf.lo(), *rg.lo(), 1);
+    if (rf.hi() && rg.hi()) corner(*rf.hi(), *rg.hi(), 1);
+    if (rf.lo() && rg.hi()) corner(*rf.lo(), *rg.hi(), -1);
+    if (rf.hi() && rg.lo()) corner(*rf.hi(), *rg.lo(), -1);
+  }
+
+  Linear linearize(const ex& e, bool may_expand = true) {
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) {
+      if (!is_rational(e)) throw Error("prove: a non-rational constant");
+      Linear l;
+      l.constant = rational_of(e);
+      return l;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::symbol>(e)) return Linear::of(symbol_var(e));
+    if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+      Linear l;
+      for (size_t i = 0; i < e.nops(); ++i) l.add(linearize(e.op(i), may_expand), 1);
+      return l;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+      Rat k = 1;
+      ex rest = 1;
+      size_t factors = 0;
+      bool has_sum = false, has_negative = false;
+      for (size_t i = 0; i < e.nops(); ++i) {
+        const ex& f = e.op(i);
+        if (is_rational(f)) {
+          k = k * rational_of(f);
+          continue;
+        }
+        rest = rest * f;
+        ++factors;
+        has_sum = has_sum || GiNaC::is_exactly_a<GiNaC::add>(f) || is_sum_power(f);
+        has_negative = has_negative || is_negative_power(f);
+      }
+      Linear l;
+      if (factors == 0) {
+        l.constant = k;
+      } else if (factors == 1) {
+        l.add(linearize(rest, may_expand), k);
+      } else if (may_expand && has_sum && !has_negative && expanded_terms(e) <= kMaxExpandedTerms) {
+        // (a + 1)*b is a*b + b: the product becomes an atom, b stays linear.
+        return linearize(e.expand(), false);
+      } else {
+        l.add(Linear::of(atom_var(rest)), k);
+      }
+      return l;
+    }
+    if (may_expand && is_sum_power(e) && expanded_terms(e) <= kMaxExpandedTerms) {
+      return linearize(e.expand(), false);
+    }
+    return Linear::of(atom_var(e));
+  }
+
+  // ---- facts ----
+
+  void add_assumption(const Cond& c) {
+    // Disjunctions and `!=` are left out: ignoring a fact is sound.
+    if (c.kind() != Cond::Kind::Rel || c.op() == RelOp::Ne) return;
+    try {
+      Linear d = linearize(c.lhs().ex()) - linearize(c.rhs().ex());
+      facts_rel_.push_back({std::move(d), c.op()});
+    } catch (const Error&) {
+    }
+  }
+
+  void add_divisibility(const Divisibility& fact) {
+    if (fact.dividend.is_symbol() || !fact.divisor.is_constant()) return;  // the former: symbol_var
+    Int c = cln::abs(*fact.divisor.constant());
+    if (c <= 1) return;
+    try {
+      Linear d = linearize(fact.dividend.ex());
+      d.add(Linear::of(new_var(fact.dividend.ex(), kWitness, true), -c), 1);  // p == c*k
+      facts_rel_.push_back({std::move(d), RelOp::Eq});
+    } catch (const Error&) {
+    }
+  }
+
+  // Breadth-first from the goal's symbols, layer by layer in name order, so that the cost (and
+  // the facts kept under the cap) depend only on what is connected to the goal.
+  void collect_facts() {
+    std::set<size_t> assumptions, divisibility;
+    while (!pending_.empty()) {
+      std::vector<std::string> layer = std::move(pending_);
+      pending_.clear();
+      std::sort(layer.begin(), layer.end());
+      for (const std::string& name : layer) {
+        for (size_t i : facts_.divisibility_mentioning(name)) {
+          if (divisibility.insert(i).second) add_divisibility(facts_.divisibility()[i]);
+        }
+        for (size_t i : facts_.assumptions_mentioning(name)) {
+          if (assumptions.size() >= kMaxAssumptions) return;
+          if (assumptions.insert(i).second) add_assumption(facts_.assumptions()[i]);
+        }
+      }
+    }
+  }
+
+  // Orders the variables canonically (so that answers do not depend on GiNaC's hash order) and
+  // converts the facts to integer constraints.
+  void finish() {
+    std::vector<int> order(vars_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+      const Var& a = vars_[x];
+      const Var& b = vars_[y];
+      if (a.rank != b.rank) return a.rank < b.rank;
+      if (a.rank == kSymbol) {
+        return GiNaC::ex_to<GiNaC::symbol>(a.key).get_name() <
+               GiNaC::ex_to<GiNaC::symbol>(b.key).get_name();
+      }
+      return canonical_compare(a.key, b.key) < 0;
+    });
+    position_.assign(vars_.size(), 0);
+    integer_.assign(vars_.size(), false);
+    for (size_t i = 0; i < order.size(); ++i) {
+      position_[order[i]] = static_cast<int>(i);
+      integer_[i] = vars_[order[i]].integer;
+    }
+    for (const Relation& r : facts_rel_) append(r.d, r.op, base_);  // an unfit fact is dropped
+  }
+
+  // Appends `d op 0` as an integer constraint; false when its numbers do not fit.
+  bool append(const Linear& d, RelOp op, std::vector<detail::LinearConstraint>& out) const {
+    if (op == RelOp::Ne) return true;
+    // Scale fractions (exact quotients) away; most relations have integer coefficients.
+    Int scale = 1;
+    bool integral = true;
+    Int den = cln::denominator(d.constant);
+    if (den != 1) scale = den;
+    for (const auto& [v, a] : d.terms) {
+      den = cln::denominator(a);
+      if (den != 1) scale = cln::lcm(scale, den);
+      integral = integral && vars_[v].integer;
+    }
+    // A strict relation over integer values gains 1; over rationals it is relaxed (sound).
+    bool flip = op == RelOp::Lt || op == RelOp::Le;
+    int64_t strict = (op == RelOp::Lt || op == RelOp::Gt) && integral ? 1 : 0;
+    auto fit = [&](const Rat& x) -> std::optional<int64_t> {
+      Int y = scale == 1 ? cln::the<Int>(x) : cln::the<Int>(x * scale);
+      auto v = to_int64(y);
+      if (!v || *v > detail::kLinearLimit || *v < -detail::kLinearLimit) return std::nullopt;
+      return flip ? -*v : *v;
+    };
+    detail::LinearConstraint c;
+    c.equality = op == RelOp::Eq;
+    c.terms.reserve(d.terms.size());
+    for (const auto& [v, a] : d.terms) {
+      auto x = fit(a);
+      if (!x) return false;
+      c.terms.emplace_back(position_[v], *x);
+    }
+    auto k = fit(d.constant);
+    if (!k) return false;
+    c.constant = *k - strict;
+    std::sort(c.terms.begin(), c.terms.end());
+    out.push_back(std::move(c));
+    return true;
+  }
+
+  const Facts& facts_;
+  std::vector<Var> vars_;
+  std::unordered_multimap<unsigned, int> index_;
+  std::set<std::string> followed_;
+  std::vector<std::string> pending_;
+  std::vector<Linear> goal_;
+  std::vector<Relation> facts_rel_;
+  std::vector<int> position_;
+  std::vector<bool> integer_;
+  std::vector<detail::LinearConstraint> base_;
+};
+
+class Decider {
+ public:
+  explicit Decider(const Facts& facts) : facts_(facts) {}
+
+  Truth decide(const Cond& c) {
+    switch (c.kind()) {
+      case Cond::Kind::True: return Truth::True;
+      case Cond::Kind::False: return Truth::False;
+      case Cond::Kind::Rel: {
+        Truth t = by_ranges(c, facts_);
+        if (t != Truth::Unknown) return t;
+        LinearProver p(facts_);
+        p.prepare(c);
+        if (p.refutes(c, true)) return Truth::True;
+        if (p.refutes(c, false)) return Truth::False;
+        return Truth::Unknown;
+      }
+      case Cond::Kind::And:
+      case Cond::Kind::Or: {
+        // And: one false operand decides, all true decide; Or is the dual.
+        const bool is_and = c.kind() == Cond::Kind::And;
+        const Truth absorbing = is_and ? Truth::False : Truth::True;
+        bool all_neutral = true;
+        for (const Cond& o : c.operands()) {
+          Truth t = decide(o);
+          if (t == absorbing) return t;
+          if (t != negate(absorbing)) all_neutral = false;
+        }
+        if (all_neutral) return negate(absorbing);
+        // Jointly: `a and b` can be false (and `a or b` true) though no operand decides alone.
+        LinearProver p(facts_);
+        p.prepare(c);
+        return p.refutes(c, !is_and) ? absorbing : Truth::Unknown;
+      }
+    }
+    return Truth::Unknown;
+  }
+
+ private:
+  const Facts& facts_;
+};
+
+}  // namespace
+
+Truth prove(const Cond& c, const Facts& facts) {
+  try {
+    return Decider(facts).decide(c);
+  } catch (const std::exception&) {
+    // Whatever the engine cannot analyse (an unexpected expression form) is simply unknown.
+    return Truth::Unknown;
+  }
+}
+
+}  // namespace symshape

@@ -1,0 +1,154 @@
+// The integer linear refuter behind prove(): what it refutes, and that it never refutes a
+// satisfiable system.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "symshape/prove/linear.h"
+
+namespace symshape::detail {
+namespace {
+
+// sum(terms) + constant >= 0 (or == 0).
+LinearConstraint ge(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
+  return {std::move(terms), constant, false};
+}
+LinearConstraint eq(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
+  return {std::move(terms), constant, true};
+}
+
+const std::vector<bool> kInts3{true, true, true};
+
+TEST(LinearTest, EmptySystemIsNotRefuted) { EXPECT_FALSE(refute({}, kInts3)); }
+
+TEST(LinearTest, ConstantConstraints) {
+  EXPECT_TRUE(refute({ge({}, -1)}, kInts3));
+  EXPECT_FALSE(refute({ge({}, 0)}, kInts3));
+  EXPECT_TRUE(refute({eq({}, 2)}, kInts3));
+}
+
+TEST(LinearTest, OppositeBounds) {
+  // x >= 3 and x <= 2.
+  EXPECT_TRUE(refute({ge({{0, 1}}, -3), ge({{0, -1}}, 2)}, kInts3));
+  // x >= 3 and x <= 3.
+  EXPECT_FALSE(refute({ge({{0, 1}}, -3), ge({{0, -1}}, 3)}, kInts3));
+}
+
+TEST(LinearTest, Transitivity) {
+  // x - y >= 1, y - z >= 1, z - x >= -1  (x > y > z, x <= z + 1).
+  EXPECT_TRUE(refute(
+      {ge({{0, 1}, {1, -1}}, -1), ge({{1, 1}, {2, -1}}, -1), ge({{0, -1}, {2, 1}}, 1)}, kInts3));
+  // ... x <= z + 2 is satisfiable.
+  EXPECT_FALSE(refute(
+      {ge({{0, 1}, {1, -1}}, -1), ge({{1, 1}, {2, -1}}, -1), ge({{0, -1}, {2, 1}}, 2)}, kInts3));
+}
+
+TEST(LinearTest, IntegerTighteningSeesParity) {
+  // 2x >= 1 and 2x <= 1: rational x = 1/2 only.
+  EXPECT_TRUE(refute({ge({{0, 2}}, -1), ge({{0, -2}}, 1)}, kInts3));
+  EXPECT_FALSE(refute({ge({{0, 2}}, -1), ge({{0, -2}}, 1)}, {false}));
+  // 2x - 2y == 1.
+  EXPECT_TRUE(refute({eq({{0, 2}, {1, -2}}, -1)}, kInts3));
+  EXPECT_FALSE(refute({eq({{0, 2}, {1, -2}}, -1)}, {false, true}));
+}
+
+TEST(LinearTest, EqualitySubstitution) {
+  // x == 2k, x - 1 == 2m: x is even and odd.
+  EXPECT_TRUE(refute({eq({{0, 1}, {1, -2}}, 0), eq({{0, 1}, {2, -2}}, -1)}, kInts3));
+  // x == y + 1, x <= y.
+  EXPECT_TRUE(refute({eq({{0, 1}, {1, -1}}, -1), ge({{0, -1}, {1, 1}}, 0)}, kInts3));
+}
+
+TEST(LinearTest, TermsInAnyOrderWithRepeatsAndZeros) {
+  // 0*y + x + x >= 3 (x >= 2 since 2x >= 3) and x <= 1, terms unsorted and repeated.
+  EXPECT_TRUE(refute({ge({{1, 0}, {0, 1}, {0, 1}}, -3), ge({{0, -1}}, 1)}, kInts3));
+  // x - x + 0*y >= -1 holds everywhere.
+  EXPECT_FALSE(refute({ge({{0, 1}, {1, 0}, {0, -1}}, 1)}, kInts3));
+  // A variable beyond the integer flags is a rational: 2v == 1 is satisfiable.
+  EXPECT_FALSE(refute({eq({{7, 2}}, -1)}, kInts3));
+}
+
+TEST(LinearTest, UnboundedVariablesAreDropped) {
+  // x >= y + 5 with y free: satisfiable.
+  EXPECT_FALSE(refute({ge({{0, 1}, {1, -1}}, -5), ge({{0, -1}}, 10)}, kInts3));
+}
+
+TEST(LinearTest, OverflowIsSoundlyIgnored) {
+  const int64_t big = kLinearLimit;
+  // Combining these overflows; the system is satisfiable (x = y = 0), so it must not be refuted.
+  EXPECT_FALSE(refute({ge({{0, big}, {1, -big + 1}}, 0), ge({{0, -big + 3}, {1, big}}, 0),
+                       ge({{0, 1}}, 0), ge({{0, -1}}, 0)},
+                      kInts3));
+  // A constraint outside the limit is ignored rather than misread.
+  EXPECT_FALSE(refute({ge({{0, 1}}, INT64_MIN), ge({{0, 1}}, 0)}, kInts3));
+}
+
+TEST(LinearTest, ConstraintCapGivesUp) {
+  // Many variables each with several bounds and pairwise links: the cap stops the blow-up.
+  std::vector<LinearConstraint> cs;
+  const int n = 12;
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < n; ++j) {
+      if (i != j)
+        cs.push_back(
+            ge({{std::min(i, j), i < j ? 1 : -1}, {std::max(i, j), i < j ? -3 : 3}}, 100 + i * j));
+    }
+  }
+  std::vector<bool> ints(n, true);
+  LinearLimits tiny;
+  tiny.max_constraints = 10;
+  EXPECT_FALSE(refute(cs, ints, tiny));
+}
+
+// Brute force: random small systems over 3 integer variables, checked against every point of a
+// box. A system with a solution in the box must never be refuted; variables are bounded to the
+// box so "no solution in the box" is exactly "no solution".
+TEST(LinearTest, NeverRefutesASatisfiableSystem) {
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<int> coef(-3, 3), cst(-6, 6), count(1, 5), kind(0, 5);
+  int refuted = 0, satisfiable = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<LinearConstraint> cs;
+    for (int v = 0; v < 3; ++v) {
+      cs.push_back(ge({{v, 1}}, 3));   // x >= -3
+      cs.push_back(ge({{v, -1}}, 3));  // x <= 3
+    }
+    int m = count(rng);
+    for (int i = 0; i < m; ++i) {
+      LinearConstraint c;
+      for (int v = 0; v < 3; ++v) {
+        int a = coef(rng);
+        if (a != 0) c.terms.emplace_back(v, a);
+      }
+      c.constant = cst(rng);
+      c.equality = kind(rng) == 0;
+      cs.push_back(c);
+    }
+    bool sat = false;
+    for (int x = -3; x <= 3 && !sat; ++x) {
+      for (int y = -3; y <= 3 && !sat; ++y) {
+        for (int z = -3; z <= 3 && !sat; ++z) {
+          int p[3] = {x, y, z};
+          bool all = true;
+          for (const LinearConstraint& c : cs) {
+            int64_t s = c.constant;
+            for (const auto& [v, a] : c.terms) s += a * p[v];
+            all = all && (c.equality ? s == 0 : s >= 0);
+          }
+          sat = all;
+        }
+      }
+    }
+    bool r = refute(cs, kInts3);
+    if (sat) {
+      ++satisfiable;
+      EXPECT_FALSE(r) << "round " << round;
+    }
+    if (r) ++refuted;
+  }
+  // The method is incomplete but not weak: most unsatisfiable systems are refuted.
+  EXPECT_GT(refuted, (3000 - satisfiable) * 8 / 10);
+}
+
+}  // namespace
+}  // namespace symshape::detail
