@@ -1,0 +1,203 @@
+// The graph IR's plain helpers: tensor metadata, values, arguments, lookups and their renderings.
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "symshape/ir.h"
+#include "symshape/ir/float_text.h"
+
+namespace symshape {
+
+namespace detail {
+
+std::string float_text(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, ec == std::errc() ? end : buf);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
+}
+
+}  // namespace detail
+
+namespace {
+
+std::string join(const std::vector<Expr>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out += ", ";
+    out += items[i].str();
+  }
+  return out;
+}
+
+}  // namespace
+
+Expr TensorMeta::numel() const {
+  Expr n = 1;
+  for (const Expr& s : sizes) n *= s;
+  return n;
+}
+
+std::vector<Expr> TensorMeta::contiguous_strides(const std::vector<Expr>& sizes) {
+  // PyTorch multiplies by max(size, 1) so that a zero size does not zero the outer strides. We do
+  // that for constants; a symbolic size is taken as is, since strides only matter for a tensor
+  // that has elements, and then every size is at least 1.
+  std::vector<Expr> strides(sizes.size());
+  Expr acc = 1;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = acc;
+    std::optional<Int> c = sizes[i].constant();
+    if (c) {
+      if (*c > 1) acc *= sizes[i];
+    } else {
+      acc *= sizes[i];
+    }
+  }
+  return strides;
+}
+
+std::string TensorMeta::str() const {
+  return std::string(to_string(dtype)) + "[" + join(sizes) + "]";
+}
+
+Value Value::of(TensorMeta t) {
+  Value v;
+  v.kind = Kind::Tensor;
+  v.tensor = std::move(t);
+  return v;
+}
+
+Value Value::of_int(Expr e) {
+  Value v;
+  v.kind = Kind::Int;
+  v.integer = std::move(e);
+  return v;
+}
+
+Value Value::of_float(double x) {
+  Value v;
+  v.kind = Kind::Float;
+  v.real = x;
+  return v;
+}
+
+Value Value::of_bool(std::optional<bool> b) {
+  Value v;
+  v.kind = Kind::Bool;
+  v.truth = b;
+  return v;
+}
+
+Value Value::list(std::vector<Value> items) {
+  Value v;
+  v.kind = Kind::List;
+  v.items = std::move(items);
+  return v;
+}
+
+std::string Value::str() const {
+  switch (kind) {
+    case Kind::None: return "None";
+    case Kind::Tensor: return tensor.str();
+    case Kind::Int: return integer.str();
+    case Kind::Float: return detail::float_text(real);
+    case Kind::Bool: return truth ? (*truth ? "True" : "False") : "bool";
+    case Kind::List: {
+      // A tuple, as Python prints it: `(a,)` for one item.
+      std::string out = "(";
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ", ";
+        out += items[i].str();
+      }
+      if (items.size() == 1) out += ",";
+      return out + ")";
+    }
+  }
+  return "?";
+}
+
+Arg Arg::node(std::string name) {
+  Arg a;
+  a.kind = Kind::Node;
+  a.text = std::move(name);
+  return a;
+}
+
+Arg Arg::of_int(Expr e) {
+  Arg a;
+  a.kind = Kind::Int;
+  a.integer = std::move(e);
+  return a;
+}
+
+Arg Arg::list(std::vector<Arg> items) {
+  Arg a;
+  a.kind = Kind::List;
+  a.items = std::move(items);
+  return a;
+}
+
+std::string Arg::str() const {
+  switch (kind) {
+    case Kind::None: return "None";
+    case Kind::Bool: return boolean ? "True" : "False";
+    case Kind::Int: return integer.str();
+    case Kind::Float: return detail::float_text(real);
+    case Kind::String: return "'" + text + "'";
+    case Kind::DType: return std::string(to_string(dtype));
+    case Kind::Device:
+    case Kind::Layout:
+    case Kind::MemoryFormat: return text;
+    case Kind::Node: return "%" + text;
+    case Kind::List: {
+      std::string out = "[";
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i) out += ", ";
+        out += items[i].str();
+      }
+      return out + "]";
+    }
+  }
+  return "?";
+}
+
+std::string_view to_string(NodeOp op) {
+  switch (op) {
+    case NodeOp::Placeholder: return "placeholder";
+    case NodeOp::GetAttr: return "get_attr";
+    case NodeOp::CallFunction: return "call_function";
+    case NodeOp::Output: return "output";
+  }
+  return "?";
+}
+
+const Arg* Node::kwarg(std::string_view key) const {
+  for (const auto& [k, a] : kwargs) {
+    if (k == key) return &a;
+  }
+  return nullptr;
+}
+
+const Node* Graph::find(std::string_view name) const {
+  size_t i = index_of(name);
+  return i < nodes.size() ? &nodes[i] : nullptr;
+}
+
+size_t Graph::index_of(std::string_view name) const {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].name == name) return i;
+  }
+  return nodes.size();
+}
+
+const DimDecl* Graph::dim(std::string_view name) const {
+  for (const auto& [n, d] : dims) {
+    if (n == name) return &d;
+  }
+  return nullptr;
+}
+
+}  // namespace symshape

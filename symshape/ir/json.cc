@@ -1,0 +1,995 @@
+// The graph's JSON form (docs/graph-format.md): a reader that turns every problem into a message
+// naming where it is, and the canonical writer.
+//
+// The reader parses with nlohmann's SAX interface, which is iterative, into a document it builds
+// itself: that lets it stop at a nesting limit (a deep document would otherwise overflow the stack
+// in the recursive code that walks it), reject duplicate keys, and see the text of integers that
+// do not fit in int64 (they are kept as markers and reported where they are used).
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "symshape/ir.h"
+#include "symshape/ir/float_text.h"
+
+namespace symshape {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+constexpr int kVersion = 1;
+constexpr std::string_view kFormat = "symshape-graph";
+// Containers nested deeper than this are refused (the walkers below recurse once per level).
+constexpr size_t kMaxNesting = 1000;
+// Objects larger than this check duplicate keys through a hash set instead of a scan.
+constexpr size_t kKeyScanLimit = 16;
+
+constexpr std::string_view kLayouts[] = {"strided",    "sparse_coo", "sparse_csr", "sparse_csc",
+                                         "sparse_bsr", "sparse_bsc", "_mkldnn",    "jagged"};
+constexpr std::string_view kMemoryFormats[] = {"contiguous_format", "channels_last",
+                                               "channels_last_3d", "preserve_format"};
+
+// ---------------------------------------------------------------------------------------------
+// Parsing JSON text into a document
+// ---------------------------------------------------------------------------------------------
+
+// An integer literal outside int64 is stored as a binary value holding its text: JSON text never
+// produces binary values, so the marker cannot be confused with anything a user wrote.
+Json out_of_range_marker(const std::string& text) {
+  return Json::binary(Json::binary_t::container_type(text.begin(), text.end()));
+}
+
+std::string marker_text(const Json& j) {
+  const auto& bytes = j.get_binary();
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// Builds the document from SAX events, stopping at the first problem.
+class DocumentBuilder final : public nlohmann::json_sax<Json> {
+ public:
+  Json root;
+  bool too_deep = false;
+  std::string duplicate_key_error;  // set when a key repeats inside one object
+  bool syntax_error = false;
+  size_t error_position = 0;  // 1-based byte of the last character read, for syntax errors
+  std::string error_reason;
+  size_t markers = 0;  // integers out of range seen
+
+  bool null() override { return put(Json(nullptr)) != nullptr; }
+  bool boolean(bool v) override { return put(Json(v)) != nullptr; }
+  bool number_integer(number_integer_t v) override { return put(Json(v)) != nullptr; }
+  bool number_unsigned(number_unsigned_t v) override {
+    if (v > static_cast<number_unsigned_t>(INT64_MAX)) {
+      ++markers;
+      return put(out_of_range_marker(std::to_string(v))) != nullptr;
+    }
+    // Every integer is stored signed, so that readers see one integer type.
+    return put(Json(static_cast<number_integer_t>(v))) != nullptr;
+  }
+  bool number_float(number_float_t v, const string_t& text) override {
+    // nlohmann falls back to a double for integer literals that overflow 64 bits.
+    if (text.find_first_of(".eE") == std::string::npos) {
+      ++markers;
+      return put(out_of_range_marker(text)) != nullptr;
+    }
+    return put(Json(v)) != nullptr;
+  }
+  bool string(string_t& v) override { return put(Json(std::move(v))) != nullptr; }
+  bool binary(binary_t&) override { return put(Json(nullptr)) != nullptr; }  // not in JSON text
+  bool start_object(size_t) override { return open(Json::object()); }
+  bool end_object() override {
+    frames_.pop_back();
+    return true;
+  }
+  bool start_array(size_t) override { return open(Json::array()); }
+  bool end_array() override {
+    frames_.pop_back();
+    return true;
+  }
+
+  bool key(string_t& k) override {
+    Frame& f = frames_.back();
+    auto& obj = f.container->get_ref<Json::object_t&>();
+    bool seen = false;
+    if (obj.size() < kKeyScanLimit) {
+      seen = std::any_of(obj.begin(), obj.end(), [&](const auto& kv) { return kv.first == k; });
+    } else {
+      if (!f.keys) {
+        f.keys = std::make_unique<std::unordered_set<std::string>>();
+        for (const auto& kv : obj) f.keys->insert(kv.first);
+      }
+      seen = !f.keys->insert(k).second;
+    }
+    if (seen) {
+      duplicate_key_error = "duplicate key \"" + k + "\"" + location_suffix();
+      return false;
+    }
+    // ordered_map is a vector of pairs: appending directly skips its linear duplicate search.
+    obj.emplace_back(std::move(k), nullptr);
+    pending_key_ = &obj.back().first;
+    pending_ = &obj.back().second;
+    return true;
+  }
+
+  bool parse_error(size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    syntax_error = true;
+    error_position = position;
+    error_reason = ex.what();
+    return false;
+  }
+
+ private:
+  struct Frame {
+    Json* container;
+    const std::string* key = nullptr;  // its key, when its parent is an object
+    size_t index = 0;                  // its index, when its parent is an array
+    bool in_array = false;
+    std::unique_ptr<std::unordered_set<std::string>> keys;
+  };
+
+  // Stores a finished value where the parser is, and returns where it now lives.
+  Json* put(Json v) {
+    if (frames_.empty()) {
+      root = std::move(v);
+      return &root;
+    }
+    Json* top = frames_.back().container;
+    if (top->is_array()) {
+      top->get_ref<Json::array_t&>().push_back(std::move(v));
+      return &top->get_ref<Json::array_t&>().back();
+    }
+    *pending_ = std::move(v);
+    return pending_;
+  }
+
+  bool open(Json container) {
+    if (frames_.size() >= kMaxNesting) {
+      too_deep = true;
+      return false;
+    }
+    Frame f;
+    if (!frames_.empty()) {
+      Json* top = frames_.back().container;
+      f.in_array = top->is_array();
+      if (f.in_array) {
+        f.index = top->size();
+      } else {
+        f.key = pending_key_;
+      }
+    }
+    f.container = put(std::move(container));
+    frames_.push_back(std::move(f));
+    return true;
+  }
+
+  // " in nodes[3]" for a key inside the fourth node, " at top level" for a top-level key.
+  std::string location_suffix() const {
+    if (frames_.size() <= 1) return " at top level";
+    std::string path;
+    for (size_t i = 1; i < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.in_array) {
+        path += "[" + std::to_string(f.index) + "]";
+      } else {
+        path += (path.empty() ? "" : ".") + *f.key;
+      }
+    }
+    return " in " + path;
+  }
+
+  std::vector<Frame> frames_;
+  // The value slot of the key just read, and the key (stable while the value is being built).
+  const std::string* pending_key_ = nullptr;
+  Json* pending_ = nullptr;
+};
+
+// "line 3, column 7" for a 1-based byte position as nlohmann reports it (the last byte read).
+std::string line_column(std::string_view text, size_t position) {
+  size_t limit = std::min(position == 0 ? 0 : position - 1, text.size());
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < limit; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  return "line " + std::to_string(line) + ", column " + std::to_string(limit - line_start + 1);
+}
+
+// nlohmann's message without its "[json.exception...] parse error at line 1, column 2: " prefix.
+std::string json_reason(std::string what) {
+  if (what.starts_with("[")) {
+    size_t close = what.find("] ");
+    if (close != std::string::npos) what.erase(0, close + 2);
+  }
+  if (what.starts_with("parse error")) {
+    size_t colon = what.find(": ");
+    if (colon != std::string::npos) what.erase(0, colon + 2);
+  }
+  return what;
+}
+
+// The 1-based byte position of the bracket that opens nesting level limit + 1.
+size_t too_deep_position(std::string_view text) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return i + 1;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return text.size() + 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Turning the document into a Graph
+// ---------------------------------------------------------------------------------------------
+
+// A problem found while converting. `path` collects list subscripts (`[2][0]`) on the way out,
+// so that the level that knows the argument's name can say `arg 1[2][0]: ...`.
+struct ReadError {
+  std::string message;
+  std::string path;
+};
+
+[[noreturn]] void fail(std::string message) { throw ReadError{std::move(message), {}}; }
+
+std::string describe(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::null: return "null";
+    case Json::value_t::boolean: return "a boolean";
+    case Json::value_t::number_integer:
+    case Json::value_t::number_unsigned: return "an integer";
+    case Json::value_t::number_float: return "a float";
+    case Json::value_t::string: return "a string";
+    case Json::value_t::array: return "a list";
+    case Json::value_t::object: return "an object";
+    default: return "a value";
+  }
+}
+
+std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+// The first out-of-range marker inside j, or null.
+const Json* find_marker(const Json& j) {
+  if (j.is_binary()) return &j;
+  if (j.is_structured()) {
+    for (const Json& item : j) {
+      if (const Json* m = find_marker(item)) return m;
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::string_view> known_name(std::string_view text,
+                                           std::span<const std::string_view> names) {
+  if (text.starts_with("torch.")) text.remove_prefix(6);
+  for (std::string_view n : names) {
+    if (n == text) return n;
+  }
+  return std::nullopt;
+}
+
+std::string join_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view n : names) out += (out.empty() ? "" : ", ") + std::string(n);
+  return out;
+}
+
+class Reader {
+ public:
+  explicit Reader(size_t markers) : markers_(markers) {}
+
+  Graph read(Json& doc) {
+    if (!doc.is_object()) fail("top level: expected a JSON object, got " + describe(doc));
+    Graph g;
+    auto format = doc.find("format");
+    if (format == doc.end() || !format->is_string() || *format != kFormat) {
+      fail("top level: \"format\" must be \"symshape-graph\"");
+    }
+    auto version = doc.find("version");
+    if (version == doc.end()) fail("top level: missing \"version\"");
+    if (version->is_binary() || !version->is_number_integer()) {
+      fail("top level: \"version\" must be an integer");
+    }
+    if (version->get<int64_t>() != kVersion) {
+      fail("version " + std::to_string(version->get<int64_t>()) +
+           " is not supported (this reader reads version " + std::to_string(kVersion) + ")");
+    }
+    auto dims = doc.find("dims");
+    if (dims != doc.end()) read_dims(*dims, g);
+    auto nodes = doc.find("nodes");
+    if (nodes == doc.end()) fail("top level: missing \"nodes\"");
+    if (!nodes->is_array()) fail("top level: \"nodes\" must be a list, got " + describe(*nodes));
+    g.nodes.reserve(nodes->size());
+    for (size_t i = 0; i < nodes->size(); ++i) g.nodes.push_back(read_node((*nodes)[i], i));
+    for (auto it = doc.begin(); it != doc.end(); ++it) {
+      const std::string& k = it.key();
+      if (k == "format" || k == "version" || k == "dims" || k == "nodes") continue;
+      check_markers(it.value(), "top level: \"" + k + "\"");
+      g.extra[k] = std::move(it.value());
+    }
+    return g;
+  }
+
+ private:
+  void check_markers(const Json& j, const std::string& where) const {
+    if (markers_ == 0) return;
+    if (const Json* m = find_marker(j)) {
+      fail(where + ": integer " + marker_text(*m) + " out of range (beyond int64)");
+    }
+  }
+
+  static Int read_dim_bound(const Json& j, std::string_view key) {
+    if (j.is_binary()) {
+      fail("\"" + std::string(key) + "\": integer " + marker_text(j) + " out of range");
+    }
+    if (!j.is_number_integer()) {
+      fail("\"" + std::string(key) + "\" must be an integer, got " + describe(j));
+    }
+    return Int(j.get<int64_t>());
+  }
+
+  void read_dims(const Json& dims, Graph& g) {
+    if (!dims.is_object()) fail("top level: \"dims\" must be an object, got " + describe(dims));
+    for (auto it = dims.begin(); it != dims.end(); ++it) {
+      const std::string& name = it.key();
+      try {
+        Expected<Expr> sym = parse_expr(name);
+        if (!sym || !sym->is_symbol() || sym->symbol_name() != name) {
+          fail("not a valid symbol name");
+        }
+        const Json& v = it.value();
+        if (!v.is_object()) {
+          fail("expected an object such as {\"min\": 1, \"max\": 64, \"hint\": 8}, got " +
+               describe(v));
+        }
+        DimDecl d;
+        for (auto f = v.begin(); f != v.end(); ++f) {
+          const std::string& k = f.key();
+          const Json& b = f.value();
+          if (k != "min" && k != "max" && k != "hint") {
+            fail("unknown key \"" + k + "\" (a dim has min, max and hint)");
+          }
+          if (b.is_null() || (k == "max" && b.is_string() && b == "inf")) continue;
+          Int value = read_dim_bound(b, k);
+          if (value < 0) fail("negative " + k + " " + to_string(value));
+          (k == "min" ? d.min : k == "max" ? d.max : d.hint) = value;
+        }
+        if (d.min && d.max && *d.min > *d.max) {
+          fail("min " + to_string(*d.min) + " > max " + to_string(*d.max));
+        }
+        if (d.hint && ((d.min && *d.hint < *d.min) || (d.max && *d.hint > *d.max))) {
+          fail("hint " + to_string(*d.hint) + " outside [" + (d.min ? to_string(*d.min) : "0") +
+               ", " + (d.max ? to_string(*d.max) : "inf") + "]");
+        }
+        g.dims.emplace_back(name, std::move(d));
+      } catch (ReadError& e) {
+        fail("dim " + in_quotes(name) + ": " + e.message);
+      }
+    }
+  }
+
+  // Expression text, parsed once per distinct string (shapes repeat the same few).
+  const Expr& expr(const std::string& text) {
+    auto it = exprs_.find(text);
+    if (it != exprs_.end()) return it->second;
+    Expected<Expr> e = parse_expr(text);
+    if (!e) fail("cannot parse expression " + in_quotes(text) + ": " + e.error());
+    return exprs_.emplace(text, std::move(e).value()).first->second;
+  }
+
+  Expr read_size(const Json& j) {
+    if (j.is_number_integer()) return Expr(static_cast<long long>(j.get<int64_t>()));
+    if (j.is_string()) return expr(j.get_ref<const std::string&>());
+    if (j.is_binary()) {
+      std::string text = marker_text(j);
+      fail("integer " + text + " out of range; write it as the string \"" + text + "\"");
+    }
+    fail("expected an integer or an expression string, got " + describe(j));
+  }
+
+  std::vector<Expr> read_sizes(const Json& j, std::string_view key) {
+    if (!j.is_array()) {
+      fail("\"" + std::string(key) + "\" must be a list of integers and expression strings, got " +
+           describe(j));
+    }
+    std::vector<Expr> out;
+    out.reserve(j.size());
+    for (size_t i = 0; i < j.size(); ++i) {
+      try {
+        out.push_back(read_size(j[i]));
+      } catch (ReadError& e) {
+        fail(std::string(key) + "[" + std::to_string(i) + "]: " + e.message);
+      }
+    }
+    return out;
+  }
+
+  static std::string text_of(const Json& v, std::string_view form) {
+    std::string takes = "{\"" + std::string(form) + "\": ...} takes a non-empty string";
+    if (!v.is_string()) fail(takes + ", got " + describe(v));
+    if (v.get_ref<const std::string&>().empty()) fail(takes);
+    return v.get<std::string>();
+  }
+
+  Arg read_arg(const Json& j) {
+    Arg a;
+    switch (j.type()) {
+      case Json::value_t::null: return a;
+      case Json::value_t::boolean:
+        a.kind = Arg::Kind::Bool;
+        a.boolean = j.get<bool>();
+        return a;
+      case Json::value_t::number_integer:
+      case Json::value_t::number_unsigned:
+        return Arg::of_int(Expr(static_cast<long long>(j.get<int64_t>())));
+      case Json::value_t::number_float:
+        a.kind = Arg::Kind::Float;
+        a.real = j.get<double>();
+        return a;
+      case Json::value_t::string:
+        a.kind = Arg::Kind::String;
+        a.text = j.get<std::string>();
+        return a;
+      case Json::value_t::binary: {
+        std::string text = marker_text(j);
+        fail("integer " + text + " out of range; write it as an {\"expr\": \"" + text +
+             "\"} string");
+      }
+      case Json::value_t::array: {
+        std::vector<Arg> items;
+        items.reserve(j.size());
+        for (size_t i = 0; i < j.size(); ++i) {
+          try {
+            items.push_back(read_arg(j[i]));
+          } catch (ReadError& e) {
+            e.path = "[" + std::to_string(i) + "]" + e.path;
+            throw;
+          }
+        }
+        return Arg::list(std::move(items));
+      }
+      case Json::value_t::object: return read_arg_object(j);
+      default: fail("unsupported argument " + describe(j));
+    }
+  }
+
+  Arg read_arg_object(const Json& j) {
+    static constexpr std::string_view kForms =
+        "node, expr, dtype, device, layout, memory_format or float";
+    if (j.size() != 1) {
+      fail("an argument object has exactly one key (" + std::string(kForms) + "), got " +
+           std::to_string(j.size()));
+    }
+    const std::string& form = j.begin().key();
+    const Json& v = j.begin().value();
+    Arg a;
+    if (form == "node") return Arg::node(text_of(v, form));
+    if (form == "expr") {
+      if (!v.is_string()) fail("{\"expr\": ...} takes a string, got " + describe(v));
+      return Arg::of_int(expr(v.get_ref<const std::string&>()));
+    }
+    if (form == "dtype") {
+      std::string name = text_of(v, form);
+      std::optional<DType> d = parse_dtype(name);
+      if (!d) fail("unknown dtype " + in_quotes(name));
+      a.kind = Arg::Kind::DType;
+      a.dtype = *d;
+      return a;
+    }
+    if (form == "device") {
+      a.kind = Arg::Kind::Device;
+      a.text = text_of(v, form);
+      return a;
+    }
+    if (form == "layout" || form == "memory_format") {
+      bool layout = form == "layout";
+      std::span<const std::string_view> names =
+          layout ? std::span<const std::string_view>(kLayouts) : kMemoryFormats;
+      std::string name = text_of(v, form);
+      std::optional<std::string_view> known = known_name(name, names);
+      if (!known)
+        fail("unknown " + form + " " + in_quotes(name) + " (known: " + join_names(names) + ")");
+      a.kind = layout ? Arg::Kind::Layout : Arg::Kind::MemoryFormat;
+      a.text = std::string(*known);
+      return a;
+    }
+    if (form == "float") {
+      // Only the values a JSON number cannot hold are written this way.
+      std::string name = v.is_string() ? v.get<std::string>() : "";
+      a.kind = Arg::Kind::Float;
+      if (name == "inf") {
+        a.real = std::numeric_limits<double>::infinity();
+      } else if (name == "-inf") {
+        a.real = -std::numeric_limits<double>::infinity();
+      } else if (name == "nan") {
+        a.real = std::numeric_limits<double>::quiet_NaN();
+      } else {
+        fail("{\"float\": ...} takes \"inf\", \"-inf\" or \"nan\"");
+      }
+      return a;
+    }
+    fail("unknown argument form {\"" + form + "\": ...} (expected " + std::string(kForms) + ")");
+  }
+
+  static NodeOp read_op(const Json& j) {
+    if (!j.is_string()) fail("\"op\" must be a string, got " + describe(j));
+    const std::string& s = j.get_ref<const std::string&>();
+    for (NodeOp op : {NodeOp::Placeholder, NodeOp::GetAttr, NodeOp::CallFunction, NodeOp::Output}) {
+      if (to_string(op) == s) return op;
+    }
+    fail("unknown op kind " + in_quotes(s) +
+         " (expected placeholder, get_attr, call_function or output)");
+  }
+
+  Node read_node(Json& j, size_t index) {
+    std::string where = "node " + std::to_string(index);
+    if (!j.is_object()) fail(where + ": expected an object, got " + describe(j));
+    auto name = j.find("name");
+    if (name == j.end()) fail(where + ": missing \"name\"");
+    if (!name->is_string() || name->get_ref<const std::string&>().empty()) {
+      fail(where + ": \"name\" must be a non-empty string");
+    }
+    Node n;
+    n.name = name->get<std::string>();
+    try {
+      bool has_op = false;
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        Json& v = it.value();
+        if (k == "name") continue;
+        if (k == "op") {
+          n.op = read_op(v);
+          has_op = true;
+        } else if (k == "target") {
+          if (!v.is_string()) fail("\"target\" must be a string, got " + describe(v));
+          n.target = v.get<std::string>();
+        } else if (k == "args") {
+          if (!v.is_array()) fail("\"args\" must be a list, got " + describe(v));
+          n.args.reserve(v.size());
+          for (size_t i = 0; i < v.size(); ++i) {
+            try {
+              n.args.push_back(read_arg(v[i]));
+            } catch (ReadError& e) {
+              fail("arg " + std::to_string(i) + e.path + ": " + e.message);
+            }
+          }
+        } else if (k == "kwargs") {
+          if (!v.is_object()) fail("\"kwargs\" must be an object, got " + describe(v));
+          for (auto kw = v.begin(); kw != v.end(); ++kw) {
+            try {
+              n.kwargs.emplace_back(kw.key(), read_arg(kw.value()));
+            } catch (ReadError& e) {
+              fail("kwarg " + in_quotes(kw.key()) + e.path + ": " + e.message);
+            }
+          }
+        } else if (k == "dtype") {
+          if (!v.is_string())
+            fail("\"dtype\" must be a string such as \"float32\", got " + describe(v));
+          n.dtype = parse_dtype(v.get_ref<const std::string&>());
+          if (!n.dtype) fail("unknown dtype " + in_quotes(v.get_ref<const std::string&>()));
+        } else if (k == "shape") {
+          n.shape = read_sizes(v, k);
+        } else if (k == "stride") {
+          n.stride = read_sizes(v, k);
+        } else if (k == "value") {
+          check_markers(v, "\"value\"");
+          n.value = std::move(v);
+        } else {
+          check_markers(v, "\"" + k + "\"");
+          n.extra[k] = std::move(v);
+        }
+      }
+      if (!has_op) fail("missing \"op\"");
+    } catch (ReadError& e) {
+      fail("node " + in_quotes(n.name) + ": " + e.message);
+    }
+    return n;
+  }
+
+  size_t markers_;
+  std::unordered_map<std::string, Expr> exprs_;
+};
+
+Expected<Graph> read_graph_impl(std::string_view text) {
+  DocumentBuilder builder;
+  bool parsed = Json::sax_parse(text.data(), text.data() + text.size(), &builder,
+                                Json::input_format_t::json, /*strict=*/true);
+  if (!parsed || builder.syntax_error) {
+    if (builder.too_deep) {
+      return Expected<Graph>::failure(line_column(text, too_deep_position(text)) +
+                                      ": nesting deeper than " + std::to_string(kMaxNesting));
+    }
+    if (!builder.duplicate_key_error.empty()) {
+      return Expected<Graph>::failure(builder.duplicate_key_error);
+    }
+    return Expected<Graph>::failure(line_column(text, builder.error_position) + ": " +
+                                    json_reason(builder.error_reason));
+  }
+  try {
+    return Reader(builder.markers).read(builder.root);
+  } catch (const ReadError& e) {
+    return Expected<Graph>::failure(e.message);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+// ---------------------------------------------------------------------------------------------
+
+// The length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
+size_t utf8_length(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) -> unsigned { return i + k < s.size() ? uint8_t(s[i + k]) : 0u; };
+  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return byte(k) >= lo && byte(k) <= hi;
+  };
+  unsigned c = byte(0);
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
+  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
+
+// Appends s as a JSON string: UTF-8 kept as is, control characters escaped, and bytes that are
+// not UTF-8 (possible only in strings built in memory) replaced by U+FFFD, so that it reads back.
+void append_json_string(std::string& out, std::string_view s) {
+  out += '"';
+  size_t i = 0;
+  while (i < s.size()) {
+    size_t run = i;
+    while (run < s.size()) {
+      unsigned char c = s[run];
+      if (c < 0x20 || c == '"' || c == '\\' || c >= 0x80) break;
+      ++run;
+    }
+    out.append(s.data() + i, run - i);
+    i = run;
+    if (i == s.size()) break;
+    unsigned char c = s[i];
+    if (c >= 0x80) {
+      size_t n = utf8_length(s, i);
+      if (n) {
+        out.append(s.data() + i, n);
+        i += n;
+      } else {
+        out += "\xEF\xBF\xBD";
+        ++i;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 15];
+      }
+    }
+    ++i;
+  }
+  out += '"';
+}
+
+class Writer {
+ public:
+  std::string write(const Graph& g) {
+    out_ += "{\"format\": ";
+    string(kFormat);
+    out_ += ", \"version\": " + std::to_string(kVersion) + ",\n";
+    if (!g.dims.empty()) {
+      out_ += " \"dims\": {";
+      for (size_t i = 0; i < g.dims.size(); ++i) {
+        if (i) out_ += ", ";
+        string(g.dims[i].first);
+        out_ += ": ";
+        dim(g.dims[i].second);
+      }
+      out_ += "},\n";
+    }
+    if (g.extra.is_object()) {
+      for (auto it = g.extra.begin(); it != g.extra.end(); ++it) {
+        const std::string& k = it.key();
+        if (k == "format" || k == "version" || k == "dims" || k == "nodes") continue;
+        out_ += " ";
+        string(k);
+        out_ += ": ";
+        json(it.value());
+        out_ += ",\n";
+      }
+    }
+    out_ += " \"nodes\": [";
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      out_ += i ? ",\n  " : "\n  ";
+      node(g.nodes[i]);
+    }
+    out_ += "]}\n";
+    return std::move(out_);
+  }
+
+ private:
+  void string(std::string_view s) { append_json_string(out_, s); }
+
+  // Expression text, printed once per distinct expression (shapes repeat the same few).
+  const std::string& expr_text(const Expr& e) {
+    auto& bucket = expr_texts_[e.hash()];
+    for (const auto& [known, text] : bucket) {
+      if (known.identical(e)) return text;
+    }
+    bucket.emplace_back(e, e.str());
+    return bucket.back().second;
+  }
+
+  void key(std::string_view k) {
+    out_ += ", ";
+    string(k);
+    out_ += ": ";
+  }
+
+  void integer(const Int& v) { out_ += to_string(v); }
+
+  void dim(const DimDecl& d) {
+    out_ += "{";
+    bool first = true;
+    auto bound = [&](std::string_view k, const std::optional<Int>& v) {
+      if (!v) return;
+      if (!first) out_ += ", ";
+      first = false;
+      string(k);
+      out_ += ": ";
+      integer(*v);
+    };
+    bound("min", d.min);
+    bound("max", d.max);
+    bound("hint", d.hint);
+    out_ += "}";
+  }
+
+  void json(const Json& j) {
+    switch (j.type()) {
+      case Json::value_t::boolean: out_ += j.get<bool>() ? "true" : "false"; return;
+      case Json::value_t::number_integer: out_ += std::to_string(j.get<int64_t>()); return;
+      case Json::value_t::number_unsigned: out_ += std::to_string(j.get<uint64_t>()); return;
+      case Json::value_t::number_float: {
+        double v = j.get<double>();
+        out_ += std::isfinite(v) ? detail::float_text(v) : "null";
+        return;
+      }
+      case Json::value_t::string: string(j.get_ref<const std::string&>()); return;
+      case Json::value_t::array: {
+        out_ += "[";
+        bool first = true;
+        for (const Json& item : j) {
+          if (!first) out_ += ", ";
+          first = false;
+          json(item);
+        }
+        out_ += "]";
+        return;
+      }
+      case Json::value_t::object: {
+        out_ += "{";
+        bool first = true;
+        for (auto it = j.begin(); it != j.end(); ++it) {
+          if (!first) out_ += ", ";
+          first = false;
+          string(it.key());
+          out_ += ": ";
+          json(it.value());
+        }
+        out_ += "}";
+        return;
+      }
+      default: out_ += "null"; return;
+    }
+  }
+
+  // A constant that fits int64 as a number, anything else as its expression text.
+  void size(const Expr& e) {
+    std::optional<int64_t> v = e.as_int64();
+    if (v) {
+      out_ += std::to_string(*v);
+    } else {
+      string(expr_text(e));
+    }
+  }
+
+  void sizes(const std::vector<Expr>& es) {
+    out_ += "[";
+    for (size_t i = 0; i < es.size(); ++i) {
+      if (i) out_ += ", ";
+      size(es[i]);
+    }
+    out_ += "]";
+  }
+
+  void tagged(std::string_view form, std::string_view text) {
+    out_ += "{";
+    string(form);
+    out_ += ": ";
+    string(text);
+    out_ += "}";
+  }
+
+  void arg(const Arg& a) {
+    switch (a.kind) {
+      case Arg::Kind::None: out_ += "null"; return;
+      case Arg::Kind::Bool: out_ += a.boolean ? "true" : "false"; return;
+      case Arg::Kind::Int: {
+        std::optional<int64_t> v = a.integer.as_int64();
+        if (v) {
+          out_ += std::to_string(*v);
+        } else {
+          tagged("expr", expr_text(a.integer));
+        }
+        return;
+      }
+      case Arg::Kind::Float:
+        if (std::isfinite(a.real)) {
+          out_ += detail::float_text(a.real);
+        } else {
+          tagged("float", detail::float_text(a.real));
+        }
+        return;
+      case Arg::Kind::String: string(a.text); return;
+      case Arg::Kind::DType: tagged("dtype", to_string(a.dtype)); return;
+      case Arg::Kind::Device: tagged("device", a.text); return;
+      case Arg::Kind::Layout: tagged("layout", a.text); return;
+      case Arg::Kind::MemoryFormat: tagged("memory_format", a.text); return;
+      case Arg::Kind::Node: tagged("node", a.text); return;
+      case Arg::Kind::List: {
+        out_ += "[";
+        for (size_t i = 0; i < a.items.size(); ++i) {
+          if (i) out_ += ", ";
+          arg(a.items[i]);
+        }
+        out_ += "]";
+        return;
+      }
+    }
+  }
+
+  void node(const Node& n) {
+    out_ += "{\"name\": ";
+    string(n.name);
+    key("op");
+    string(to_string(n.op));
+    if (!n.target.empty()) {
+      key("target");
+      string(n.target);
+    }
+    // Calls and the output always show their arguments, even none; other nodes only when given.
+    if (!n.args.empty() || n.op == NodeOp::CallFunction || n.op == NodeOp::Output) {
+      key("args");
+      out_ += "[";
+      for (size_t i = 0; i < n.args.size(); ++i) {
+        if (i) out_ += ", ";
+        arg(n.args[i]);
+      }
+      out_ += "]";
+    }
+    if (!n.kwargs.empty()) {
+      key("kwargs");
+      out_ += "{";
+      for (size_t i = 0; i < n.kwargs.size(); ++i) {
+        if (i) out_ += ", ";
+        string(n.kwargs[i].first);
+        out_ += ": ";
+        arg(n.kwargs[i].second);
+      }
+      out_ += "}";
+    }
+    if (n.dtype) {
+      key("dtype");
+      string(to_string(*n.dtype));
+    }
+    if (n.shape) {
+      key("shape");
+      sizes(*n.shape);
+    }
+    if (n.stride) {
+      key("stride");
+      sizes(*n.stride);
+    }
+    if (!n.value.is_null()) {
+      key("value");
+      json(n.value);
+    }
+    if (n.extra.is_object()) {
+      for (auto it = n.extra.begin(); it != n.extra.end(); ++it) {
+        if (is_node_key(it.key())) continue;  // would shadow a key written above
+        key(it.key());
+        json(it.value());
+      }
+    }
+    out_ += "}";
+  }
+
+  static bool is_node_key(std::string_view k) {
+    for (std::string_view fixed :
+         {"name", "op", "target", "args", "kwargs", "dtype", "shape", "stride", "value"}) {
+      if (k == fixed) return true;
+    }
+    return false;
+  }
+
+  std::string out_;
+  std::unordered_map<unsigned, std::vector<std::pair<Expr, std::string>>> expr_texts_;
+};
+
+}  // namespace
+
+Expected<Graph> read_graph(std::string_view json_text) {
+  try {
+    return read_graph_impl(json_text);
+  } catch (const std::exception& e) {
+    return Expected<Graph>::failure(std::string("internal error while reading the graph: ") +
+                                    e.what());
+  } catch (...) {
+    return Expected<Graph>::failure("internal error while reading the graph");
+  }
+}
+
+Expected<Graph> read_graph_file(const std::string& path) {
+  try {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+      return Expected<Graph>::failure(path + ": is a directory, not a graph file");
+    }
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      return Expected<Graph>::failure(path + ": cannot open: " + std::strerror(errno));
+    }
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) return Expected<Graph>::failure(path + ": read error");
+    Expected<Graph> g = read_graph(text);
+    if (!g) return Expected<Graph>::failure(path + ": " + g.error());
+    return g;
+  } catch (const std::exception& e) {
+    return Expected<Graph>::failure(path + ": " + e.what());
+  }
+}
+
+std::string write_graph(const Graph& g) { return Writer().write(g); }
+
+}  // namespace symshape
