@@ -1,0 +1,115 @@
+// Shape rules: the registry of ops and the context a rule computes its output metadata in.
+//
+// A rule never compares symbolic sizes itself: it asks the ShapeEnv through the context (decide,
+// known), so every decision is either static or a guard with this node as its provenance.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "symshape/ir.h"
+#include "symshape/shape_env.h"
+
+namespace symshape {
+
+// A graph whose shapes do not type-check: names the node, its op and what is wrong.
+class ShapeError : public Error {
+ public:
+  ShapeError(const Node& node, const std::string& message);
+};
+
+// Bad input to a rule (a missing or mistyped argument, a dim out of range): also names the node.
+class InputError : public Error {
+ public:
+  InputError(const Node& node, const std::string& message);
+};
+
+class OpContext {
+ public:
+  // `index` (node name -> position), when given, spares a scan of the graph per reference.
+  OpContext(ShapeEnv& env, const Graph& graph, const Node& node, const std::vector<Value>& values,
+            const std::unordered_map<std::string, size_t>* index = nullptr);
+
+  ShapeEnv& env() const { return env_; }
+  const Node& node() const { return node_; }
+
+  // ---- arguments: positional index i, or the keyword `name` ----
+  // The argument, or nullptr when absent (or None).
+  const Arg* arg(size_t i, std::string_view name) const;
+  bool has(size_t i, std::string_view name) const { return arg(i, name) != nullptr; }
+  // A node argument's value, or a literal turned into a Value.
+  Value value(size_t i, std::string_view name) const;
+  Value value_of(const Arg& a) const;
+  TensorMeta tensor(size_t i, std::string_view name) const;
+  std::optional<TensorMeta> optional_tensor(size_t i, std::string_view name) const;
+  std::vector<TensorMeta> tensor_list(size_t i, std::string_view name) const;
+  // An int (literal, symbolic expression, or a node producing a SymInt).
+  Expr integer(size_t i, std::string_view name) const;
+  Expr integer(size_t i, std::string_view name, const Expr& fallback) const;
+  std::optional<Expr> optional_integer(size_t i, std::string_view name) const;
+  // A list of ints; a single int is accepted as a one-element list.
+  std::vector<Expr> int_list(size_t i, std::string_view name) const;
+  std::vector<Expr> int_list(size_t i, std::string_view name,
+                             const std::vector<Expr>& fallback) const;
+  std::optional<std::vector<Expr>> optional_int_list(size_t i, std::string_view name) const;
+  // A plain (concrete) int such as a dim index; symbolic values are an error.
+  int64_t constant(size_t i, std::string_view name) const;
+  int64_t constant(size_t i, std::string_view name, int64_t fallback) const;
+  double real(size_t i, std::string_view name, double fallback) const;
+  bool boolean(size_t i, std::string_view name, bool fallback) const;
+  std::string string(size_t i, std::string_view name, const std::string& fallback) const;
+  std::optional<DType> dtype(size_t i, std::string_view name) const;
+  // A scalar argument (number or 0-dim tensor) or a tensor: its dtype for type promotion.
+  bool is_tensor_arg(size_t i, std::string_view name) const;
+
+  // ---- decisions ----
+  Provenance where(std::string_view rule) const;
+  // The value of cond: static, or decided on the hints with a guard naming this node and rule.
+  bool decide(const Cond& cond, std::string_view rule) const;
+  // Static knowledge only (no guard).
+  Truth known(const Cond& cond) const;
+  // Records a runtime assert (data-dependent sizes) naming this node and rule.
+  void assert_runtime(const Cond& cond, std::string_view rule) const;
+  // Requires a == b (a guard, or a runtime assert when data-dependent); fails with message
+  // when they differ at the hints.
+  void require_equal(const Expr& a, const Expr& b, std::string_view rule,
+                     const std::string& message) const;
+  Expr simplify(const Expr& e) const;
+
+  // A dim index normalized into [0, rank) (rank 0 accepts -1 and 0 as PyTorch does).
+  size_t normalize_dim(int64_t dim, size_t rank) const;
+
+  [[noreturn]] void fail(const std::string& message) const;        // ShapeError
+  [[noreturn]] void bad_input(const std::string& message) const;   // InputError
+
+ private:
+  const Arg* lookup(size_t i, std::string_view name) const;
+  ShapeEnv& env_;
+  const Graph& graph_;
+  const Node& node_;
+  const std::vector<Value>& values_;
+  const std::unordered_map<std::string, size_t>* index_;
+};
+
+using ShapeRule = std::function<Value(OpContext&)>;
+
+// The registered shape rules, by target. A target `aten.add.Tensor` is found under its full
+// name or, failing that, under its overload packet `aten.add`; `aten.add_` (in place) falls back
+// to `aten.add` with the result required to keep self's shape.
+class OpRegistry {
+ public:
+  static const OpRegistry& instance();
+  void add(const std::string& target, ShapeRule rule);
+  const ShapeRule* find(std::string_view target) const;
+  std::vector<std::string> targets() const;  // sorted
+
+ private:
+  std::map<std::string, ShapeRule, std::less<>> rules_;
+};
+
+}  // namespace symshape

@@ -1,0 +1,40 @@
+// Runs the shape rules over a graph, in order, under one ShapeEnv.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "symshape/ir.h"
+#include "symshape/ops.h"
+#include "symshape/shape_env.h"
+
+namespace symshape {
+
+struct PropagateOptions {
+  // Overrides of the graph's dim declarations (the CLI's --dim NAME=MIN..MAX).
+  std::map<std::string, DimDecl> dims;
+  // Skip nodes whose op has no rule (their outputs must carry declared metadata).
+  bool skip_unknown_ops = false;
+};
+
+struct Propagation {
+  enum class Status { Ok, ShapeError, InputError };
+  Status status = Status::Ok;
+  std::string error;          // the message when status != Ok
+  std::vector<Value> values;  // one per node, in graph order (None after an error)
+  size_t failed_node = 0;     // index of the node that failed
+  bool ok() const { return status == Status::Ok; }
+};
+
+// Creates the graph's symbols (named dims from placeholders' and get_attrs' shapes, with ranges
+// and hints from the dim declarations), then runs every node's shape rule and checks any declared
+// metadata against the result. Never throws.
+Propagation propagate(const Graph& graph, ShapeEnv& env, const PropagateOptions& options = {});
+
+// The source PyTorch prints for a placeholder's size: L['x'].size()[0].
+std::string size_source(const std::string& input, size_t dim);
+std::string stride_source(const std::string& input, size_t dim);
+
+}  // namespace symshape

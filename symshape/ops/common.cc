@@ -1,0 +1,141 @@
+#include <algorithm>
+
+#include "symshape/ops/families.h"
+
+namespace symshape::ops {
+
+std::string shape_str(const std::vector<Expr>& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + sizes[i].str();
+  return s + "]";
+}
+
+TensorMeta contiguous(DType dtype, std::vector<Expr> sizes) {
+  TensorMeta t;
+  t.dtype = dtype;
+  t.strides = TensorMeta::contiguous_strides(sizes);
+  t.sizes = std::move(sizes);
+  return t;
+}
+
+std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>& a,
+                                   const std::vector<Expr>& b) {
+  const size_t rank = std::max(a.size(), b.size());
+  std::vector<Expr> out(rank);
+  for (size_t k = 0; k < rank; ++k) {
+    // Align from the right; a missing dim broadcasts like a 1.
+    const bool has_a = k < a.size(), has_b = k < b.size();
+    const Expr& da = has_a ? a[a.size() - 1 - k] : b[b.size() - 1 - k];
+    const Expr& db = has_b ? b[b.size() - 1 - k] : da;
+    Expr& slot = out[rank - 1 - k];
+    if (!has_a || !has_b) {
+      slot = da;
+      continue;
+    }
+    if (da.identical(db)) {
+      slot = da;
+      continue;
+    }
+    // Size 1 stretches; for a dynamic dim this is usually decided by its range ([2, inf]).
+    auto is_one = [&](const Expr& d) {
+      if (ctx.env().is_data_dependent(d)) {
+        return ctx.env().guard_size_oblivious(ctx.env().wrap(d == 1), ctx.where("broadcast"));
+      }
+      return ctx.decide(d == 1, "broadcast");
+    };
+    if (is_one(da)) {
+      slot = db;
+    } else if (is_one(db)) {
+      slot = da;
+    } else {
+      const size_t dim = rank - 1 - k;
+      ctx.require_equal(da, db, "broadcast",
+                        "cannot broadcast " + shape_str(a) + " with " + shape_str(b) + " at dim " +
+                            std::to_string(dim) + " (" + ctx.simplify(da).str() +
+                            " != " + ctx.simplify(db).str() + ")");
+      slot = da;
+    }
+  }
+  for (Expr& e : out) e = ctx.simplify(e);
+  return out;
+}
+
+std::vector<size_t> reduction_dims(const OpContext& ctx, size_t dim_position, size_t rank) {
+  auto dims = ctx.optional_int_list(dim_position, "dim");
+  std::vector<size_t> out;
+  if (!dims || dims->empty()) {
+    for (size_t i = 0; i < rank; ++i) out.push_back(i);
+    return out;
+  }
+  for (const Expr& d : *dims) {
+    auto v = d.as_int64();
+    if (!v) ctx.bad_input("a reduction dim must be a constant, got " + d.str());
+    out.push_back(ctx.normalize_dim(*v, rank));
+  }
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
+    ctx.bad_input("a dim appears more than once in the reduction's dim list");
+  }
+  return out;
+}
+
+std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector<size_t>& dims,
+                               bool keepdim) {
+  std::vector<Expr> out;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    bool reduced = std::binary_search(dims.begin(), dims.end(), i);
+    if (!reduced) {
+      out.push_back(sizes[i]);
+    } else if (keepdim) {
+      out.push_back(Expr(1));
+    }
+  }
+  return out;
+}
+
+DType to_floating(DType d) {
+  return is_floating(d) || is_complex(d) ? d : DType::Float32;
+}
+
+namespace {
+bool involves_data_dependent(ShapeEnv& env, const Cond& c) {
+  switch (c.kind()) {
+    case Cond::Kind::Rel: return env.is_data_dependent(c.lhs()) || env.is_data_dependent(c.rhs());
+    case Cond::Kind::And:
+    case Cond::Kind::Or:
+      for (const Cond& o : c.operands()) {
+        if (involves_data_dependent(env, o)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+}  // namespace
+
+void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
+             const std::string& message) {
+  Truth t = ctx.known(cond);
+  if (t == Truth::True) return;
+  if (t == Truth::False) ctx.fail(message);
+  if (involves_data_dependent(ctx.env(), cond)) {
+    ctx.assert_runtime(cond, rule);
+    return;
+  }
+  if (!ctx.decide(cond, rule)) ctx.fail(message);
+}
+
+std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count) {
+  std::vector<bool> mask(count, true);
+  Value v = ctx.value(position, "output_mask");
+  if (v.kind == Value::Kind::None) return mask;
+  const std::string message = "output_mask must be a list of " + std::to_string(count) + " bools";
+  if (v.kind != Value::Kind::List || v.items.size() != count) ctx.bad_input(message);
+  for (size_t i = 0; i < count; ++i) {
+    const Value& item = v.items[i];
+    if (item.kind != Value::Kind::Bool || !item.truth) ctx.bad_input(message);
+    mask[i] = *item.truth;
+  }
+  return mask;
+}
+
+}  // namespace symshape::ops

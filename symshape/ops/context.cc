@@ -1,0 +1,245 @@
+// OpContext: typed access to a node's arguments, and decisions that name the node.
+#include "symshape/ops.h"
+
+namespace symshape {
+
+namespace {
+std::string label(const Node& node) {
+  return "node " + node.name + (node.target.empty() ? "" : " (" + node.target + ")");
+}
+}  // namespace
+
+ShapeError::ShapeError(const Node& node, const std::string& message)
+    : Error(label(node) + ": " + message) {}
+
+InputError::InputError(const Node& node, const std::string& message)
+    : Error(label(node) + ": " + message) {}
+
+OpContext::OpContext(ShapeEnv& env, const Graph& graph, const Node& node,
+                     const std::vector<Value>& values,
+                     const std::unordered_map<std::string, size_t>* index)
+    : env_(env), graph_(graph), node_(node), values_(values), index_(index) {}
+
+void OpContext::fail(const std::string& message) const { throw ShapeError(node_, message); }
+void OpContext::bad_input(const std::string& message) const { throw InputError(node_, message); }
+
+const Arg* OpContext::lookup(size_t i, std::string_view name) const {
+  if (const Arg* a = node_.kwarg(name)) return a;
+  return i < node_.args.size() ? &node_.args[i] : nullptr;
+}
+
+const Arg* OpContext::arg(size_t i, std::string_view name) const {
+  const Arg* a = lookup(i, name);
+  if (!a || a->kind == Arg::Kind::None) return nullptr;
+  // A node that produced None (an optional output) counts as absent.
+  if (a->kind == Arg::Kind::Node && value_of(*a).kind == Value::Kind::None) return nullptr;
+  return a;
+}
+
+Value OpContext::value_of(const Arg& a) const {
+  switch (a.kind) {
+    case Arg::Kind::None: return Value::none();
+    case Arg::Kind::Bool: return Value::of_bool(a.boolean);
+    case Arg::Kind::Int: return Value::of_int(a.integer);
+    case Arg::Kind::Float: return Value::of_float(a.real);
+    case Arg::Kind::Node: {
+      size_t index = values_.size();
+      if (index_) {
+        auto it = index_->find(a.text);
+        if (it != index_->end()) index = it->second;
+      } else {
+        index = graph_.index_of(a.text);
+      }
+      if (index >= values_.size()) bad_input("refers to '" + a.text + "', which has no value yet");
+      return values_[index];
+    }
+    case Arg::Kind::List: {
+      std::vector<Value> items;
+      for (const Arg& item : a.items) items.push_back(value_of(item));
+      return Value::list(std::move(items));
+    }
+    default: return Value::none();  // strings, dtypes, devices: not values
+  }
+}
+
+Value OpContext::value(size_t i, std::string_view name) const {
+  const Arg* a = arg(i, name);
+  return a ? value_of(*a) : Value::none();
+}
+
+namespace {
+std::string arg_label(size_t i, std::string_view name) {
+  return "argument '" + std::string(name) + "' (position " + std::to_string(i) + ")";
+}
+}  // namespace
+
+TensorMeta OpContext::tensor(size_t i, std::string_view name) const {
+  Value v = value(i, name);
+  if (v.kind != Value::Kind::Tensor) {
+    bad_input(arg_label(i, name) + " must be a tensor, got " +
+              (v.kind == Value::Kind::None ? std::string("nothing") : v.str()));
+  }
+  return v.tensor;
+}
+
+std::optional<TensorMeta> OpContext::optional_tensor(size_t i, std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  return tensor(i, name);
+}
+
+std::vector<TensorMeta> OpContext::tensor_list(size_t i, std::string_view name) const {
+  Value v = value(i, name);
+  if (v.kind != Value::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
+  std::vector<TensorMeta> out;
+  for (const Value& item : v.items) {
+    if (item.kind != Value::Kind::Tensor) {
+      bad_input(arg_label(i, name) + " must be a list of tensors, got " + item.str());
+    }
+    out.push_back(item.tensor);
+  }
+  return out;
+}
+
+namespace {
+std::optional<Expr> as_integer(const Value& v) {
+  if (v.kind == Value::Kind::Int) return v.integer;
+  if (v.kind == Value::Kind::Bool && v.truth) return Expr(*v.truth ? 1 : 0);
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Expr> OpContext::optional_integer(size_t i, std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  return integer(i, name);
+}
+
+Expr OpContext::integer(size_t i, std::string_view name) const {
+  if (!has(i, name)) bad_input("missing " + arg_label(i, name));
+  Value v = value(i, name);
+  auto e = as_integer(v);
+  if (!e) bad_input(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
+  return *e;
+}
+
+Expr OpContext::integer(size_t i, std::string_view name, const Expr& fallback) const {
+  return has(i, name) ? integer(i, name) : fallback;
+}
+
+std::optional<std::vector<Expr>> OpContext::optional_int_list(size_t i,
+                                                              std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  Value v = value(i, name);
+  if (auto single = as_integer(v)) return std::vector<Expr>{*single};
+  if (v.kind != Value::Kind::List) {
+    bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+  }
+  std::vector<Expr> out;
+  for (const Value& item : v.items) {
+    auto e = as_integer(item);
+    if (!e) bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    out.push_back(*e);
+  }
+  return out;
+}
+
+std::vector<Expr> OpContext::int_list(size_t i, std::string_view name) const {
+  auto list = optional_int_list(i, name);
+  if (!list) bad_input("missing " + arg_label(i, name));
+  return *list;
+}
+
+std::vector<Expr> OpContext::int_list(size_t i, std::string_view name,
+                                      const std::vector<Expr>& fallback) const {
+  auto list = optional_int_list(i, name);
+  return list ? *list : fallback;
+}
+
+int64_t OpContext::constant(size_t i, std::string_view name) const {
+  Expr e = simplify(integer(i, name));
+  auto v = e.as_int64();
+  if (!v) bad_input(arg_label(i, name) + " must be a constant int, got " + e.str());
+  return *v;
+}
+
+int64_t OpContext::constant(size_t i, std::string_view name, int64_t fallback) const {
+  return has(i, name) ? constant(i, name) : fallback;
+}
+
+double OpContext::real(size_t i, std::string_view name, double fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  if (a->kind == Arg::Kind::Float) return a->real;
+  if (a->kind == Arg::Kind::Int && a->integer.as_int64()) {
+    return static_cast<double>(*a->integer.as_int64());
+  }
+  Value v = value_of(*a);
+  if (v.kind == Value::Kind::Float) return v.real;
+  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
+}
+
+bool OpContext::boolean(size_t i, std::string_view name, bool fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  if (a->kind == Arg::Kind::Bool) return a->boolean;
+  if (a->kind == Arg::Kind::Int && a->integer.is_constant()) return !a->integer.identical(0);
+  bad_input(arg_label(i, name) + " must be a bool, got " + a->str());
+}
+
+std::string OpContext::string(size_t i, std::string_view name, const std::string& fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  if (a->kind != Arg::Kind::String) bad_input(arg_label(i, name) + " must be a string");
+  return a->text;
+}
+
+std::optional<DType> OpContext::dtype(size_t i, std::string_view name) const {
+  const Arg* a = arg(i, name);
+  if (!a) return std::nullopt;
+  if (a->kind != Arg::Kind::DType) bad_input(arg_label(i, name) + " must be a dtype");
+  return a->dtype;
+}
+
+bool OpContext::is_tensor_arg(size_t i, std::string_view name) const {
+  return value(i, name).kind == Value::Kind::Tensor;
+}
+
+Provenance OpContext::where(std::string_view rule) const {
+  return Provenance{node_.name, node_.target, std::string(rule)};
+}
+
+bool OpContext::decide(const Cond& cond, std::string_view rule) const {
+  return env_.evaluate(env_.wrap(cond), where(rule));
+}
+
+Truth OpContext::known(const Cond& cond) const { return env_.known(env_.wrap(cond)); }
+
+void OpContext::assert_runtime(const Cond& cond, std::string_view rule) const {
+  env_.defer_runtime_assert(env_.wrap(cond), where(rule));
+}
+
+void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rule,
+                              const std::string& message) const {
+  Cond eq = a == b;
+  Truth t = known(eq);
+  if (t == Truth::True) return;
+  if (t == Truth::False) fail(message);
+  if (env_.is_data_dependent(a) || env_.is_data_dependent(b)) {
+    assert_runtime(eq, rule);
+    return;
+  }
+  if (!decide(eq, rule)) fail(message);
+}
+
+Expr OpContext::simplify(const Expr& e) const { return env_.simplify(e); }
+
+size_t OpContext::normalize_dim(int64_t dim, size_t rank) const {
+  const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
+  if (dim < -r || dim >= r) {
+    bad_input("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
+              std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " +
+              std::to_string(r - 1) + "])");
+  }
+  return static_cast<size_t>(dim < 0 ? dim + r : dim);
+}
+
+}  // namespace symshape

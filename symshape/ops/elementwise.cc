@@ -1,0 +1,166 @@
+// Elementwise ops: broadcasting arithmetic, comparisons, unary math and activations.
+#include "symshape/ops/families.h"
+
+namespace symshape::ops {
+
+namespace {
+
+// PyTorch's result type: dimensioned tensors decide; a 0-dim tensor or a Python scalar only
+// raises the category (bool < integer < floating < complex).
+int category(DType d) {
+  if (d == DType::Bool) return 0;
+  if (is_integral(d)) return 1;
+  if (is_floating(d)) return 2;
+  return 3;
+}
+
+struct Operand {
+  bool present = false;
+  bool is_tensor = false;
+  bool zero_dim = false;
+  DType dtype = DType::Float32;
+  std::vector<Expr> sizes;
+};
+
+Operand operand(const OpContext& ctx, size_t i, std::string_view name) {
+  Operand o;
+  const Arg* a = ctx.arg(i, name);
+  if (!a) return o;
+  o.present = true;
+  Value v = ctx.value_of(*a);
+  switch (v.kind) {
+    case Value::Kind::Tensor:
+      o.is_tensor = true;
+      o.dtype = v.tensor.dtype;
+      o.sizes = v.tensor.sizes;
+      o.zero_dim = v.tensor.rank() == 0;
+      break;
+    case Value::Kind::Int: o.dtype = DType::Int64; break;
+    case Value::Kind::Float: o.dtype = DType::Float32; break;
+    case Value::Kind::Bool: o.dtype = DType::Bool; break;
+    default:
+      ctx.bad_input("argument '" + std::string(name) + "' must be a tensor or a number, got " +
+                    a->str());
+  }
+  return o;
+}
+
+DType result_type(const std::vector<Operand>& ops) {
+  // Three tiers, as PyTorch: dimensioned tensors, then 0-dim tensors, then scalars.
+  std::optional<DType> tiers[3];
+  for (const Operand& o : ops) {
+    if (!o.present) continue;
+    int tier = !o.is_tensor ? 2 : o.zero_dim ? 1 : 0;
+    tiers[tier] = tiers[tier] ? promote_types(*tiers[tier], o.dtype) : o.dtype;
+  }
+  std::optional<DType> result;
+  for (const auto& t : tiers) {
+    if (!t) continue;
+    if (!result) {
+      result = *t;
+    } else if (category(*t) > category(*result)) {
+      // A higher category from a lower tier lifts the type to that category's default.
+      result = category(*t) == 3 ? real_to_complex(*result)
+               : category(*t) == 2 ? DType::Float32
+                                   : DType::Int64;
+    }
+  }
+  return result.value_or(DType::Float32);
+}
+
+std::vector<Expr> broadcast_all(const OpContext& ctx, const std::vector<Operand>& ops) {
+  std::vector<Expr> shape;
+  for (const Operand& o : ops) {
+    if (o.present && o.is_tensor) shape = broadcast_shapes(ctx, shape, o.sizes);
+  }
+  return shape;
+}
+
+enum class Out { Promoted, Bool, Floating, Same };
+
+// A binary (or n-ary) op over the given operand positions/names.
+ShapeRule pointwise(std::vector<std::pair<size_t, std::string>> operands, Out out) {
+  return [operands, out](OpContext& ctx) {
+    std::vector<Operand> ops;
+    for (const auto& [i, name] : operands) ops.push_back(operand(ctx, i, name));
+    if (!ops[0].present) ctx.bad_input("missing argument '" + operands[0].second + "'");
+    DType dtype = result_type(ops);
+    switch (out) {
+      case Out::Bool: dtype = DType::Bool; break;
+      case Out::Floating: dtype = to_floating(dtype); break;
+      case Out::Same: dtype = ops[0].dtype; break;
+      case Out::Promoted: break;
+    }
+    return Value::of(contiguous(dtype, broadcast_all(ctx, ops)));
+  };
+}
+
+const std::vector<std::pair<size_t, std::string>> kSelfOther = {{0, "self"}, {1, "other"}};
+
+}  // namespace
+
+void register_elementwise(OpRegistry& r) {
+  for (const char* op : {"add", "sub", "rsub", "mul", "maximum", "minimum", "remainder", "fmod",
+                         "bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "fmax",
+                         "fmin", "copysign", "hypot", "atan2", "xlogy"}) {
+    r.add(std::string("aten.") + op, pointwise(kSelfOther, Out::Promoted));
+  }
+  // True division (and pow with a float exponent) compute in floating point; div with a
+  // rounding mode keeps integers.
+  r.add("aten.div", [](OpContext& ctx) {
+    std::string mode = ctx.string(2, "rounding_mode", "");
+    return pointwise(kSelfOther, mode.empty() ? Out::Floating : Out::Promoted)(ctx);
+  });
+  r.add("aten.true_divide", pointwise(kSelfOther, Out::Floating));
+  r.add("aten.pow", pointwise({{0, "self"}, {1, "exponent"}}, Out::Promoted));
+  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
+                         "logical_xor"}) {
+    r.add(std::string("aten.") + op, pointwise(kSelfOther, Out::Bool));
+  }
+  r.add("aten.where", [](OpContext& ctx) {
+    std::vector<Operand> ops = {operand(ctx, 0, "condition"), operand(ctx, 1, "self"),
+                                operand(ctx, 2, "other")};
+    if (!ops[1].present || !ops[2].present) ctx.bad_input("where needs self and other");
+    std::vector<Expr> shape = broadcast_all(ctx, ops);
+    return Value::of(contiguous(result_type({ops[1], ops[2]}), shape));
+  });
+  r.add("aten.clamp", pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted));
+  r.add("aten.clip", pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted));
+  r.add("aten.lerp", pointwise({{0, "self"}, {1, "end"}, {2, "weight"}}, Out::Promoted));
+  r.add("aten.addcmul", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
+  r.add("aten.addcdiv", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
+  r.add("aten.masked_fill", pointwise({{0, "self"}, {1, "mask"}}, Out::Same));
+
+  // Unary ops keeping the dtype, then those computing in floating point, then predicates.
+  // abs of a complex tensor is its (real) magnitude.
+  r.add("aten.abs", [](OpContext& ctx) {
+    TensorMeta t = ctx.tensor(0, "self");
+    return Value::of(contiguous(is_complex(t.dtype) ? complex_to_real(t.dtype) : t.dtype, t.sizes));
+  });
+  for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc",
+                         "clone", "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias",
+                         "positive", "fill", "zero", "detach", "lift_fresh_copy", "contiguous",
+                         "square", "elu", "celu", "selu", "hardshrink", "threshold", "nan_to_num",
+                         "clamp_min", "clamp_max", "frac", "dropout", "native_dropout_backward"}) {
+    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Same));
+  }
+  for (const char* op : {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
+                         "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                         "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
+                         "reciprocal", "gelu", "silu", "mish", "hardswish", "hardsigmoid",
+                         "softplus", "logit", "log_sigmoid", "digamma", "lgamma", "sinc"}) {
+    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Floating));
+  }
+  for (const char* op : {"isnan", "isinf", "isfinite", "logical_not", "isneginf", "isposinf",
+                         "signbit"}) {
+    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Bool));
+  }
+  // native_dropout returns (output, mask).
+  r.add("aten.native_dropout", [](OpContext& ctx) {
+    TensorMeta t = ctx.tensor(0, "input");
+    TensorMeta mask = contiguous(DType::Bool, t.sizes);
+    return Value::list({Value::of(contiguous(t.dtype, t.sizes)), Value::of(mask)});
+  });
+}
+
+}  // namespace symshape::ops

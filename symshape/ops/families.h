@@ -1,0 +1,50 @@
+// Internal: one registration function per op family (each in its own file), and the helpers the
+// families share. Static registrars would be dropped by the linker from a static library, so the
+// registry calls these explicitly.
+#pragma once
+
+#include <vector>
+
+#include "symshape/ops.h"
+
+namespace symshape::ops {
+
+void register_elementwise(OpRegistry& r);    // elementwise.cc: arithmetic, comparisons, activations
+void register_reductions(OpRegistry& r);     // reductions.cc: sum, mean, amax, softmax, ...
+void register_linalg(OpRegistry& r);         // linalg.cc: mm, bmm, matmul, addmm, linear, einsum
+void register_conv_pool(OpRegistry& r);      // conv_pool.cc: convolution, pooling
+void register_norm(OpRegistry& r);           // norm.cc: batch, layer and group norm; attention
+void register_views(OpRegistry& r);          // views.cc: view, reshape, permute, slice, cat, ...
+void register_indexing(OpRegistry& r);       // indexing.cc: index, gather, scatter, embedding
+void register_creation(OpRegistry& r);       // creation.cc: empty, zeros, arange, casts
+void register_complex(OpRegistry& r);        // complex.cc: view_as_real, polar, ...
+void register_data_dependent(OpRegistry& r); // data_dependent.cc: nonzero, item, unique
+void register_symbolic(OpRegistry& r);       // symbolic.cc: sym_size, operator.*, asserts
+void register_collectives(OpRegistry& r);    // collectives.cc: all_reduce, all_gather, ...
+
+// ---- shared helpers (common.cc) ----
+
+// The broadcast of two shapes (PyTorch rules), deciding each `size == 1` and `a == b` through
+// the context; a mismatch fails naming both shapes and the dim.
+std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>& a,
+                                   const std::vector<Expr>& b);
+// A tensor's metadata with contiguous strides.
+TensorMeta contiguous(DType dtype, std::vector<Expr> sizes);
+// "[s0, 4]"
+std::string shape_str(const std::vector<Expr>& sizes);
+// The dims a reduction reduces: `dim` may be absent/empty (all dims), an int or a list;
+// normalized, sorted, unique.
+std::vector<size_t> reduction_dims(const OpContext& ctx, size_t dim_position, size_t rank);
+// Sizes after reducing dims (kept as 1 when keepdim).
+std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector<size_t>& dims,
+                               bool keepdim);
+// The default float dtype an integer input computes in (float32), others unchanged.
+DType to_floating(DType d);
+// Requires cond: statically true passes, statically false fails with message (a ShapeError);
+// otherwise a runtime assert when it involves data-dependent sizes, else a guard on the hints.
+void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
+             const std::string& message);
+// A backward op's bool[] output_mask (which grads to compute): all true when absent.
+std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count);
+
+}  // namespace symshape::ops

@@ -1,0 +1,158 @@
+// Indexing: advanced indexing (index.Tensor), index_select, gather / scatter, embedding and the
+// index_* updates.
+#include "symshape/ops/families.h"
+
+namespace symshape::ops {
+
+namespace {
+
+TensorMeta index_tensor(const OpContext& ctx, size_t i, std::string_view name) {
+  TensorMeta t = ctx.tensor(i, name);
+  if (!is_integral(t.dtype) && t.dtype != DType::Bool) {
+    ctx.bad_input(std::string(name) + " must be an integer tensor, got " + std::string(to_string(t.dtype)));
+  }
+  return t;
+}
+
+// self[indices]: index tensors broadcast together; their result shape replaces the indexed dims
+// in place when those are adjacent, else goes first (NumPy / PyTorch rules). A bool mask stands
+// for the nonzero() of itself: a data-dependent count.
+Value index(OpContext& ctx) {
+  TensorMeta self = ctx.tensor(0, "self");
+  Value list = ctx.value(1, "indices");
+  if (list.kind != Value::Kind::List) ctx.bad_input("indices must be a list of optional tensors");
+  std::vector<std::optional<TensorMeta>> indices;
+  size_t consumed = 0;
+  for (const Value& v : list.items) {
+    if (v.kind == Value::Kind::None) {
+      indices.emplace_back();
+      ++consumed;
+      continue;
+    }
+    if (v.kind != Value::Kind::Tensor) ctx.bad_input("an index must be a tensor or None, got " + v.str());
+    if (v.tensor.dtype == DType::Bool || v.tensor.dtype == DType::UInt8) {
+      // A mask over k dims becomes one index of its nonzero count, consuming k dims.
+      const TensorMeta& mask = v.tensor;
+      for (size_t d = 0; d < mask.rank(); ++d) {
+        if (consumed + d >= self.rank()) ctx.bad_input("too many indices for a tensor of rank " + std::to_string(self.rank()));
+        ctx.require_equal(mask.sizes[d], self.sizes[consumed + d], "index_mask",
+                          "mask " + shape_str(mask.sizes) + " does not match " + shape_str(self.sizes) +
+                              " at dim " + std::to_string(consumed + d));
+      }
+      SymInt u = ctx.env().create_unbacked_symint();
+      ctx.env().constrain_as_size(u);
+      indices.push_back(contiguous(DType::Int64, {u.expr()}));
+      for (size_t d = 1; d < mask.rank(); ++d) indices.emplace_back(contiguous(DType::Int64, {u.expr()}));
+      consumed += mask.rank();
+      continue;
+    }
+    if (!is_integral(v.tensor.dtype)) ctx.bad_input("an index must be an integer or bool tensor, got " + v.str());
+    indices.push_back(v.tensor);
+    ++consumed;
+  }
+  if (indices.size() > self.rank()) {
+    ctx.bad_input("too many indices (" + std::to_string(indices.size()) + ") for a tensor of rank " +
+                  std::to_string(self.rank()));
+  }
+  std::vector<Expr> broadcast;
+  std::vector<size_t> indexed;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    if (!indices[d]) continue;
+    broadcast = broadcast_shapes(ctx, broadcast, indices[d]->sizes);
+    indexed.push_back(d);
+  }
+  if (indexed.empty()) return Value::of(contiguous(self.dtype, self.sizes));
+  const bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
+  std::vector<Expr> sizes;
+  if (!adjacent) sizes = broadcast;
+  for (size_t d = 0; d < self.rank(); ++d) {
+    const bool is_indexed = d < indices.size() && indices[d];
+    if (is_indexed) {
+      if (adjacent && d == indexed.front()) sizes.insert(sizes.end(), broadcast.begin(), broadcast.end());
+      continue;
+    }
+    sizes.push_back(self.sizes[d]);
+  }
+  return Value::of(contiguous(self.dtype, sizes));
+}
+
+Value index_select(OpContext& ctx) {
+  TensorMeta self = ctx.tensor(0, "self");
+  size_t k = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
+  TensorMeta idx = index_tensor(ctx, 2, "index");
+  if (idx.rank() > 1) ctx.bad_input("index_select needs a 0-d or 1-d index, got " + shape_str(idx.sizes));
+  std::vector<Expr> sizes = self.sizes;
+  if (self.rank() == 0) return Value::of(contiguous(self.dtype, {}));
+  sizes[k] = ctx.simplify(idx.numel());
+  return Value::of(contiguous(self.dtype, sizes));
+}
+
+Value gather(OpContext& ctx) {
+  TensorMeta self = ctx.tensor(0, "self");
+  ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
+  TensorMeta idx = index_tensor(ctx, 2, "index");
+  if (idx.rank() != self.rank() && !(self.rank() == 0 && idx.rank() <= 1)) {
+    ctx.fail("gather: index " + shape_str(idx.sizes) + " must have the same rank as self " + shape_str(self.sizes));
+  }
+  return Value::of(contiguous(self.dtype, idx.sizes));
+}
+
+// scatter / scatter_add / scatter_reduce / index_add / index_copy / index_fill / index_put:
+// the result has self's metadata; the index must address self's dims.
+ShapeRule update(const char* index_name, size_t index_position, bool check_rank) {
+  return [=](OpContext& ctx) {
+    TensorMeta self = ctx.tensor(0, "self");
+    if (ctx.has(1, "dim") && ctx.arg(1, "dim")->kind == Arg::Kind::Int) {
+      ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
+    }
+    if (check_rank && ctx.has(index_position, index_name)) {
+      TensorMeta idx = index_tensor(ctx, index_position, index_name);
+      if (idx.rank() != self.rank() && idx.rank() != 0 && self.rank() != 0) {
+        ctx.fail(std::string(index_name) + " " + shape_str(idx.sizes) + " must have the same rank as self " +
+                 shape_str(self.sizes));
+      }
+    }
+    return Value::of(contiguous(self.dtype, self.sizes));
+  };
+}
+
+Value embedding(OpContext& ctx) {
+  TensorMeta weight = ctx.tensor(0, "weight");
+  TensorMeta idx = index_tensor(ctx, 1, "indices");
+  if (weight.rank() != 2) ctx.bad_input("embedding weight must be 2-d, got " + shape_str(weight.sizes));
+  std::vector<Expr> sizes = idx.sizes;
+  sizes.push_back(weight.sizes[1]);
+  return Value::of(contiguous(weight.dtype, sizes));
+}
+
+}  // namespace
+
+void register_indexing(OpRegistry& r) {
+  r.add("aten.index", index);
+  r.add("aten._unsafe_index", index);
+  r.add("aten.index_select", index_select);
+  r.add("aten.gather", gather);
+  r.add("aten.take_along_dim", [](OpContext& ctx) {
+    TensorMeta self = ctx.tensor(0, "self");
+    TensorMeta idx = index_tensor(ctx, 1, "indices");
+    if (!ctx.has(2, "dim")) return Value::of(contiguous(self.dtype, {ctx.simplify(idx.numel())}));
+    return Value::of(contiguous(self.dtype, broadcast_shapes(ctx, self.sizes, idx.sizes)));
+  });
+  for (const char* op : {"aten.scatter", "aten.scatter_add", "aten.scatter_reduce"}) {
+    r.add(op, update("index", 2, true));
+  }
+  for (const char* op : {"aten.index_add", "aten.index_copy", "aten.index_fill"}) {
+    r.add(op, update("index", 2, false));
+  }
+  r.add("aten.index_put", update("indices", 1, false));
+  r.add("aten._unsafe_index_put", update("indices", 1, false));
+  r.add("aten.masked_scatter", update("mask", 1, false));
+  r.add("aten.embedding", embedding);
+  r.add("aten.embedding_dense_backward", [](OpContext& ctx) {
+    TensorMeta grad = ctx.tensor(0, "grad_output");
+    Expr rows = ctx.integer(2, "num_weights");
+    return Value::of(contiguous(grad.dtype, {rows, grad.rank() ? grad.sizes.back() : Expr(1)}));
+  });
+}
+
+}  // namespace symshape::ops

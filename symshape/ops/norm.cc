@@ -1,0 +1,503 @@
+// Normalization (batch, layer, group, instance, RMS) and scaled dot-product attention.
+//
+// Where PyTorch's auxiliary outputs differ by device, the CPU shapes and dtypes of its meta
+// functions (the decompositions fake tensors run) are used, as the IR carries no device: batch
+// norm's saved statistics are [0] outside training, and every norm's statistics keep the input's
+// dtype (CUDA would keep float32 for half inputs).
+#include <limits>
+
+#include "symshape/ops/families.h"
+
+namespace symshape::ops {
+
+namespace {
+
+constexpr size_t kKeywordOnly = std::numeric_limits<size_t>::max();
+
+std::string name_of(DType d) { return std::string(to_string(d)); }
+
+TensorMeta same_as(const TensorMeta& t) { return contiguous(t.dtype, t.sizes); }
+
+// A per-channel parameter (weight, bias, running stats) must hold one value per channel.
+void require_per_channel(const OpContext& ctx, const std::optional<TensorMeta>& t,
+                         const std::string& what, const Expr& channels) {
+  if (!t) return;
+  ctx.require_equal(channels, t->numel(), "norm_per_channel",
+                    what + " should contain " + ctx.simplify(channels).str() +
+                        " elements, got a tensor of shape " + shape_str(t->sizes));
+}
+
+// A backward op's grads, None where output_mask (at `mask_position`) turns one off or the
+// parameter is absent.
+Value grads(const OpContext& ctx, size_t mask_position,
+            const std::vector<std::optional<TensorMeta>>& metas) {
+  std::vector<bool> mask = output_mask(ctx, mask_position, metas.size());
+  std::vector<Value> out;
+  for (size_t i = 0; i < metas.size(); ++i) {
+    out.push_back(mask[i] && metas[i] ? Value::of(same_as(*metas[i])) : Value::none());
+  }
+  return Value::list(std::move(out));
+}
+
+// ---- batch norm -----------------------------------------------------------------------------
+
+struct BatchNormArgs {
+  TensorMeta input;
+  std::optional<TensorMeta> weight, bias, running_mean, running_var;
+  bool training = false;
+};
+
+// (input, weight, bias, running_mean, running_var, ...) with `training` read by the caller.
+BatchNormArgs batch_norm_args(const OpContext& ctx, bool has_running_stats) {
+  BatchNormArgs a;
+  a.input = ctx.tensor(0, "input");
+  a.weight = ctx.optional_tensor(1, "weight");
+  a.bias = ctx.optional_tensor(2, "bias");
+  if (has_running_stats) {
+    a.running_mean = ctx.optional_tensor(3, "running_mean");
+    a.running_var = ctx.optional_tensor(4, "running_var");
+  }
+  return a;
+}
+
+// (output, save_mean, save_invstd): the statistics are per channel [C] when training, and
+// empty [0] otherwise.
+std::vector<Value> batch_norm(const OpContext& ctx, const BatchNormArgs& a) {
+  if (a.input.rank() < 2) {
+    ctx.bad_input("batch_norm: expected an input with at least 2 dims [N, C, ...], got " +
+                  shape_str(a.input.sizes));
+  }
+  const Expr& channels = a.input.sizes[1];
+  require_per_channel(ctx, a.weight, "weight", channels);
+  require_per_channel(ctx, a.bias, "bias", channels);
+  require_per_channel(ctx, a.running_mean, "running_mean", channels);
+  require_per_channel(ctx, a.running_var, "running_var", channels);
+  if (!a.training && (!a.running_mean || !a.running_var)) {
+    ctx.bad_input("batch_norm: running_mean and running_var must be defined in evaluation mode");
+  }
+  const DType stats = a.input.dtype;
+  Expr stat_size = a.training ? ctx.simplify(channels) : Expr(0);
+  return {Value::of(same_as(a.input)), Value::of(contiguous(stats, {stat_size})),
+          Value::of(contiguous(stats, {stat_size}))};
+}
+
+std::vector<Value> running_stats_out(const BatchNormArgs& a) {
+  auto like = [](const std::optional<TensorMeta>& t) {
+    return t ? Value::of(same_as(*t)) : Value::none();
+  };
+  return {like(a.running_mean), like(a.running_var)};
+}
+
+Value batch_norm_reserve() { return Value::of(contiguous(DType::UInt8, {Expr(0)})); }
+
+void register_batch_norm(OpRegistry& r) {
+  // native_batch_norm / _native_batch_norm_legit (input, weight, bias, running_mean, running_var,
+  // training, momentum, eps).
+  auto legit = [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = ctx.boolean(5, "training", false);
+    return Value::list(batch_norm(ctx, a));
+  };
+  r.add("aten.native_batch_norm", legit);
+  r.add("aten._native_batch_norm_legit", legit);
+  // .no_stats (input, weight, bias, training, momentum, eps).
+  r.add("aten._native_batch_norm_legit.no_stats", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, false);
+    a.training = ctx.boolean(3, "training", false);
+    return Value::list(batch_norm(ctx, a));
+  });
+  r.add("aten._native_batch_norm_legit_no_training", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    return Value::list(batch_norm(ctx, a));
+  });
+  // (output, save_mean, save_invstd, running_mean_out, running_var_out).
+  r.add("aten._native_batch_norm_legit_functional", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = ctx.boolean(5, "training", false);
+    std::vector<Value> out = batch_norm(ctx, a);
+    for (Value& v : running_stats_out(a)) out.push_back(v);
+    return Value::list(out);
+  });
+  // batch_norm (..., training, momentum, eps, cudnn_enabled): the output only.
+  r.add("aten.batch_norm", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = ctx.boolean(5, "training", false);
+    return batch_norm(ctx, a)[0];
+  });
+  // _batch_norm_with_update (input, weight, bias, running_mean, running_var, momentum, eps):
+  // (output, save_mean, save_rstd, reserve); _functional adds the updated running stats.
+  r.add("aten._batch_norm_with_update", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = true;
+    std::vector<Value> out = batch_norm(ctx, a);
+    out.push_back(batch_norm_reserve());
+    return Value::list(out);
+  });
+  r.add("aten._batch_norm_with_update_functional", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = true;
+    std::vector<Value> out = batch_norm(ctx, a);
+    out.push_back(batch_norm_reserve());
+    for (Value& v : running_stats_out(a)) out.push_back(v);
+    return Value::list(out);
+  });
+  r.add("aten._batch_norm_no_update", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    std::vector<Value> out = batch_norm(ctx, a);
+    out.push_back(batch_norm_reserve());
+    return Value::list(out);
+  });
+  // instance_norm (input, weight, bias, running_mean, running_var, use_input_stats, ...): the
+  // output only; its stats (when given) are per channel.
+  r.add("aten.instance_norm", [](OpContext& ctx) {
+    BatchNormArgs a = batch_norm_args(ctx, true);
+    a.training = true;
+    return batch_norm(ctx, a)[0];
+  });
+  // native_batch_norm_backward (grad_out, input, weight, running_mean, running_var, save_mean,
+  // save_invstd, train, eps, output_mask): grads of input, weight and bias.
+  r.add("aten.native_batch_norm_backward", [](OpContext& ctx) {
+    TensorMeta input = ctx.tensor(1, "input");
+    if (input.rank() < 2) ctx.bad_input("batch_norm backward: input must have at least 2 dims");
+    std::optional<TensorMeta> weight = ctx.optional_tensor(2, "weight");
+    DType param = weight ? weight->dtype : input.dtype;
+    TensorMeta per_channel = contiguous(param, {ctx.simplify(input.sizes[1])});
+    return grads(ctx, 9, {same_as(input), per_channel, per_channel});
+  });
+}
+
+// ---- layer norm and RMS norm ----------------------------------------------------------------
+
+// normalized_shape must be the input's trailing sizes (and weight / bias's shape). Returns the
+// first normalized axis.
+size_t check_normalized_shape(
+    const OpContext& ctx, const TensorMeta& input, const std::vector<Expr>& normalized,
+    const std::vector<std::pair<std::string, std::optional<TensorMeta>>>& params,
+    const std::string& op) {
+  if (normalized.empty()) {
+    ctx.bad_input(op + ": expected normalized_shape to be at least 1-dimensional, got []");
+  }
+  const std::string mismatch = op + ": given normalized_shape=" + shape_str(normalized) +
+                               ", expected input with shape [*, " +
+                               shape_str(normalized).substr(1) + ", but got input of size " +
+                               shape_str(input.sizes);
+  if (input.rank() < normalized.size()) ctx.fail(mismatch);
+  const size_t axis = input.rank() - normalized.size();
+  for (size_t i = 0; i < normalized.size(); ++i) {
+    ctx.require_equal(input.sizes[axis + i], normalized[i], "normalized_shape", mismatch);
+  }
+  for (const auto& [what, t] : params) {
+    if (!t) continue;
+    const std::string message =
+        op + ": expected " + what + " to be of same shape as normalized_shape, but got " + what +
+        " of shape " + shape_str(t->sizes) + " and normalized_shape = " + shape_str(normalized);
+    if (t->rank() != normalized.size()) ctx.fail(message);
+    for (size_t i = 0; i < normalized.size(); ++i) {
+      ctx.require_equal(t->sizes[i], normalized[i], "normalized_shape", message);
+    }
+  }
+  return axis;
+}
+
+// native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...):
+// (output, mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
+std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
+  TensorMeta input = ctx.tensor(0, "input");
+  std::vector<Expr> normalized = ctx.int_list(1, "normalized_shape");
+  std::optional<TensorMeta> weight = ctx.optional_tensor(2, "weight");
+  std::optional<TensorMeta> bias = ctx.optional_tensor(3, "bias");
+  if (is_complex(input.dtype)) ctx.bad_input(op + " does not support complex inputs");
+  size_t axis =
+      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+  std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
+  stat.resize(input.rank(), Expr(1));
+  const DType stats = input.dtype;
+  return {Value::of(same_as(input)), Value::of(contiguous(stats, stat)),
+          Value::of(contiguous(stats, stat))};
+}
+
+// ---- group norm -----------------------------------------------------------------------------
+
+// Checks a group norm of `input` with C channels in `groups` groups.
+void check_group_norm(const OpContext& ctx, const TensorMeta& input, const Expr& channels,
+                      const Expr& groups, const std::optional<TensorMeta>& weight,
+                      const std::optional<TensorMeta>& bias, const std::string& op) {
+  if (ctx.known(groups > 0) == Truth::False) {
+    ctx.bad_input(op + ": num_groups must be positive, got " + groups.str());
+  }
+  require(ctx, groups > 0, "group_norm", op + ": num_groups must be positive");
+  require(ctx, mod(channels, groups) == 0, "group_norm",
+          op +
+              ": expected number of channels in input to be divisible by num_groups, but got "
+              "input of shape " +
+              shape_str(input.sizes) + " and num_groups=" + ctx.simplify(groups).str());
+  for (const auto& [what, t] :
+       {std::pair{std::string("weight"), weight}, std::pair{std::string("bias"), bias}}) {
+    if (!t) continue;
+    const std::string message = op + ": expected " + what +
+                                " to be a vector of size equal to the number of channels in "
+                                "input, but got " +
+                                what + " of shape " + shape_str(t->sizes) + " and input of shape " +
+                                shape_str(input.sizes);
+    if (t->rank() != 1) ctx.fail(message);
+    ctx.require_equal(t->sizes[0], channels, "group_norm", message);
+  }
+}
+
+// native_group_norm (input, weight, bias, N, C, HxW, group, eps): (output, mean [N, group],
+// rstd [N, group]).
+Value native_group_norm(OpContext& ctx) {
+  TensorMeta input = ctx.tensor(0, "input");
+  std::optional<TensorMeta> weight = ctx.optional_tensor(1, "weight");
+  std::optional<TensorMeta> bias = ctx.optional_tensor(2, "bias");
+  Expr n = ctx.integer(3, "N");
+  Expr c = ctx.integer(4, "C");
+  Expr hxw = ctx.integer(5, "HxW");
+  Expr group = ctx.integer(6, "group");
+  const std::string op = "native_group_norm";
+  check_group_norm(ctx, input, c, group, weight, bias, op);
+  ctx.require_equal(input.numel(), n * c * hxw, "group_norm",
+                    op + ": expected the input " + shape_str(input.sizes) +
+                        " to have N*C*HxW = " + ctx.simplify(n * c * hxw).str() + " elements");
+  std::vector<Expr> stat = {ctx.simplify(n), ctx.simplify(group)};
+  return Value::list({Value::of(same_as(input)), Value::of(contiguous(input.dtype, stat)),
+                      Value::of(contiguous(input.dtype, stat))});
+}
+
+// group_norm (input, num_groups, weight, bias, eps, cudnn_enabled): the output only.
+Value group_norm(OpContext& ctx) {
+  TensorMeta input = ctx.tensor(0, "input");
+  if (input.rank() < 2) {
+    ctx.bad_input("group_norm: expected at least 2 dimensions for input tensor, got " +
+                  shape_str(input.sizes));
+  }
+  check_group_norm(ctx, input, input.sizes[1], ctx.integer(1, "num_groups"),
+                   ctx.optional_tensor(2, "weight"), ctx.optional_tensor(3, "bias"), "group_norm");
+  return Value::of(same_as(input));
+}
+
+// ---- attention ------------------------------------------------------------------------------
+
+void require_min_rank(const OpContext& ctx, const std::vector<TensorMeta>& qkv, size_t rank,
+                      const std::string& op) {
+  for (const TensorMeta& t : qkv) {
+    if (t.rank() < rank) {
+      ctx.bad_input(op + ": expected query, key and value to be at least " + std::to_string(rank) +
+                    "-D, got " + shape_str(qkv[0].sizes) + ", " + shape_str(qkv[1].sizes) +
+                    " and " + shape_str(qkv[2].sizes));
+    }
+  }
+  if (qkv[0].dtype != qkv[1].dtype || qkv[0].dtype != qkv[2].dtype) {
+    ctx.bad_input(op + ": expected query, key and value to have the same dtype, got " +
+                  name_of(qkv[0].dtype) + ", " + name_of(qkv[1].dtype) + " and " +
+                  name_of(qkv[2].dtype));
+  }
+}
+
+// query [..., L, E], key [..., S, E], value [..., S, Ev]: head dims of q and k agree, and the
+// sequence lengths of k and v.
+void require_attention_dims(const OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
+                            const TensorMeta& v, const std::string& op) {
+  const Expr& eq = q.sizes.back();
+  const Expr& ek = k.sizes.back();
+  ctx.require_equal(eq, ek, "attention",
+                    op + ": query " + shape_str(q.sizes) + " and key " + shape_str(k.sizes) +
+                        " must have the same head dim (" + ctx.simplify(eq).str() +
+                        " != " + ctx.simplify(ek).str() + ")");
+  const Expr& sk = k.sizes[k.rank() - 2];
+  const Expr& sv = v.sizes[v.rank() - 2];
+  ctx.require_equal(sk, sv, "attention",
+                    op + ": key " + shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
+                        " must have the same sequence length (" + ctx.simplify(sk).str() +
+                        " != " + ctx.simplify(sv).str() + ")");
+}
+
+std::vector<Expr> leading(const TensorMeta& t, size_t drop) {
+  return std::vector<Expr>(t.sizes.begin(), t.sizes.end() - drop);
+}
+
+// scaled_dot_product_attention (query, key, value, attn_mask, dropout_p, is_causal, *, scale,
+// enable_gqa): [..., L, Ev], the batch dims of q, k and v broadcast (with enable_gqa, k and v
+// may have fewer heads, dividing q's).
+Value sdpa(OpContext& ctx) {
+  const std::string op = "scaled_dot_product_attention";
+  TensorMeta q = ctx.tensor(0, "query");
+  TensorMeta k = ctx.tensor(1, "key");
+  TensorMeta v = ctx.tensor(2, "value");
+  require_min_rank(ctx, {q, k, v}, 2, op);
+  require_attention_dims(ctx, q, k, v, op);
+  std::vector<Expr> kb = leading(k, 2), vb = leading(v, 2);
+  if (ctx.boolean(kKeywordOnly, "enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 &&
+      v.rank() >= 3) {
+    // Grouped-query attention repeats each key / value head to match the query's heads.
+    const Expr& hq = q.sizes[q.rank() - 3];
+    for (auto* batch : {&kb, &vb}) {
+      Expr& h = batch->back();
+      require(ctx, mod(hq, h) == 0, "attention_gqa",
+              op +
+                  ": number of heads in key and value must divide the number of heads in query "
+                  "(" +
+                  ctx.simplify(hq).str() + " % " + ctx.simplify(h).str() + " != 0)");
+      h = hq;
+    }
+  }
+  std::vector<Expr> batch = broadcast_shapes(ctx, leading(q, 2), kb);
+  batch = broadcast_shapes(ctx, batch, vb);
+  const Expr& l = q.sizes[q.rank() - 2];
+  const Expr& s = k.sizes[k.rank() - 2];
+  if (auto mask = ctx.optional_tensor(3, "attn_mask")) {
+    if (mask->dtype != DType::Bool && mask->dtype != q.dtype) {
+      ctx.bad_input(op + ": expected attn_mask dtype to be bool or to match query dtype, got " +
+                    name_of(mask->dtype) + " and " + name_of(q.dtype));
+    }
+    std::vector<Expr> scores = batch;
+    scores.push_back(l);
+    scores.push_back(s);
+    broadcast_shapes(ctx, scores, mask->sizes);
+  }
+  std::vector<Expr> out = batch;
+  out.push_back(ctx.simplify(l));
+  out.push_back(ctx.simplify(v.sizes.back()));
+  return Value::of(contiguous(q.dtype, out));
+}
+
+// The fused kernels take [B, H, L, E] inputs with matching batch and head counts.
+void require_fused_inputs(const OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
+                          const TensorMeta& v, const std::string& op) {
+  for (const TensorMeta* t : {&q, &k, &v}) {
+    if (t->rank() != 4) {
+      ctx.bad_input(op + ": expected 4-D query, key and value [batch, heads, seq, head_dim], got " +
+                    shape_str(q.sizes) + ", " + shape_str(k.sizes) + " and " + shape_str(v.sizes));
+    }
+  }
+  require_min_rank(ctx, {q, k, v}, 4, op);
+  require_attention_dims(ctx, q, k, v, op);
+  for (size_t d = 0; d < 2; ++d) {
+    for (const TensorMeta* t : {&k, &v}) {
+      ctx.require_equal(q.sizes[d], t->sizes[d], "attention",
+                        op + ": query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) +
+                            " and value " + shape_str(v.sizes) + " must agree in dim " +
+                            std::to_string(d));
+    }
+  }
+}
+
+TensorMeta with_strides(TensorMeta t, std::vector<Expr> strides) {
+  t.strides = std::move(strides);
+  return t;
+}
+
+// _scaled_dot_product_flash_attention (query, key, value, dropout_p, is_causal,
+// return_debug_mask, *, scale): (output [B, H, L, E], logsumexp [B, H, L] float32, cum_seq_q,
+// cum_seq_k (None), max_q L, max_k S, philox_seed [2], philox_offset [], debug_attn_mask).
+Value flash_attention(OpContext& ctx) {
+  const std::string op = "_scaled_dot_product_flash_attention";
+  TensorMeta q = ctx.tensor(0, "query");
+  TensorMeta k = ctx.tensor(1, "key");
+  TensorMeta v = ctx.tensor(2, "value");
+  require_fused_inputs(ctx, q, k, v, op);
+  const Expr& e = q.sizes[3];
+  ctx.require_equal(e, v.sizes[3], "attention",
+                    op + ": query " + shape_str(q.sizes) + " and value " + shape_str(v.sizes) +
+                        " must have the same head dim");
+  std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
+  const Expr l = ctx.simplify(q.sizes[2]);
+  const Expr s = ctx.simplify(k.sizes[2]);
+  TensorMeta debug = contiguous(q.dtype, {Expr(0)});
+  if (ctx.boolean(5, "return_debug_mask", false)) {
+    // PyTorch's meta: the key length rounded to the kernel's block (128 or 256) for short keys.
+    Expr block = ctx.decide(e > 64, "flash_debug_mask") ? Expr(128) : Expr(256);
+    Expr width = ceildiv(l, block);
+    if (ctx.decide(s <= 128, "flash_debug_mask")) {
+      width = 128;
+    } else if (ctx.decide(s <= 256, "flash_debug_mask")) {
+      width = 256;
+    }
+    debug = contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(width)});
+  }
+  // The seed and offset are uint64 in PyTorch, which the IR has no dtype for: int64 stands in.
+  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(e)})),
+                      Value::of(contiguous(DType::Float32, {b[0], b[1], l})), Value::none(),
+                      Value::none(), Value::of_int(l), Value::of_int(s),
+                      Value::of(contiguous(DType::Int64, {Expr(2)})),
+                      Value::of(contiguous(DType::Int64, {})), Value::of(debug)});
+}
+
+// _scaled_dot_product_flash_attention_for_cpu (query, key, value, dropout_p, is_causal, *,
+// attn_mask, scale): (output [B, H, L, E], logsumexp [B, H, L] float32, laid out [B, L, H]).
+Value flash_attention_cpu(OpContext& ctx) {
+  const std::string op = "_scaled_dot_product_flash_attention_for_cpu";
+  TensorMeta q = ctx.tensor(0, "query");
+  TensorMeta k = ctx.tensor(1, "key");
+  TensorMeta v = ctx.tensor(2, "value");
+  require_fused_inputs(ctx, q, k, v, op);
+  std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
+  const Expr l = ctx.simplify(q.sizes[2]);
+  TensorMeta lse = with_strides(contiguous(DType::Float32, {b[0], b[1], l}),
+                                {ctx.simplify(l * b[1]), Expr(1), b[1]});
+  return Value::list(
+      {Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})), Value::of(lse)});
+}
+
+// _scaled_dot_product_efficient_attention (query, key, value, attn_bias, compute_log_sumexp,
+// dropout_p, is_causal, *, scale): (output [B, H, L, Ev], logsumexp [B, H, ceil(L/32)*32] or
+// [B, H, 0] float32, philox_seed [], philox_offset []).
+Value efficient_attention(OpContext& ctx) {
+  const std::string op = "_scaled_dot_product_efficient_attention";
+  TensorMeta q = ctx.tensor(0, "query");
+  TensorMeta k = ctx.tensor(1, "key");
+  TensorMeta v = ctx.tensor(2, "value");
+  require_fused_inputs(ctx, q, k, v, op);
+  std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
+  const Expr l = ctx.simplify(q.sizes[2]);
+  const Expr ev = ctx.simplify(v.sizes[3]);
+  // Allocated as [B, L, H, Ev] and transposed.
+  TensorMeta out = with_strides(contiguous(q.dtype, {b[0], b[1], l, ev}),
+                                {ctx.simplify(l * b[1] * ev), ev, ctx.simplify(b[1] * ev), 1});
+  const bool lse = ctx.boolean(4, "compute_log_sumexp", false);
+  Expr lse_len = lse ? ctx.simplify(ceildiv(l, 32) * 32) : Expr(0);
+  return Value::list({Value::of(out), Value::of(contiguous(DType::Float32, {b[0], b[1], lse_len})),
+                      Value::of(contiguous(DType::Int64, {})),
+                      Value::of(contiguous(DType::Int64, {}))});
+}
+
+}  // namespace
+
+void register_norm(OpRegistry& r) {
+  register_batch_norm(r);
+  r.add("aten.native_layer_norm",
+        [](OpContext& ctx) { return Value::list(layer_norm(ctx, "native_layer_norm")); });
+  r.add("aten.layer_norm", [](OpContext& ctx) { return layer_norm(ctx, "layer_norm")[0]; });
+  // rms_norm (input, normalized_shape, weight, eps): the output, in the input's dtype.
+  r.add("aten.rms_norm", [](OpContext& ctx) {
+    TensorMeta input = ctx.tensor(0, "input");
+    std::vector<Expr> normalized = ctx.int_list(1, "normalized_shape");
+    check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor(2, "weight")}},
+                           "rms_norm");
+    return Value::of(same_as(input));
+  });
+  // native_layer_norm_backward (grad_out, input, normalized_shape, mean, rstd, weight, bias,
+  // output_mask): grads of input, weight and bias (None without weight / bias).
+  r.add("aten.native_layer_norm_backward", [](OpContext& ctx) {
+    TensorMeta input = ctx.tensor(1, "input");
+    std::vector<std::optional<TensorMeta>> out = {same_as(input), ctx.optional_tensor(5, "weight"),
+                                                  ctx.optional_tensor(6, "bias")};
+    return grads(ctx, 7, out);
+  });
+  r.add("aten.native_group_norm", native_group_norm);
+  r.add("aten.group_norm", group_norm);
+  // native_group_norm_backward (grad_out, input, mean, rstd, weight, N, C, HxW, group,
+  // output_mask): grads of input, weight [C] and bias [C].
+  r.add("aten.native_group_norm_backward", [](OpContext& ctx) {
+    TensorMeta input = ctx.tensor(1, "input");
+    TensorMeta per_channel = contiguous(input.dtype, {ctx.simplify(ctx.integer(6, "C"))});
+    return grads(ctx, 9, {same_as(input), per_channel, per_channel});
+  });
+
+  r.add("aten.scaled_dot_product_attention", sdpa);
+  r.add("aten._scaled_dot_product_flash_attention", flash_attention);
+  r.add("aten._scaled_dot_product_flash_attention_for_cpu", flash_attention_cpu);
+  r.add("aten._scaled_dot_product_efficient_attention", efficient_attention);
+}
+
+}  // namespace symshape::ops

@@ -1,0 +1,192 @@
+// Symbolic scalars: sizes read off tensors, Python operators on SymInts, getitem, and the
+// asserts and range constraints that export writes into graphs.
+#include <cmath>
+
+#include "symshape/ops/families.h"
+
+namespace symshape::ops {
+
+namespace {
+
+Value size_of(OpContext& ctx) {
+  TensorMeta t = ctx.tensor(0, "self");
+  if (!ctx.has(1, "dim")) {
+    std::vector<Value> items;
+    for (const Expr& s : t.sizes) items.push_back(Value::of_int(s));
+    return Value::list(std::move(items));
+  }
+  return Value::of_int(t.sizes[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
+}
+
+Value stride_of(OpContext& ctx) {
+  TensorMeta t = ctx.tensor(0, "self");
+  std::vector<Expr> strides = t.strides.empty() ? TensorMeta::contiguous_strides(t.sizes) : t.strides;
+  if (!ctx.has(1, "dim")) {
+    std::vector<Value> items;
+    for (const Expr& s : strides) items.push_back(Value::of_int(s));
+    return Value::list(std::move(items));
+  }
+  return Value::of_int(strides[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
+}
+
+// Both operands of a Python operator, when both are ints (symbolic or not).
+std::optional<std::pair<Expr, Expr>> int_operands(const OpContext& ctx) {
+  Value a = ctx.value(0, "a"), b = ctx.value(1, "b");
+  if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
+    return std::make_pair(a.integer, b.integer);
+  }
+  return std::nullopt;
+}
+
+double as_double(const OpContext& ctx, const Value& v) {
+  if (v.kind == Value::Kind::Float) return v.real;
+  if (v.kind == Value::Kind::Int) {
+    if (auto c = ctx.simplify(v.integer).as_int64()) return static_cast<double>(*c);
+    return 0;  // a symbolic int used as a float: its value is not tracked
+  }
+  if (v.kind == Value::Kind::Bool && v.truth) return *v.truth ? 1 : 0;
+  ctx.bad_input("expected a number, got " + v.str());
+}
+
+using IntOp = Expr (*)(const Expr&, const Expr&);
+
+ShapeRule arithmetic(IntOp int_op, double (*float_op)(double, double)) {
+  return [int_op, float_op](OpContext& ctx) {
+    if (auto ab = int_operands(ctx)) {
+      try {
+        return Value::of_int(ctx.simplify(int_op(ab->first, ab->second)));
+      } catch (const Error& e) {
+        ctx.bad_input(e.what());
+      }
+    }
+    return Value::of_float(float_op(as_double(ctx, ctx.value(0, "a")), as_double(ctx, ctx.value(1, "b"))));
+  };
+}
+
+ShapeRule comparison(RelOp op) {
+  return [op](OpContext& ctx) {
+    if (auto ab = int_operands(ctx)) {
+      Cond c = Cond::rel(op, ab->first, ab->second);
+      Truth t = ctx.known(c);
+      return Value::of_cond(t == Truth::Unknown ? c : Cond::truth(t == Truth::True));
+    }
+    double a = as_double(ctx, ctx.value(0, "a")), b = as_double(ctx, ctx.value(1, "b"));
+    bool v = op == RelOp::Eq ? a == b : op == RelOp::Ne ? a != b : op == RelOp::Lt ? a < b
+             : op == RelOp::Le ? a <= b : op == RelOp::Gt ? a > b : a >= b;
+    return Value::of_bool(v);
+  };
+}
+
+// The condition an assert checks: a symbolic bool, a constant, or a 0-dim bool tensor we cannot see.
+std::optional<Cond> condition_of(const Value& v) {
+  if (v.kind == Value::Kind::Bool) return v.truth ? Cond::truth(*v.truth) : v.condition;
+  if (v.kind == Value::Kind::Int && v.integer.is_constant()) return Cond::truth(!v.integer.identical(0));
+  return std::nullopt;
+}
+
+Value assert_scalar(OpContext& ctx) {
+  auto c = condition_of(ctx.value(0, "self"));
+  std::string msg = ctx.string(1, "assert_msg", "");
+  if (!c) return Value::none();
+  if (ctx.known(*c) == Truth::False) ctx.fail("assertion " + c->str() + " can never hold" + (msg.empty() ? "" : ": " + msg));
+  ctx.assert_runtime(*c, "assert");
+  return Value::none();
+}
+
+Value constrain_range(OpContext& ctx, bool for_size) {
+  Expr size = ctx.integer(0, "size");
+  auto lo = ctx.optional_integer(1, "min");
+  auto hi = ctx.optional_integer(2, "max");
+  auto bound = [&](const std::optional<Expr>& e) -> std::optional<Int> {
+    if (!e) return std::nullopt;
+    if (!e->is_constant()) ctx.bad_input("a range bound must be a constant, got " + e->str());
+    return *e->constant();
+  };
+  ValueRange r(bound(lo), bound(hi));
+  if (for_size) r = r.intersect(ValueRange::at_least(0));
+  SymInt value = ctx.env().wrap(size);
+  try {
+    if (for_size && ctx.env().is_data_dependent(size) && size.is_symbol()) {
+      ctx.env().constrain_as_size(value, r);
+    } else {
+      ctx.env().constrain_range(value, r);
+    }
+  } catch (const ConstraintViolation& e) {
+    ctx.fail(e.what());
+  }
+  return Value::none();
+}
+
+}  // namespace
+
+void register_symbolic(OpRegistry& r) {
+  r.add("aten.sym_size", size_of);
+  r.add("aten.sym_stride", stride_of);
+  r.add("aten.sym_numel", [](OpContext& ctx) {
+    return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel()));
+  });
+  r.add("aten.sym_storage_offset", [](OpContext& ctx) {
+    ctx.tensor(0, "self");
+    return Value::of_int(0);
+  });
+  r.add("aten.size", size_of);
+  r.add("aten.stride", stride_of);
+  r.add("aten.numel", [](OpContext& ctx) {
+    return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel()));
+  });
+  r.add("aten.dim", [](OpContext& ctx) {
+    return Value::of_int(static_cast<long>(ctx.tensor(0, "self").rank()));
+  });
+
+  for (const char* prefix : {"operator.", "_operator."}) {
+    const std::string p = prefix;
+    r.add(p + "getitem", [](OpContext& ctx) {
+      Value seq = ctx.value(0, "a");
+      if (seq.kind != Value::Kind::List) ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
+      int64_t i = ctx.constant(1, "b");
+      const int64_t n = static_cast<int64_t>(seq.items.size());
+      if (i < -n || i >= n) {
+        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) + " items");
+      }
+      return seq.items[static_cast<size_t>(i < 0 ? i + n : i)];
+    });
+    r.add(p + "add", arithmetic([](const Expr& a, const Expr& b) { return a + b; },
+                                [](double a, double b) { return a + b; }));
+    r.add(p + "sub", arithmetic([](const Expr& a, const Expr& b) { return a - b; },
+                                [](double a, double b) { return a - b; }));
+    r.add(p + "mul", arithmetic([](const Expr& a, const Expr& b) { return a * b; },
+                                [](double a, double b) { return a * b; }));
+    r.add(p + "floordiv", arithmetic([](const Expr& a, const Expr& b) { return floordiv(a, b); },
+                                     [](double a, double b) { return std::floor(a / b); }));
+    r.add(p + "mod", arithmetic([](const Expr& a, const Expr& b) { return mod(a, b); },
+                                [](double a, double b) { return a - std::floor(a / b) * b; }));
+    r.add(p + "truediv", [](OpContext& ctx) {
+      return Value::of_float(as_double(ctx, ctx.value(0, "a")) / as_double(ctx, ctx.value(1, "b")));
+    });
+    r.add(p + "neg", [](OpContext& ctx) {
+      Value a = ctx.value(0, "a");
+      if (a.kind == Value::Kind::Int) return Value::of_int(-a.integer);
+      return Value::of_float(-as_double(ctx, a));
+    });
+    r.add(p + "eq", comparison(RelOp::Eq));
+    r.add(p + "ne", comparison(RelOp::Ne));
+    r.add(p + "lt", comparison(RelOp::Lt));
+    r.add(p + "le", comparison(RelOp::Le));
+    r.add(p + "gt", comparison(RelOp::Gt));
+    r.add(p + "ge", comparison(RelOp::Ge));
+  }
+  r.add("torch.sym_max", arithmetic([](const Expr& a, const Expr& b) { return max(a, b); },
+                                    [](double a, double b) { return std::max(a, b); }));
+  r.add("torch.sym_min", arithmetic([](const Expr& a, const Expr& b) { return min(a, b); },
+                                    [](double a, double b) { return std::min(a, b); }));
+  r.add("aten._assert_scalar", assert_scalar);
+  r.add("aten.sym_constrain_range", [](OpContext& ctx) { return constrain_range(ctx, false); });
+  r.add("aten.sym_constrain_range_for_size",
+        [](OpContext& ctx) { return constrain_range(ctx, true); });
+  // Tensor-valued asserts carry no shape information.
+  r.add("aten._assert_async", [](OpContext&) { return Value::none(); });
+  r.add("aten._functional_assert_async",
+        [](OpContext&) { return Value::of(contiguous(DType::Float32, {})); });
+}
+
+}  // namespace symshape::ops

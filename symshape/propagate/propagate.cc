@@ -1,0 +1,202 @@
+// Shape propagation: symbols for the inputs, then every node's rule in order.
+#include "symshape/propagate.h"
+
+#include "symshape/ops/families.h"
+
+namespace symshape {
+
+std::string size_source(const std::string& input, size_t dim) {
+  return "L['" + input + "'].size()[" + std::to_string(dim) + "]";
+}
+
+std::string stride_source(const std::string& input, size_t dim) {
+  return "L['" + input + "'].stride()[" + std::to_string(dim) + "]";
+}
+
+namespace {
+
+// A declared dim's example value: its hint, else 8 moved into [max(min, 2), max] so that a
+// default never lands on the specialized sizes 0 and 1.
+Int hint_for(const DimDecl& d) {
+  if (d.hint) return *d.hint;
+  Int h = 8;
+  if (d.min && h < *d.min) h = *d.min;
+  if (d.max && h > *d.max) h = *d.max;
+  if (h < 2 && (!d.max || *d.max >= 2)) h = 2;
+  return h;
+}
+
+class Propagator {
+ public:
+  Propagator(const Graph& g, ShapeEnv& env, const PropagateOptions& options)
+      : graph_(g), env_(env), options_(options) {}
+
+  Propagation run() {
+    Propagation result;
+    result.values.assign(graph_.nodes.size(), Value::none());
+    size_t i = 0;
+    try {
+      if (auto problem = verify(graph_)) throw Error(*problem);
+      for (size_t k = 0; k < graph_.nodes.size(); ++k) index_.emplace(graph_.nodes[k].name, k);
+      create_input_symbols();
+      for (; i < graph_.nodes.size(); ++i) result.values[i] = run_node(graph_.nodes[i], result.values);
+    } catch (const ShapeError& e) {
+      return failure(std::move(result), Propagation::Status::ShapeError, e.what(), i);
+    } catch (const DataDependentError& e) {
+      return failure(std::move(result), Propagation::Status::ShapeError, label(i) + e.what(), i);
+    } catch (const InputError& e) {
+      return failure(std::move(result), Propagation::Status::InputError, e.what(), i);
+    } catch (const std::exception& e) {
+      return failure(std::move(result), Propagation::Status::InputError, label(i) + e.what(), i);
+    }
+    return result;
+  }
+
+ private:
+  std::string label(size_t i) const {
+    if (i >= graph_.nodes.size()) return "";
+    const Node& n = graph_.nodes[i];
+    return "node " + n.name + (n.target.empty() ? "" : " (" + n.target + ")") + ": ";
+  }
+
+  Propagation failure(Propagation r, Propagation::Status s, std::string message, size_t i) {
+    r.status = s;
+    r.error = std::move(message);
+    r.failed_node = i;
+    for (size_t k = i; k < r.values.size(); ++k) r.values[k] = Value::none();
+    return r;
+  }
+
+  DimDecl decl(const std::string& name) const {
+    auto it = options_.dims.find(name);
+    if (it != options_.dims.end()) return it->second;
+    const DimDecl* d = graph_.dim(name);
+    return d ? *d : DimDecl{};
+  }
+
+  void create_symbol(const std::string& name, const std::string& source) {
+    if (env_.has_symbol(name)) return;
+    DimDecl d = decl(name);
+    SymbolOptions opts;
+    opts.name = name;
+    if (d.min || d.max) opts.constraint = ValueRange(d.min, d.max);
+    env_.create_symbol(hint_for(d), source, DimPolicy::Dynamic, opts);
+  }
+
+  // Named dims become symbols: first those written bare (with the size they stand for as their
+  // source), then any that appear only inside expressions such as `2*seq`.
+  void create_input_symbols() {
+    std::vector<std::pair<std::string, std::string>> derived;
+    for (const Node& n : graph_.nodes) {
+      if (n.op != NodeOp::Placeholder && n.op != NodeOp::GetAttr) continue;
+      if (!n.shape) continue;
+      for (size_t k = 0; k < n.shape->size(); ++k) {
+        const Expr& e = (*n.shape)[k];
+        if (e.is_symbol()) {
+          create_symbol(e.symbol_name(), size_source(n.name, k));
+        } else {
+          for (const std::string& s : e.free_symbols()) derived.emplace_back(s, "dims['" + s + "']");
+        }
+      }
+    }
+    for (const auto& [name, source] : derived) create_symbol(name, source);
+    // Declared dims used only in arguments (a symbolic group size W) are symbols too.
+    for (const auto& [name, d] : graph_.dims) create_symbol(name, "dims['" + name + "']");
+  }
+
+  TensorMeta declared_tensor(const Node& n) const {
+    TensorMeta t;
+    t.dtype = *n.dtype;
+    for (const Expr& e : *n.shape) {
+      Expr s = env_.simplify(e);
+      if (s.is_constant() && *s.constant() < 0) {
+        throw InputError(n, "size " + s.str() + " is negative");
+      }
+      t.sizes.push_back(s);
+    }
+    t.strides = n.stride ? *n.stride : TensorMeta::contiguous_strides(t.sizes);
+    return t;
+  }
+
+  Value run_node(const Node& n, const std::vector<Value>& values) {
+    switch (n.op) {
+      case NodeOp::Placeholder:
+      case NodeOp::GetAttr: return Value::of(declared_tensor(n));
+      case NodeOp::Output: {
+        OpContext ctx(env_, graph_, n, values, &index_);
+        return n.args.empty() ? Value::none() : ctx.value_of(n.args[0]);
+      }
+      case NodeOp::CallFunction: break;
+    }
+    OpContext ctx(env_, graph_, n, values, &index_);
+    const OpRegistry& registry = OpRegistry::instance();
+    const ShapeRule* rule = registry.find(n.target);
+    bool in_place = false;
+    if (!rule) {
+      // `aten.add_.Tensor` runs `aten.add`'s rule, and must keep self's shape.
+      std::string packet = n.target.substr(0, n.target.rfind('.'));
+      if (!packet.empty() && packet.back() == '_') {
+        std::string functional = packet.substr(0, packet.size() - 1) +
+                                 n.target.substr(n.target.rfind('.'));
+        rule = registry.find(functional);
+        in_place = rule != nullptr;
+      }
+    }
+    if (!rule) {
+      if (options_.skip_unknown_ops && n.dtype && n.shape) return Value::of(declared_tensor(n));
+      throw InputError(n, "unknown op '" + n.target + "' (no shape rule)");
+    }
+    Value out = (*rule)(ctx);
+    if (in_place) check_in_place(ctx, out);
+    check_declared(ctx, out);
+    return out;
+  }
+
+  void check_in_place(const OpContext& ctx, const Value& out) {
+    TensorMeta self = ctx.tensor(0, "self");
+    if (!out.is_tensor() || out.tensor.rank() != self.rank()) {
+      ctx.fail("an in-place op cannot change self's shape " + ops::shape_str(self.sizes) +
+               " to " + out.str());
+    }
+    for (size_t d = 0; d < self.rank(); ++d) {
+      ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place",
+                        "an in-place op cannot broadcast self " + ops::shape_str(self.sizes) +
+                            " to " + ops::shape_str(out.tensor.sizes));
+    }
+  }
+
+  // Metadata written on a call_function node must agree with what its rule computed.
+  void check_declared(const OpContext& ctx, const Value& out) {
+    const Node& n = ctx.node();
+    if (!n.dtype && !n.shape) return;
+    if (!out.is_tensor()) return;
+    if (n.dtype && *n.dtype != out.tensor.dtype) {
+      ctx.fail("declared dtype " + std::string(to_string(*n.dtype)) + " but the rule computed " +
+               std::string(to_string(out.tensor.dtype)));
+    }
+    if (!n.shape) return;
+    const std::string mismatch = "declared shape " + ops::shape_str(*n.shape) +
+                                 " but the rule computed " + ops::shape_str(out.tensor.sizes);
+    if (n.shape->size() != out.tensor.rank()) ctx.fail(mismatch);
+    for (size_t d = 0; d < out.tensor.rank(); ++d) {
+      const Expr& declared = (*n.shape)[d];
+      bool known_symbols = true;
+      for (const std::string& s : declared.free_symbols()) known_symbols &= env_.has_symbol(s);
+      // A declared data-dependent size (u0) may be named differently here: not comparable.
+      if (known_symbols) ctx.require_equal(declared, out.tensor.sizes[d], "declared_shape", mismatch);
+    }
+  }
+
+  const Graph& graph_;
+  ShapeEnv& env_;
+  const PropagateOptions& options_;
+  std::unordered_map<std::string, size_t> index_;
+};
+
+}  // namespace
+
+Propagation propagate(const Graph& graph, ShapeEnv& env, const PropagateOptions& options) {
+  return Propagator(graph, env, options).run();
+}
+
+}  // namespace symshape
