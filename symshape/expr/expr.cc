@@ -241,7 +241,8 @@ Expr min(const std::vector<Expr>& args) {
   return fold_nary(args, static_cast<Expr (*)(const Expr&, const Expr&)>(&min), "min");
 }
 
-Expr pow(const Expr& a, unsigned n) { return Expr(GiNaC::pow(a.ex(), n)); }
+// GiNaC leaves pow(0, 0) undefined; Python's 0**0 is 1.
+Expr pow(const Expr& a, unsigned n) { return n == 0 ? Expr(1) : Expr(GiNaC::pow(a.ex(), n)); }
 
 namespace detail {
 bool has_integer_coefficients(const GiNaC::ex& e) {

@@ -1,0 +1,258 @@
+// The rules for floor division, modulo and ceiling division. Both arguments are first brought to
+// polynomials with integer coefficients (exact quotients cleared: a // b == (a*k) // (b*k)).
+// Every rule that needs a sign or a nonzero divisor asks the simplifier, and does nothing when
+// that is not shown; a rule whose result no longer divides by d (so would be defined where
+// a // d is not) needs d != 0.
+#include <cln/integer.h>
+
+#include "symshape/expr/functions.h"
+#include "symshape/simplify/simplifier.h"
+
+namespace symshape::detail {
+
+namespace {
+
+ex make_floordiv(const ex& a, const ex& b) { return floordiv(Expr(a), Expr(b)).ex(); }
+ex make_mod(const ex& a, const ex& b) { return mod(Expr(a), Expr(b)).ex(); }
+ex make_ceildiv(const ex& a, const ex& b) { return ceildiv(Expr(a), Expr(b)).ex(); }
+
+// n split into the terms that are multiples of d (divided by d: `quotient`) and the others
+// (`rest`). A constant divisor also splits the constant term: k == c*(k // c) + k % c.
+struct Split {
+  ex quotient = 0;
+  ex rest = 0;
+  bool moved = false;  // some term went to the quotient
+};
+
+Split split_multiples(Simplifier& s, const ex& n, const ex& d) {
+  std::vector<ex> quotient, rest;
+  const bool constant = is_integer(d);
+  const Int c = constant ? int_of(d) : Int(0);
+  for (const ex& t : terms_of(n)) {
+    if (constant) {
+      if (is_integer(t)) {
+        Int k = int_of(t), q = floor_div(k, c);
+        if (q != 0) quotient.push_back(ex_of(q));
+        if (k - q * c != 0) rest.push_back(ex_of(k - q * c));
+        continue;
+      }
+      Term term = split_term(t);
+      if ((term.coeff.is_integer() && divides(c, int_of(term.coeff))) ||
+          s.multiple_by_facts(t, d)) {
+        quotient.push_back(t * GiNaC::pow(d, -1));
+        continue;
+      }
+    } else if (auto q = poly_quotient(t, d)) {
+      quotient.push_back(*q);
+      continue;
+    } else if (s.multiple_by_facts(t, d)) {
+      quotient.push_back(exact_quotient(t, d));
+      continue;
+    }
+    rest.push_back(t);
+  }
+  Split out;
+  out.moved = !quotient.empty();
+  out.quotient = sum_of(quotient);
+  out.rest = sum_of(rest);
+  return out;
+}
+
+// d's written sign is negative: -x, -2*y, -x - y.
+bool looks_negative(const ex& d) {
+  std::vector<ex> terms = terms_of(d);
+  if (terms.empty()) return false;
+  for (const ex& t : terms) {
+    if (split_term(t).coeff.is_nonneg_integer()) return false;
+  }
+  return true;
+}
+
+// ---- floor division ----------------------------------------------------------------------------
+
+// Rule: nested division, (x // a + k) // d == (x + k*a) // (a*d) for d > 0 and a constant k
+// (any a != 0): x // a + k == (x + k*a) // a, and floor(floor(r) / d) == floor(r / d).
+std::optional<ex> merge_nested(Simplifier& s, const ex& n, const ex& d) {
+  ex inner, k = 0;
+  for (const ex& t : terms_of(n)) {
+    if (is_integer(t)) {
+      k = t;
+    } else if (call_of(t) == Fn::FloorDiv && inner.is_zero()) {
+      inner = t;
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (inner.is_zero() || !s.positive(d)) return std::nullopt;
+  const ex& a = inner.op(1);
+  return make_floordiv(poly_normal(inner.op(0) + k * a), poly_normal(a * d));
+}
+
+// Rule: r // c for a constant c > 0 when a range, a modular set or the facts settle it:
+// r in [k*c, k*c + c - 1] gives k; r == m (mod c) gives (r - m) / c, an exact quotient.
+std::optional<ex> floordiv_remainder_by_facts(Simplifier& s, const ex& r, const Int& c) {
+  if (s.multiple_by_facts(r, ex_of(c))) return exact_quotient(r, ex_of(c));
+  ModularSet ms = s.modular(r);
+  if (ms.modulus == 0) return ex_of(floor_div(ms.base, c));
+  if (divides(c, ms.modulus)) {
+    Int m = cln::mod(ms.base, c);
+    return exact_quotient(r - ex_of(m), ex_of(c));
+  }
+  ValueRange rr = s.range(r);
+  if (rr.lo() && rr.hi()) {
+    Int k = floor_div(*rr.lo(), c);
+    if (k == floor_div(*rr.hi(), c)) return ex_of(k);
+  }
+  return std::nullopt;
+}
+
+// n // c for a constant c != 0.
+ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
+  if (c < 0) {  // a // c == (-a) // (-c)
+    n = -n;
+    c = -c;
+  }
+  if (is_integer(n)) return ex_of(floor_div(int_of(n), c));
+  // Rule: cancel the common content, (6*x) // 4 == (3*x) // 2.
+  Int g = cln::gcd(integer_content(n), c);
+  if (g > 1) {
+    n = exact_quotient(n, ex_of(g));
+    c = cln::exquo(c, g);
+  }
+  if (c == 1) return n;
+  // Rule: pull multiples out, (c*x + y) // c == x + y // c.
+  Split sp = split_multiples(s, n, ex_of(c));
+  if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
+  if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return sp.quotient + *q;
+  if (auto merged = merge_nested(s, sp.rest, ex_of(c))) return sp.quotient + *merged;
+  // Rule: 0 <= r < c gives 0 (beyond what the range showed: relations between symbols).
+  if (s.below_divisor(sp.rest, ex_of(c))) return sp.quotient;
+  return sp.quotient + make_floordiv(sp.rest, ex_of(c));
+}
+
+// n // d for a non-constant d.
+ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
+  if (looks_negative(d)) {  // a // d == (-a) // (-d)
+    n = -n;
+    d = -d;
+  }
+  // Rule: cancel a common constant, (2*x) // (2*y) == x // y.
+  Int g = cln::gcd(integer_content(n), integer_content(d));
+  if (g > 1) return make_floordiv(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+  // Rule: exact polynomial division, (a*a - b*b) // (a + b) == a - b (needs d != 0).
+  if (auto q = poly_quotient(n, d); q && s.nonzero(d)) return *q;
+  // Rule: a divisibility fact says d | n, so n // d is the exact quotient.
+  if (s.multiple_by_facts(n, d) && s.nonzero(d)) return exact_quotient(n, d);
+  // Rule: cancel a common factor, (x*y) // (x*z) == y // z (needs d != 0, so the factor is).
+  if (auto cf = common_symbolic_factor(n, d); cf && s.nonzero(d)) {
+    return make_floordiv(cf->n, cf->d);
+  }
+  // Rule: pull multiples out, (d*x + y) // d == x + y // d.
+  // When every term moved, d | n but d != 0 was not shown: keep the division (and its error).
+  Split sp = split_multiples(s, n, d);
+  if (sp.moved && !sp.rest.is_zero()) return sp.quotient + make_floordiv(sp.rest, d);
+  if (auto merged = merge_nested(s, n, d)) return *merged;
+  // Rule: 0 <= n < d gives 0.
+  if (s.below_divisor(n, d)) return 0;
+  return make_floordiv(n, d);
+}
+
+// ---- modulo ------------------------------------------------------------------------------------
+
+// n % c for a constant c != 0 (the result takes c's sign).
+ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
+  if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
+  if (c == 1 || c == -1) return 0;
+  // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
+  ex r = split_multiples(s, n, ex_of(c)).rest;
+  if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
+  // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
+  Int g = cln::gcd(integer_content(r), cln::abs(c));
+  if (g > 1) {
+    return ex_of(g) * make_mod(exact_quotient(r, ex_of(g)), ex_of(cln::exquo(c, g)));
+  }
+  // Rule: (x % a) % c == x % c when c divides a.
+  if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
+    return make_mod(r.op(0), ex_of(c));
+  }
+  // Rule: a modular set fixes the residue: r == m (mod k) and c | k give m % c.
+  ModularSet ms = s.modular(r);
+  if (ms.modulus == 0 || divides(c, ms.modulus)) return ex_of(cln::mod(ms.base, c));
+  // Rule: r within one period: r in [k*c, k*c + c - 1] (c > 0) gives r - k*c.
+  ValueRange rr = s.range(r);
+  if (rr.lo() && rr.hi()) {
+    Int k = floor_div(*rr.lo(), c);
+    if (k == floor_div(*rr.hi(), c)) return poly_normal(r - ex_of(k * c));
+  }
+  if (c > 0 && s.below_divisor(r, ex_of(c))) return r;
+  return make_mod(r, ex_of(c));
+}
+
+// n % d for a non-constant d.
+ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
+  // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
+  Int g = cln::gcd(integer_content(n), integer_content(d));
+  if (g > 1) {
+    return ex_of(g) * make_mod(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+  }
+  // Rule: d divides n (polynomially or by a fact) gives 0 (needs d != 0).
+  if ((poly_quotient(n, d) || s.multiple_by_facts(n, d)) && s.nonzero(d)) return 0;
+  // Rule: drop multiples of d, (d*x + y) % d == y % d.
+  Split sp = split_multiples(s, n, d);
+  if (sp.moved && !sp.rest.is_zero()) return make_mod(sp.rest, d);
+  // Rule: 0 <= n < d gives n.
+  if (s.below_divisor(n, d)) return n;
+  return make_mod(n, d);
+}
+
+ex mod_core(Simplifier& s, const ex& n, const ex& d) {
+  return is_integer(d) ? mod_by_constant(s, n, int_of(d)) : mod_by_expression(s, n, d);
+}
+
+// -t, where a term -(r // d) becomes ceildiv(-r, d).
+ex negate_back(const ex& t) {
+  std::vector<ex> out;
+  for (const ex& term : terms_of(t)) {
+    if (call_of(term) == Fn::FloorDiv) {
+      out.push_back(make_ceildiv(poly_normal(-term.op(0)), term.op(1)));
+    } else {
+      out.push_back(-term);
+    }
+  }
+  return sum_of(out);
+}
+
+}  // namespace
+
+ex floordiv_rules(Simplifier& s, const ex& a, const ex& b) {
+  auto q = integer_quotient(a, b);
+  if (!q) return make_floordiv(a, b);
+  if (is_integer(q->d)) return floordiv_by_constant(s, q->n, int_of(q->d));
+  return floordiv_by_expression(s, q->n, q->d);
+}
+
+ex mod_rules(Simplifier& s, const ex& a, const ex& b) {
+  auto q = integer_quotient(a, b);
+  if (!q) return make_mod(a, b);
+  if (q->scale.is_equal(1)) return mod_core(s, q->n, q->d);
+  // a % b == ((a*k) % (b*k)) / k. Taken only when the remainder went away: otherwise the
+  // scaled form is no simpler.
+  ex r = mod_core(s, q->n, q->d);
+  if (skeleton_has(r, Fn::Mod)) return make_mod(a, b);
+  return exact_quotient(r, q->scale);
+}
+
+ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b) {
+  if (is_integer(b)) {
+    // Rule: floor form, ceildiv(a, c) == (a + c - 1) // c for c > 0, and -(a // -c) for c < 0.
+    Int c = int_of(b);
+    if (c > 0) return make_floordiv(poly_normal(a + ex_of(c - 1)), b);
+    return -make_floordiv(a, ex_of(-c));
+  }
+  // Rule: ceildiv(a, b) == -((-a) // b), taken only when that floor division simplifies.
+  ex t = s.run(make_floordiv(poly_normal(-a), b));
+  if (call_of(t) == Fn::FloorDiv) return make_ceildiv(a, b);
+  return negate_back(t);
+}
+
+}  // namespace symshape::detail

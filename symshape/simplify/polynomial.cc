@@ -1,0 +1,334 @@
+// Polynomial helpers for simplify(): normal form, exact division, common factors. They treat
+// function calls (x//y, max(...)) as atoms; GiNaC's divide / gcd / numer_denom only see
+// polynomials, so calls are swapped for placeholder symbols around those calls.
+#include <cln/integer.h>
+#include <cln/rational.h>
+
+#include <exception>
+#include <string>
+
+#include "symshape/expr/functions.h"
+#include "symshape/simplify/simplifier.h"
+
+namespace symshape::detail {
+
+namespace {
+
+using GiNaC::ex;
+
+// Replaces the function calls in an expression's skeleton by placeholder symbols, and back.
+// The placeholders are private GiNaC symbols (compared by identity, so no name can clash).
+class Atomizer {
+ public:
+  ex atomize(const ex& e) {
+    if (is_number(e) || is_symbol(e)) return e;
+    if (GiNaC::is_exactly_a<GiNaC::function>(e)) {
+      auto it = forward_.find(e);
+      if (it != forward_.end()) return it->second;
+      ex p = placeholder(forward_.size());
+      forward_.emplace(e, p);
+      back_.emplace(p, e);
+      return p;
+    }
+    AtomizeMap m(*this);
+    return e.map(m);
+  }
+  ex restore(const ex& e) const {
+    if (back_.empty()) return e;
+    return e.subs(back_, GiNaC::subs_options::no_pattern);
+  }
+
+ private:
+  struct AtomizeMap : GiNaC::map_function {
+    explicit AtomizeMap(Atomizer& a) : self(a) {}
+    ex operator()(const ex& e) override { return self.atomize(e); }
+    Atomizer& self;
+  };
+
+  static ex placeholder(size_t i) {
+    static auto* pool = new std::vector<GiNaC::symbol>();
+    while (pool->size() <= i) pool->emplace_back("__atom" + std::to_string(pool->size()));
+    return (*pool)[i];
+  }
+
+  GiNaC::exmap forward_, back_;
+};
+
+bool needs_expand(const ex& e) {
+  if (is_add(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (needs_expand(e.op(i))) return true;
+    }
+    return false;
+  }
+  if (is_mul(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      const ex& f = e.op(i);
+      if (is_add(f)) return true;
+      if (needs_expand(f)) return true;
+    }
+    return false;
+  }
+  if (is_power(e)) {
+    const ex& n = e.op(1);
+    if (is_add(e.op(0)) && is_integer(n) && int_of(n) >= 2) return true;
+    return needs_expand(e.op(0));
+  }
+  return false;
+}
+
+// The lcm of the denominators of the numbers in the skeleton.
+Int denominator_lcm(const ex& e) {
+  if (is_number(e)) {
+    const GiNaC::numeric& v = GiNaC::ex_to<GiNaC::numeric>(e);
+    return v.is_rational() ? int_of(v.denom()) : Int(1);
+  }
+  if (is_add(e) || is_mul(e)) {
+    Int l = 1;
+    for (size_t i = 0; i < e.nops(); ++i) l = cln::lcm(l, denominator_lcm(e.op(i)));
+    return l;
+  }
+  if (is_power(e)) return denominator_lcm(e.op(0));
+  return 1;
+}
+
+// The exponent of `base` in a product term (0 when it does not occur).
+Int exponent_of(const ex& t, const ex& base) {
+  auto factor_exponent = [&](const ex& f) -> Int {
+    if (f.is_equal(base)) return 1;
+    if (is_power(f) && f.op(0).is_equal(base) && is_integer(f.op(1))) return int_of(f.op(1));
+    return 0;
+  };
+  if (is_mul(t)) {
+    for (size_t i = 0; i < t.nops(); ++i) {
+      Int k = factor_exponent(t.op(i));
+      if (k != 0) return k;
+    }
+    return 0;
+  }
+  return factor_exponent(t);
+}
+
+ex divide_terms(const ex& n, const ex& g) {
+  std::vector<ex> out;
+  for (const ex& t : terms_of(n)) out.push_back(t / g);
+  return sum_of(out);
+}
+
+std::optional<ex> divide_by_sum(const ex& n, const ex& d) {
+  Atomizer at;
+  ex nn = at.atomize(n), dd = at.atomize(d), q;
+  try {
+    if (!GiNaC::divide(nn, dd, q)) return std::nullopt;
+  } catch (const std::exception&) {
+    return std::nullopt;  // not a polynomial over the rationals after all
+  }
+  q = at.restore(q);
+  if (!integer_polynomial(q)) return std::nullopt;
+  return q;
+}
+
+ex rational_normal(const ex& e) {
+  Atomizer at;
+  ex nd;
+  try {
+    nd = at.atomize(e).numer_denom();
+  } catch (const std::exception&) {
+    return e;
+  }
+  ex num = nd.op(0).expand(), den = nd.op(1).expand();
+  return at.restore(num * GiNaC::pow(den, -1));
+}
+
+}  // namespace
+
+bool integer_polynomial(const ex& e) {
+  if (is_number(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (is_power(e)) {
+    const ex& n = e.op(1);
+    return is_number(n) && GiNaC::ex_to<GiNaC::numeric>(n).is_nonneg_integer() &&
+           integer_polynomial(e.op(0));
+  }
+  if (is_add(e) || is_mul(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (!integer_polynomial(e.op(i))) return false;
+    }
+  }
+  return true;  // symbols, and function calls (integer-valued by construction)
+}
+
+bool has_denominator(const ex& e) {
+  if (is_number(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (is_power(e)) {
+    if (is_integer(e.op(1)) && int_of(e.op(1)) < 0) return true;
+    return has_denominator(e.op(0));
+  }
+  if (is_add(e) || is_mul(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (has_denominator(e.op(i))) return true;
+    }
+  }
+  return false;
+}
+
+bool has_symbolic_denominator(const ex& e) {
+  if (is_power(e)) {
+    if (is_integer(e.op(1)) && int_of(e.op(1)) < 0) return true;
+    return has_symbolic_denominator(e.op(0));
+  }
+  if (is_add(e) || is_mul(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (has_symbolic_denominator(e.op(i))) return true;
+    }
+  }
+  return false;
+}
+
+bool skeleton_has(const ex& e, Fn f) {
+  if (call_of(e) == f) return true;
+  if (is_add(e) || is_mul(e) || is_power(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (skeleton_has(e.op(i), f)) return true;
+    }
+  }
+  return false;
+}
+
+std::vector<ex> terms_of(const ex& e) {
+  std::vector<ex> out;
+  if (is_add(e)) {
+    out.reserve(e.nops());
+    for (size_t i = 0; i < e.nops(); ++i) out.push_back(e.op(i));
+  } else if (!e.is_zero()) {
+    out.push_back(e);
+  }
+  return out;
+}
+
+ex sum_of(const std::vector<ex>& terms) {
+  if (terms.empty()) return 0;
+  if (terms.size() == 1) return terms[0];
+  GiNaC::exvector v(terms.begin(), terms.end());
+  return GiNaC::dynallocate<GiNaC::add>(v);
+}
+
+Term split_term(const ex& t) {
+  if (is_number(t)) return {GiNaC::ex_to<GiNaC::numeric>(t), ex(1)};
+  if (is_mul(t)) {
+    const ex& last = t.op(t.nops() - 1);  // GiNaC keeps the numeric coefficient last
+    if (is_number(last)) return {GiNaC::ex_to<GiNaC::numeric>(last), t / last};
+  }
+  return {GiNaC::numeric(1), t};
+}
+
+Int integer_content(const ex& e) {
+  Int g = 0;
+  for (const ex& t : terms_of(e)) {
+    Term term = split_term(t);
+    if (!term.coeff.is_integer()) return 1;
+    g = cln::gcd(g, int_of(term.coeff));
+    if (g == 1) break;
+  }
+  return g;
+}
+
+ex poly_normal(const ex& e) {
+  if (has_symbolic_denominator(e)) return rational_normal(e);
+  if (needs_expand(e)) return e.expand();
+  return e;
+}
+
+std::optional<ex> poly_quotient(const ex& n, const ex& d) {
+  if (d.is_zero()) return std::nullopt;
+  if (is_number(d)) {
+    ex q = n * GiNaC::pow(d, -1);
+    if (!integer_polynomial(q)) return std::nullopt;
+    return q;
+  }
+  if (is_add(d)) return divide_by_sum(n, d);
+  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d.
+  std::vector<ex> out;
+  for (const ex& t : terms_of(n)) {
+    ex q = t / d;
+    if (!integer_polynomial(q)) return std::nullopt;
+    out.push_back(q);
+  }
+  return sum_of(out);
+}
+
+std::optional<IntegerQuotient> integer_quotient(const ex& a, const ex& b) {
+  if (!has_denominator(a) && !has_denominator(b)) return IntegerQuotient{a, b, ex(1)};
+  IntegerQuotient q;
+  if (!has_symbolic_denominator(a) && !has_symbolic_denominator(b)) {
+    ex scale = ex_of(cln::lcm(denominator_lcm(a), denominator_lcm(b)));
+    q = {poly_normal(a * scale), poly_normal(b * scale), scale};
+  } else {
+    Atomizer at;
+    ex na, nb;
+    try {
+      na = at.atomize(a).numer_denom();
+      nb = at.atomize(b).numer_denom();
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    // b's denominator must be a number: were it zero, b (and a // b) would be undefined there,
+    // while the cleared form n // d might not be.
+    if (!is_number(nb.op(1))) return std::nullopt;
+    q = {at.restore((na.op(0) * nb.op(1)).expand()), at.restore((na.op(1) * nb.op(0)).expand()),
+         at.restore((na.op(1) * nb.op(1)).expand())};
+  }
+  if (!integer_polynomial(q.n) || !integer_polynomial(q.d)) return std::nullopt;
+  return q;
+}
+
+std::optional<CommonFactor> common_symbolic_factor(const ex& n, const ex& d) {
+  if (is_number(d) || is_number(n)) return std::nullopt;
+  if (!is_add(d)) {
+    // A monomial divisor: each of its factors to the least power it has in every term of n.
+    std::vector<ex> factors;
+    if (is_mul(d)) {
+      for (size_t i = 0; i < d.nops(); ++i) {
+        if (!is_number(d.op(i))) factors.push_back(d.op(i));
+      }
+    } else {
+      factors.push_back(d);
+    }
+    std::vector<ex> terms = terms_of(n);
+    ex g = 1;
+    for (const ex& f : factors) {
+      bool is_pow = is_power(f);
+      ex base = is_pow ? f.op(0) : f;
+      Int k = is_pow ? (is_integer(f.op(1)) ? int_of(f.op(1)) : Int(0)) : Int(1);
+      for (const ex& t : terms) {
+        if (k <= 0) break;
+        k = cln::min(k, exponent_of(t, base));
+      }
+      if (k > 0) g = g * GiNaC::pow(base, ex_of(k));
+    }
+    if (g.is_equal(1)) return std::nullopt;
+    return CommonFactor{g, divide_terms(n, g), d / g};
+  }
+  Atomizer at;
+  ex nn = at.atomize(n), dd = at.atomize(d), cn, cd, g;
+  try {
+    g = GiNaC::gcd(nn, dd, &cn, &cd);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (is_number(g)) return std::nullopt;
+  CommonFactor out{at.restore(g), at.restore(cn), at.restore(cd)};
+  if (!integer_polynomial(out.n) || !integer_polynomial(out.d)) return std::nullopt;
+  return out;
+}
+
+ex exact_quotient(const ex& n, const ex& d) {
+  if (is_number(d)) return poly_normal(n * GiNaC::pow(d, -1));
+  if (auto q = poly_quotient(n, d)) return *q;
+  return poly_normal(n * GiNaC::pow(d, -1));
+}
+
+Int floor_div(const Int& a, const Int& b) { return cln::floor1(a, b); }
+
+bool divides(const Int& d, const Int& n) { return cln::zerop(cln::mod(n, d)); }
+
+}  // namespace symshape::detail

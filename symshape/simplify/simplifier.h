@@ -1,0 +1,148 @@
+// Internal: the machinery shared by simplify()'s rule families (the driver in simplify.cc, the
+// division rules in div_rules.cc, max / min in minmax_rules.cc, polynomial helpers in
+// polynomial.cc). Not part of the public API.
+#pragma once
+
+#include <ginac/ginac.h>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/prove.h"
+#include "symshape/ranges.h"
+
+namespace symshape::detail {
+
+using GiNaC::ex;
+
+// ---- node tests ------------------------------------------------------------------------------
+// By exact type: GiNaC's is_a<> is a dynamic_cast, which dominated simplify()'s profile, and the
+// engine never subclasses these classes.
+
+inline bool is_add(const ex& e) { return GiNaC::is_exactly_a<GiNaC::add>(e); }
+inline bool is_mul(const ex& e) { return GiNaC::is_exactly_a<GiNaC::mul>(e); }
+inline bool is_power(const ex& e) { return GiNaC::is_exactly_a<GiNaC::power>(e); }
+inline bool is_number(const ex& e) { return GiNaC::is_exactly_a<GiNaC::numeric>(e); }
+inline bool is_symbol(const ex& e) { return GiNaC::is_exactly_a<GiNaC::symbol>(e); }
+inline bool is_integer(const ex& e) {
+  return is_number(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+}
+// Which integer function e calls (Fn::None for anything else).
+inline Fn call_of(const ex& e) {
+  return GiNaC::is_exactly_a<GiNaC::function>(e) ? function_of(e) : Fn::None;
+}
+
+// ---- polynomial helpers (polynomial.cc) ------------------------------------------------------
+// They look at the sum / product / power skeleton of an expression: function calls are atoms.
+
+// A polynomial with integer coefficients and natural powers (function calls are integers):
+// integer-valued without any divisibility fact.
+bool integer_polynomial(const ex& e);
+// The skeleton has a rational coefficient or a negative power (an exact quotient).
+bool has_denominator(const ex& e);
+// The skeleton has a negative power (a symbolic denominator such as y^-1).
+bool has_symbolic_denominator(const ex& e);
+// The skeleton contains a function call of kind f.
+bool skeleton_has(const ex& e, Fn f);
+// The terms of a sum; e itself for a non-sum; none for 0.
+std::vector<ex> terms_of(const ex& e);
+// Adds up terms (GiNaC orders and combines them).
+ex sum_of(const std::vector<ex>& terms);
+
+// A term split as (rational coefficient) * rest, rest having coefficient 1.
+struct Term {
+  GiNaC::numeric coeff;
+  ex rest;
+};
+Term split_term(const ex& t);
+// The gcd of the integer coefficients of a polynomial with integer coefficients (0 for 0).
+Int integer_content(const ex& e);
+
+// The polynomial normal form: sums and products expanded; a symbolic denominator cancelled
+// against the numerator (numerator / denominator, both expanded). Cheap when nothing changes.
+ex poly_normal(const ex& e);
+
+// q such that n == q * d with q a polynomial with integer coefficients (so d divides n at every
+// integer point); nullopt when none is found.
+std::optional<ex> poly_quotient(const ex& n, const ex& d);
+
+// a / b == n / d with n, d polynomials with integer coefficients, and a * scale == n,
+// b * scale == d. nullopt when b's denominator is symbolic (clearing it could hide an error).
+struct IntegerQuotient {
+  ex n, d, scale;
+};
+std::optional<IntegerQuotient> integer_quotient(const ex& a, const ex& b);
+
+// A non-constant common factor g of n and d (n == g * n', d == g * d'); nullopt when none is
+// found. Monomial factors are found directly; GiNaC's gcd is used only when d is a sum.
+struct CommonFactor {
+  ex g, n, d;
+};
+std::optional<CommonFactor> common_symbolic_factor(const ex& n, const ex& d);
+
+// n / d for a division the caller knows to be exact: the polynomial quotient when there is
+// one, else the rational form in polynomial normal form.
+ex exact_quotient(const ex& n, const ex& d);
+
+// Python floor division and modulo of integers (cln::floor1 / cln::mod, named for the reader).
+Int floor_div(const Int& a, const Int& b);
+bool divides(const Int& d, const Int& n);  // d != 0
+
+// ---- the simplifier (simplify.cc) -------------------------------------------------------------
+
+// One simplify() call: the facts, memo tables and the questions the rules ask (ranges first,
+// prove only when a range does not settle it).
+class Simplifier {
+ public:
+  explicit Simplifier(const Facts& facts) : facts_(facts) {}
+
+  // e simplified (memoized; rewritten nodes are simplified again, up to a depth cap).
+  ex run(const ex& e);
+
+  const Facts& facts() const { return facts_; }
+  ValueRange range(const ex& e);
+  // Whether range(e) is exactly the set of values e takes: e is a constant, or a symbol no
+  // assumed relation mentions. prove() can then tell no more than the range.
+  bool range_is_exact(const ex& e) const;
+  ModularSet modular(const ex& e);
+  // prove(lhs op rhs), cached for the call.
+  Truth decide(RelOp op, const ex& lhs, const ex& rhs);
+  bool nonzero(const ex& e);
+  bool positive(const ex& e);
+  bool nonnegative(const ex& e);
+  // 0 <= n < d at every point (so n // d == 0 and n % d == n).
+  bool below_divisor(const ex& n, const ex& d);
+  // Every division in e has a divisor shown to be nonzero.
+  bool divisors_nonzero(const ex& e);
+  // t is a multiple of d by the divisibility facts (known divisors of symbols, or a fact
+  // (p, q) with d | q and p | t).
+  bool multiple_by_facts(const ex& t, const ex& d);
+
+ private:
+  ex run_function(const ex& e);
+  ex run_polynomial(const ex& e);
+  ex apply_rules(const ex& e);
+  bool term_multiple_by_divisors(const ex& t, const Int& c) const;
+  const std::vector<std::pair<ex, ex>>& normalized_facts();
+
+  const Facts& facts_;
+  GiNaC::exhashmap<ex> memo_;
+  GiNaC::exhashmap<ValueRange> ranges_;
+  GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
+  std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
+  int depth_ = 0;
+};
+
+// ---- rule families ------------------------------------------------------------------------------
+// Each takes simplified arguments and returns an equal expression (the plain call when no rule
+// fires); the driver simplifies the result again when it changed.
+
+ex floordiv_rules(Simplifier& s, const ex& a, const ex& b);  // div_rules.cc
+ex mod_rules(Simplifier& s, const ex& a, const ex& b);       // div_rules.cc
+ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b);   // div_rules.cc
+ex minmax_rules(Simplifier& s, Fn f, const ex& e);           // minmax_rules.cc
+
+}  // namespace symshape::detail

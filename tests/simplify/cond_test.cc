@@ -1,0 +1,46 @@
+// simplify() of conditions: relations decided from the facts, connectives folded.
+#include <gtest/gtest.h>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/simplify.h"
+
+namespace symshape {
+namespace {
+
+const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
+
+Facts unconstrained() { return Facts(ValueRange::all()); }
+std::string simp(const Cond& c, const Facts& f = Facts()) { return simplify(c, f).str(); }
+
+TEST(SimplifyCond, DecidesRelationsThatDifferByAConstant) {
+  EXPECT_EQ(simp(x + 1 > x, unconstrained()), "True");
+  EXPECT_EQ(simp((x + 1) * (x + 1) == x * x + 2 * x + 1, unconstrained()), "True");
+  EXPECT_EQ(simp(x * (y + 1) < x * y + x, unconstrained()), "False");
+}
+
+TEST(SimplifyCond, DecidesRelationsFromTheFacts) {
+  EXPECT_EQ(simp(x >= 1), "True");
+  EXPECT_EQ(simp(x < 0), "False");
+  EXPECT_EQ(simp(floordiv(x, 2) <= x), "True");
+  EXPECT_EQ(simp(x >= 5), "x >= 5");
+  EXPECT_EQ(simp(x >= 5, unconstrained()), "x >= 5");
+}
+
+TEST(SimplifyCond, SimplifiesBothSides) {
+  EXPECT_EQ(simp(floordiv(4 * x + y, 4) == x, unconstrained()), "x + y//4 == x");
+  Facts f;
+  f.assume(mod(x, 2) == Expr(0));
+  EXPECT_EQ(simp(floordiv(x, floordiv(x, 2)) == Expr(2), f), "True");
+}
+
+TEST(SimplifyCond, FoldsAndAndOr) {
+  EXPECT_EQ(simp(x >= 1 && y > 100), "y > 100");
+  EXPECT_EQ(simp(x < 0 || y > 100), "y > 100");
+  EXPECT_EQ(simp(x < 0 && y > 100), "False");
+  EXPECT_EQ(simp(x >= 1 || y > 100), "True");
+  EXPECT_EQ(simp(!(x < 0)), "True");
+}
+
+}  // namespace
+}  // namespace symshape

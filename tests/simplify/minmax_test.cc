@@ -1,0 +1,67 @@
+// simplify() of max and min.
+#include <gtest/gtest.h>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/simplify.h"
+
+namespace symshape {
+namespace {
+
+const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
+
+Facts unconstrained() { return Facts(ValueRange::all()); }
+std::string simp(const Expr& e, const Facts& f = Facts()) { return simplify(e, f).str(); }
+
+TEST(SimplifyMaxMin, DropsADominatedArgument) {
+  EXPECT_EQ(simp(max(x, x + 1), unconstrained()), "x + 1");
+  EXPECT_EQ(simp(min(x, x + 1), unconstrained()), "x");
+  // Sizes are at least 1 by default.
+  EXPECT_EQ(simp(max(x, 0)), "x");
+  EXPECT_EQ(simp(min(x, 0)), "0");
+  EXPECT_EQ(simp(max(x, 1)), "x");
+  EXPECT_EQ(simp(max(x, 2 * x)), "2*x");
+}
+
+TEST(SimplifyMaxMin, KeepsArgumentsThatMayEachBeLarger) {
+  EXPECT_EQ(simp(max(x, y)), "max(x, y)");
+  EXPECT_EQ(simp(max(x, 0), unconstrained()), "max(0, x)");
+  EXPECT_EQ(simp(max(x, 2 * x), unconstrained()), "max(x, 2*x)");
+}
+
+TEST(SimplifyMaxMin, RemovesRepeatedArguments) {
+  EXPECT_EQ(simp(max(max(x, y), x)), "max(x, y)");
+  EXPECT_EQ(simp(min(x, min(y, x))), "min(x, y)");
+}
+
+TEST(SimplifyMaxMin, MergesConstantArguments) {
+  EXPECT_EQ(simp(max(max(x, 3), max(5, y)), unconstrained()), "max(5, x, y)");
+  EXPECT_EQ(simp(min(min(x, 3), min(5, y)), unconstrained()), "min(3, x, y)");
+}
+
+TEST(SimplifyMaxMin, FlattensNestedCalls) {
+  Expr e = simplify(max(max(x, y), max(y, Expr::symbol("z"))), unconstrained());
+  EXPECT_EQ(e.str(), "max(x, y, z)");
+}
+
+TEST(SimplifyMaxMin, IsDeterministicWhateverTheArgumentOrder) {
+  EXPECT_TRUE(simplify(max(x, y), unconstrained()).identical(simplify(max(y, x), unconstrained())));
+  EXPECT_TRUE(simplify(min(max(x, 3), y), unconstrained())
+                  .identical(simplify(min(y, max(3, x)), unconstrained())));
+}
+
+TEST(SimplifyMaxMin, ClampsToAConstantWhenTheRangeIsOnePoint) {
+  Facts f = unconstrained();
+  f.set_range("x", ValueRange::closed(Int(0), Int(5)));
+  EXPECT_EQ(simp(max(x, 10), f), "10");
+  EXPECT_EQ(simp(min(max(x, 0), 5), f), "x");
+  // A clamped slice bound: min(max(start, 0), size).
+  Expr start = Expr::symbol("start"), size = Expr::symbol("size");
+  Facts g;  // sizes >= 1
+  g.set_range("start", ValueRange::all());
+  EXPECT_EQ(simp(min(max(start, 0), size), g), "min(size, max(0, start))");
+  EXPECT_EQ(simp(min(max(size - 1, 0), size), g), "size - 1");
+}
+
+}  // namespace
+}  // namespace symshape
