@@ -1,0 +1,178 @@
+// Times the expression engine on shape expressions a compiler actually meets: parse, simplify,
+// bounds and prove over a fixed corpus, and simplify per expression. Figures: docs/performance.md.
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/prove.h"
+#include "symshape/ranges.h"
+#include "symshape/simplify.h"
+
+namespace symshape {
+namespace {
+
+// Reshapes, convolution output sizes, tiling, slicing clamps and the textbook cancellations.
+// Fixed on purpose: docs/performance.md reports these exact expressions.
+const std::vector<std::string> kCorpus = {
+    "s0*s1*4096",                        // reshape: element count
+    "(s0*s1*4096)//(s1*64)",             // reshape: inferred -1 dimension
+    "(h + 2*3 - 1*(7 - 1) - 1)//2 + 1",  // conv output size, constant kernel 7 stride 2 pad 3
+    "(h + 2*p - d*(k - 1) - 1)//s + 1",  // conv output size, every parameter symbolic
+    "ceildiv(n, 32)*32",                 // tiling: padded length
+    "min(max(start, 0), n)",             // slicing: clamped start
+    "max(min(end, n), start) - start",   // slicing: clamped length
+    "(n*320 + 255) % 256",               // alignment remainder
+    "s0*s1*s2//s0",                      // flatten then unflatten
+    "(4*x + 3)//4",                      // rounding that cancels
+    "(a*a - b*b)//(a + b)",              // exact polynomial division
+    "((w + h)*65)//(w + h)",             // common factor with a sum
+};
+
+// Sizes are dimensions ([1, inf]); slice bounds may be negative; padding may be 0.
+Facts corpus_facts() {
+  Facts facts(ValueRange::at_least(Int(1)));
+  facts.set_range("start", ValueRange::all());
+  facts.set_range("end", ValueRange::all());
+  facts.set_range("p", ValueRange::at_least(Int(0)));
+  return facts;
+}
+
+// Parse failures mean the corpus or the parser is broken: no figure is worth reporting.
+Expr must_parse(const std::string& text) {
+  Expected<Expr> e = parse_expr(text);
+  if (!e) {
+    std::fprintf(stderr, "expr_bench: cannot parse '%s': %s\n", text.c_str(), e.error().c_str());
+    std::exit(1);
+  }
+  return *e;
+}
+
+Cond must_parse_cond(const std::string& text) {
+  Expected<Cond> c = parse_cond(text);
+  if (!c) {
+    std::fprintf(stderr, "expr_bench: cannot parse '%s': %s\n", text.c_str(), c.error().c_str());
+    std::exit(1);
+  }
+  return *c;
+}
+
+const std::vector<Expr>& parsed_corpus() {
+  static const std::vector<Expr> exprs = [] {
+    std::vector<Expr> out;
+    for (const std::string& text : kCorpus) out.push_back(must_parse(text));
+    return out;
+  }();
+  return exprs;
+}
+
+// A condition to prove with the facts it needs.
+struct ProveCase {
+  std::string cond;
+  std::vector<std::pair<std::string, ValueRange>> ranges;
+  std::vector<std::string> assumptions;
+};
+
+const std::vector<ProveCase> kProveCases = {
+    {"x//2 <= x", {}, {}},
+    {"i0*32 + i1 < ((n+31)//32)*32",
+     {{"i0", ValueRange::at_least(Int(0))}, {"i1", ValueRange::closed(Int(0), Int(31))}},
+     {"i0 < (n+31)//32"}},
+    {"a < c", {}, {"a < b", "b < c"}},
+    {"(n*320 + 255) % 256 >= 63", {}, {}},
+    {"ceildiv(n, 32)*32 >= n", {}, {}},
+    {"min(max(start, 0), n) <= n", {{"start", ValueRange::all()}}, {}},
+};
+
+struct PreparedProve {
+  Cond cond;
+  Facts facts;
+};
+
+const std::vector<PreparedProve>& prepared_prove_cases() {
+  static const std::vector<PreparedProve> cases = [] {
+    std::vector<PreparedProve> out;
+    for (const ProveCase& pc : kProveCases) {
+      Facts facts(ValueRange::at_least(Int(1)));
+      for (const auto& [name, range] : pc.ranges) facts.set_range(name, range);
+      for (const std::string& a : pc.assumptions) facts.assume(must_parse_cond(a));
+      out.push_back({must_parse_cond(pc.cond), std::move(facts)});
+    }
+    return out;
+  }();
+  return cases;
+}
+
+void BM_Parse(benchmark::State& state) {
+  for (auto _ : state) {
+    for (const std::string& text : kCorpus) {
+      Expected<Expr> e = parse_expr(text);
+      benchmark::DoNotOptimize(e);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(kCorpus.size()));
+}
+BENCHMARK(BM_Parse);
+
+void BM_Simplify(benchmark::State& state) {
+  const std::vector<Expr>& exprs = parsed_corpus();
+  Facts facts = corpus_facts();
+  for (auto _ : state) {
+    for (const Expr& e : exprs) {
+      Expr s = simplify(e, facts);
+      benchmark::DoNotOptimize(s);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(exprs.size()));
+}
+BENCHMARK(BM_Simplify);
+
+// Range analysis of the expressions as parsed (not simplified first), so this times bound alone.
+void BM_Bounds(benchmark::State& state) {
+  const std::vector<Expr>& exprs = parsed_corpus();
+  Facts facts = corpus_facts();
+  for (auto _ : state) {
+    for (const Expr& e : exprs) {
+      ValueRange r = bound(e, facts);
+      benchmark::DoNotOptimize(r);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(exprs.size()));
+}
+BENCHMARK(BM_Bounds);
+
+void BM_Prove(benchmark::State& state) {
+  const std::vector<PreparedProve>& cases = prepared_prove_cases();
+  for (auto _ : state) {
+    for (const PreparedProve& pc : cases) {
+      Truth t = prove(pc.cond, pc.facts);
+      benchmark::DoNotOptimize(t);
+    }
+  }
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(cases.size()));
+}
+BENCHMARK(BM_Prove);
+
+// One corpus expression per run (the label shows which), to find the slow ones.
+void BM_SimplifyExpr(benchmark::State& state) {
+  const size_t index = static_cast<size_t>(state.range(0));
+  const Expr& e = parsed_corpus()[index];
+  Facts facts = corpus_facts();
+  for (auto _ : state) {
+    Expr s = simplify(e, facts);
+    benchmark::DoNotOptimize(s);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(kCorpus[index]);
+}
+BENCHMARK(BM_SimplifyExpr)->DenseRange(0, static_cast<int>(kCorpus.size()) - 1)->ArgName("expr");
+
+}  // namespace
+}  // namespace symshape
+
+BENCHMARK_MAIN();

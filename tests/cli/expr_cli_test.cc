@@ -1,0 +1,291 @@
+// End-to-end tests of `symshape expr`: the real binary, its stdout, stderr and exit code.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_runner.h"
+
+namespace symshape::cli_test {
+namespace {
+
+// The CLI tests link GoogleTest only (no gmock), hence these two small checks.
+::testing::AssertionResult Contains(const std::string& text, const std::string& part) {
+  if (text.find(part) != std::string::npos) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "'" << part << "' not found in: " << text;
+}
+
+::testing::AssertionResult IsErrorLine(const std::string& text) {
+  if (text.starts_with("symshape: error: ")) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "not a 'symshape: error: ' line: " << text;
+}
+
+std::string describe(const std::vector<std::string>& args, const CliResult& r) {
+  std::string cmd = "symshape";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\n  stdout: " + r.out + "\n  stderr: " + r.err;
+}
+
+// The command succeeds and prints exactly `line` (and nothing on stderr).
+void expect_output(const std::vector<std::string>& args, const std::string& line) {
+  CliResult r = run_cli(args);
+  SCOPED_TRACE(describe(args, r));
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, line + "\n");
+  EXPECT_EQ(r.err, "");
+}
+
+// The command fails as bad input: exit code 2, nothing on stdout, one `symshape: error:` line on
+// stderr that contains every one of `reasons`.
+void expect_error(const std::vector<std::string>& args, const std::vector<std::string>& reasons) {
+  CliResult r = run_cli(args);
+  SCOPED_TRACE(describe(args, r));
+  EXPECT_EQ(r.signal, 0);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_TRUE(IsErrorLine(r.err));
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "the error is not exactly one line";
+  for (const std::string& reason : reasons) EXPECT_TRUE(Contains(r.err, reason));
+}
+
+// ---- simplify ----
+
+TEST(ExprSimplifyCli, DropsAFractionThatTheRangeKeepsBelowOne) {
+  expect_output({"expr", "simplify", "(4*x + 3)//4", "--range", "x=0..100"}, "x");
+}
+
+TEST(ExprSimplifyCli, CancelsACommonFactorOfAFloorDivision) {
+  expect_output({"expr", "simplify", "(6*x)//4"}, "(3*x)//2");
+}
+
+TEST(ExprSimplifyCli, DividesPolynomialsExactly) {
+  expect_output({"expr", "simplify", "(a*a - b*b)//(a + b)"}, "a - b");
+}
+
+TEST(ExprSimplifyCli, DropsTheDominatedSideOfMax) {
+  expect_output({"expr", "simplify", "max(x, x + 1)"}, "x + 1");
+}
+
+TEST(ExprSimplifyCli, AcceptsFlagsBeforeTheExpressionAndInEqualsForm) {
+  expect_output({"expr", "simplify", "--range=x=0..100", "(4*x + 3)//4"}, "x");
+}
+
+TEST(ExprSimplifyCli, AssumptionsNarrowRanges) {
+  // With x >= 0 only from the assumption, (4*x + 3)//4 is still x.
+  expect_output(
+      {"expr", "simplify", "(4*x + 3)//4", "--range", "x=-inf..inf", "--assume", "x >= 0"}, "x");
+}
+
+TEST(ExprSimplifyCli, DoubleDashLetsAnExpressionStartWithDashes) {
+  expect_output({"expr", "simplify", "--", "--x"}, "x");
+  expect_output({"expr", "simplify", "--", "-h"}, "-h");
+}
+
+// ---- bounds ----
+
+TEST(ExprBoundsCli, UsesDivisibilityToTightenAModulo) {
+  expect_output({"expr", "bounds", "(n*320 + 255) % 256"}, "[63, 255]");
+}
+
+TEST(ExprBoundsCli, SymbolsAreDimensionsByDefault) {
+  expect_output({"expr", "bounds", "x - 1"}, "[0, inf]");
+}
+
+TEST(ExprBoundsCli, AnUnboundedRangeGivesInfiniteEnds) {
+  expect_output({"expr", "bounds", "x - 1", "--range", "x=-inf..inf"}, "[-inf, inf]");
+}
+
+TEST(ExprBoundsCli, AFiniteRange) {
+  expect_output({"expr", "bounds", "2*y + 1", "--range", "y=0..31"}, "[1, 63]");
+}
+
+// ---- prove ----
+
+TEST(ExprProveCli, ChainsAssumedInequalities) {
+  expect_output({"expr", "prove", "a < c", "--assume", "a < b", "--assume", "b < c"}, "true");
+}
+
+TEST(ExprProveCli, ProvesTheTiledIndexStaysInBounds) {
+  expect_output({"expr", "prove", "i0*32 + i1 < ((n+31)//32)*32", "--range", "i0=0..inf", "--range",
+                 "i1=0..31", "--assume", "i0 < (n+31)//32"},
+                "true");
+}
+
+TEST(ExprProveCli, RefutesAContradictedEquality) {
+  expect_output({"expr", "prove", "x == 3", "--assume", "x > 4"}, "false");
+}
+
+TEST(ExprProveCli, SaysUnknownWhenTheFactsDoNotDecide) {
+  expect_output({"expr", "prove", "x != 5"}, "unknown");
+}
+
+// ---- eval ----
+
+TEST(ExprEvalCli, FloorDivisionRoundsTowardMinusInfinity) {
+  expect_output({"expr", "eval", "-7//2"}, "-4");
+}
+
+TEST(ExprEvalCli, ModuloTakesTheSignOfTheDivisor) {
+  expect_output({"expr", "eval", "x % y", "x=-7", "y=2"}, "1");
+  expect_output({"expr", "eval", "x % y", "x=7", "y=-2"}, "-1");
+}
+
+TEST(ExprEvalCli, IntegersHaveNoSizeLimit) {
+  expect_output({"expr", "eval", "2**100"}, "1267650600228229401496703205376");
+  expect_output({"expr", "eval", "x*y", "x=-123456789012345678901234567890", "y=10"},
+                "-1234567890123456789012345678900");
+}
+
+TEST(ExprEvalCli, ARelationPrintsTrueOrFalse) {
+  expect_output({"expr", "eval", "x < y", "x=1", "y=2"}, "true");
+  expect_output({"expr", "eval", "x < y and y < 2", "x=1", "y=2"}, "false");
+}
+
+// ---- errors: bad input exits 2 with one line on stderr ----
+
+TEST(ExprCliErrors, AParseErrorNamesTheColumnAndTheReason) {
+  expect_error({"expr", "simplify", "4*x +* 3"}, {"4*x +* 3", "column 6"});
+  expect_error({"expr", "bounds", "(x + 1"}, {"column", "')'"});
+  expect_error({"expr", "eval", "x $ 2", "x=1"}, {"column 3"});
+}
+
+TEST(ExprCliErrors, ProveNeedsACondition) {
+  expect_error({"expr", "prove", "x + 1"}, {"column", "condition"});
+}
+
+TEST(ExprCliErrors, AnUnparsableAssumptionIsNamed) {
+  expect_error({"expr", "prove", "x > 0", "--assume", "x >"}, {"--assume", "column"});
+}
+
+TEST(ExprCliErrors, DivisionByZero) {
+  expect_error({"expr", "simplify", "x // 0"}, {"division by zero"});
+  expect_error({"expr", "eval", "x // y", "x=1", "y=0"}, {"division by zero"});
+  expect_error({"expr", "eval", "x % (y - 2)", "x=1", "y=2"}, {"division by zero"});
+}
+
+TEST(ExprCliErrors, AnUnboundSymbolInEvalIsNamed) {
+  expect_error({"expr", "eval", "x + y", "x=1"}, {"unbound", "'y'"});
+  expect_error({"expr", "eval", "x < y"}, {"'x'", "'y'"});
+}
+
+TEST(ExprCliErrors, AMalformedBindingIsNamed) {
+  expect_error({"expr", "eval", "x + 1", "x=abc"}, {"'abc'"});
+  expect_error({"expr", "eval", "x + 1", "x"}, {"NAME=INT"});
+  expect_error({"expr", "eval", "x + 1", "x=1", "x=2"}, {"'x'", "twice"});
+}
+
+TEST(ExprCliErrors, AMalformedRangeIsNamed) {
+  expect_error({"expr", "simplify", "x", "--range", "x=5..2"}, {"x=5..2", "empty"});
+  expect_error({"expr", "simplify", "x", "--range", "x=a..b"}, {"x=a..b", "'a'"});
+  expect_error({"expr", "simplify", "x", "--range", "x=0..b"}, {"'b'"});
+  expect_error({"expr", "simplify", "x", "--range", "x=5"}, {"x=5", "NAME=LO..HI"});
+  expect_error({"expr", "simplify", "x", "--range", "0..5"}, {"NAME=LO..HI"});
+  expect_error({"expr", "simplify", "x", "--range", "1x=0..5"}, {"'1x'"});
+  expect_error({"expr", "simplify", "x", "--range", "x=inf..5"}, {"'inf'"});
+  expect_error({"expr", "simplify", "x", "--range", "x=0..3", "--range", "x=1..2"},
+               {"twice", "'x'"});
+}
+
+TEST(ExprCliErrors, AnUnknownFlag) {
+  expect_error({"expr", "simplify", "x", "--frobnicate"}, {"unknown flag", "'--frobnicate'"});
+  // eval takes no facts: it evaluates at one point.
+  expect_error({"expr", "eval", "x", "x=1", "--range", "x=0..1"}, {"unknown flag", "'--range'"});
+}
+
+TEST(ExprCliErrors, AMissingArgument) {
+  expect_error({"expr", "simplify"}, {"missing EXPR"});
+  expect_error({"expr", "prove", "--assume", "x > 1"}, {"missing COND"});
+  expect_error({"expr", "eval"}, {"missing EXPR"});
+  expect_error({"expr", "simplify", "x", "--range"}, {"'--range'", "needs a value"});
+}
+
+TEST(ExprCliErrors, AnExtraArgument) {
+  expect_error({"expr", "simplify", "x", "+", "1"}, {"unexpected argument", "'+'"});
+}
+
+TEST(ExprCliErrors, AnUnknownSubcommand) {
+  expect_error({"frobnicate"}, {"unknown command", "'frobnicate'"});
+  expect_error({"expr", "frobnicate", "x"}, {"'frobnicate'", "simplify"});
+}
+
+TEST(ExprCliErrors, NoArgumentsPrintsUsageAndFails) {
+  CliResult r = run_cli({});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "usage: symshape"));
+  r = run_cli({"expr"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "usage: symshape expr"));
+}
+
+// Odd input must give an answer or a one-line error, never a crash or a hang.
+TEST(ExprCliErrors, NothingCrashes) {
+  const std::vector<std::string> inputs = {
+      "",
+      " ",
+      "(",
+      ")",
+      "x//",
+      "max()",
+      "max(x)",
+      "min(,)",
+      "2**-1",
+      "x**y",
+      "2**(2**80)",
+      "ceildiv(1, 0)",
+      "x % 0",
+      "0 // 0",
+      "1/2",
+      "x = 1",
+      "not x",
+      "x < y < z",
+      "\xff\xfe",
+      "x\ty",
+      "True",
+      "x and 1",
+      "99999999999999999999999999**9",
+      std::string(5000, '(') + "x" + std::string(5000, ')'),
+      std::string(5000, '-') + "x",
+  };
+  for (const std::string& text : inputs) {
+    for (const char* action : {"simplify", "bounds", "prove", "eval"}) {
+      std::vector<std::string> args = {"expr", action, "--", text};
+      CliResult r = run_cli(args);
+      SCOPED_TRACE(describe(args, r));
+      EXPECT_EQ(r.signal, 0);
+      EXPECT_FALSE(r.timed_out);
+      EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 2);
+      if (r.exit_code == 2) {
+        EXPECT_TRUE(IsErrorLine(r.err));
+      }
+    }
+  }
+}
+
+// ---- help ----
+
+TEST(CliHelp, TopLevelHelpListsTheExprCommand) {
+  CliResult r = run_cli({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(Contains(r.out, "usage: symshape"));
+  EXPECT_TRUE(Contains(r.out, "expr"));
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(CliHelp, ExprHelpShowsEveryActionAndFlag) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"expr", "--help"},
+                                        {"expr", "simplify", "--help"},
+                                        {"help", "expr"}}) {
+    CliResult r = run_cli(args);
+    SCOPED_TRACE(describe(args, r));
+    EXPECT_EQ(r.exit_code, 0);
+    for (const char* word : {"simplify", "bounds", "prove", "eval", "--range", "--assume"}) {
+      EXPECT_TRUE(Contains(r.out, word));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace symshape::cli_test

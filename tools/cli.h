@@ -1,0 +1,87 @@
+// Shared pieces of the `symshape` command-line program: the subcommand table, flag parsing and
+// error reporting. Subcommands stay thin: they parse their arguments, call the library, print.
+#pragma once
+
+#include <map>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/ranges.h"
+
+namespace symshape::cli {
+
+// Exit codes, the same for every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitShapeError = 1;  // reserved for `check`: the input's shapes are wrong
+inline constexpr int kExitBadInput = 2;    // malformed arguments, expressions or files
+
+// Bad input noticed by the CLI itself (an unknown flag, a malformed --range). main() prints it
+// as `symshape: error: <message>` and exits with kExitBadInput, as it does for symshape::Error.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The arguments after the subcommand's name.
+using Args = std::vector<std::string>;
+
+// One row of the dispatcher's table in main.cc: `symshape <name> ARGS...`.
+struct Subcommand {
+  std::string_view name;
+  std::string_view summary;      // one line, shown by `symshape --help`
+  int (*run)(const Args& args);  // returns the exit code; may throw UsageError or Error
+};
+
+// Subcommand entry points (one file each in tools/).
+int run_expr(const Args& args);   // expr_command.cc
+int run_check(const Args& args);  // check_command.cc
+
+// A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
+struct FlagSpec {
+  std::string_view name;     // "--range"
+  std::string_view metavar;  // "NAME=LO..HI"; empty for a switch such as "--verbose"
+  std::string_view help;     // one line
+};
+
+// What parse_flags found: positionals in order, each flag's values in order.
+struct ParsedArgs {
+  std::vector<std::string> positional;
+  std::map<std::string, std::vector<std::string>, std::less<>> values;  // switches: one "" each
+  bool help = false;                                                    // -h or --help
+
+  // The values given for a flag (empty when it was not given).
+  const std::vector<std::string>& all(std::string_view flag) const;
+  bool has(std::string_view flag) const { return values.find(flag) != values.end(); }
+};
+
+// Splits args into positionals and the given flags. `--flag VALUE` and `--flag=VALUE` both work;
+// `--` ends the flags. Only words starting with `--` (and `-h`) are flags, so `-7//2` and
+// `-x + 1` are positional. Throws UsageError on an unknown flag or a missing value.
+ParsedArgs parse_flags(const Args& args, std::span<const FlagSpec> flags);
+
+// The flags as aligned help lines ("  --range NAME=LO..HI  the symbol's range"), plus -h.
+std::string format_flags(std::span<const FlagSpec> flags);
+
+// Throws UsageError unless exactly `count` positionals were given; `what` names them for the
+// message ("EXPR").
+void expect_positionals(const ParsedArgs& parsed, size_t count, std::string_view what);
+
+// `NAME=LO..HI` (LO an integer or -inf, HI an integer or inf) as a symbol name and a non-empty
+// range. Throws UsageError naming the flag text when it is malformed.
+std::pair<std::string, ValueRange> parse_range_spec(std::string_view spec);
+
+// `NAME=INT` (any size, may be negative) as a symbol name and its value. Throws UsageError.
+std::pair<std::string, Int> parse_binding(std::string_view spec);
+
+// The text in single quotes, for messages: 'x=a..b'.
+std::string quote(std::string_view text);
+
+// Prints `symshape: error: <message>` on one line to stderr.
+void print_error(std::string_view message);
+
+}  // namespace symshape::cli

@@ -1,0 +1,208 @@
+// `symshape expr`: simplify, bound, prove and evaluate one integer expression or condition.
+#include <iostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "symshape/expr.h"
+#include "symshape/facts.h"
+#include "symshape/prove.h"
+#include "symshape/ranges.h"
+#include "symshape/simplify.h"
+#include "tools/cli.h"
+
+namespace symshape::cli {
+
+namespace {
+
+constexpr FlagSpec kFactFlags[] = {
+    {"--range", "NAME=LO..HI",
+     "NAME ranges over [LO, HI] (LO may be -inf, HI inf); default 1..inf"},
+    {"--assume", "COND", "assume COND holds, e.g. \"a < b\" (repeatable)"},
+};
+
+struct Action {
+  std::string_view name;
+  std::string_view usage;    // the arguments after `symshape expr <name>`
+  std::string_view summary;  // one line for the help
+  bool takes_facts;          // accepts --range and --assume
+  int (*run)(const ParsedArgs& args);
+};
+
+int run_simplify(const ParsedArgs& args);
+int run_bounds(const ParsedArgs& args);
+int run_prove(const ParsedArgs& args);
+int run_eval(const ParsedArgs& args);
+
+constexpr Action kActions[] = {
+    {"simplify", "EXPR [--range NAME=LO..HI]... [--assume COND]...",
+     "print EXPR in simplest form under the ranges and assumptions", true, run_simplify},
+    {"bounds", "EXPR [--range NAME=LO..HI]... [--assume COND]...",
+     "print the range [LO, HI] of EXPR's values (inf / -inf when unbounded)", true, run_bounds},
+    {"prove", "COND [--range NAME=LO..HI]... [--assume COND]...",
+     "print true, false or unknown: does COND hold at every point?", true, run_prove},
+    {"eval", "EXPR|COND [NAME=INT]...",
+     "print the value at one point (true / false for a condition)", false, run_eval},
+};
+
+void print_usage(std::ostream& out) {
+  size_t width = 0;
+  for (const Action& a : kActions) width = std::max(width, a.name.size());
+  std::string_view lead = "usage: ";
+  for (const Action& a : kActions) {
+    out << lead << "symshape expr " << a.name << std::string(width - a.name.size() + 1, ' ')
+        << a.usage << "\n";
+    lead = "       ";
+  }
+  out << "\n"
+         "Integer expressions with Python semantics: // floors, % takes the sign of the divisor,\n"
+         "plus ceildiv(a, b), max(a, b, ...), min(a, b, ...) and x**n. Conditions use\n"
+         "== != < <= > >= and, or, not. Every symbol ranges over [1, inf] unless --range says\n"
+         "otherwise. Quote each expression; put `--` before one that starts with `--` or\n"
+         "is `-h`.\n"
+         "\n"
+         "commands:\n";
+  for (const Action& a : kActions) {
+    out << "  " << a.name << std::string(width - a.name.size() + 2, ' ') << a.summary << "\n";
+  }
+  out << "\noptions (simplify, bounds, prove):\n" << format_flags(kFactFlags);
+  out << "\nexamples:\n"
+         "  symshape expr simplify \"(4*x + 3)//4\" --range x=0..100         # x\n"
+         "  symshape expr bounds \"(n*320 + 255) % 256\"                     # [63, 255]\n"
+         "  symshape expr prove \"a < c\" --assume \"a < b\" --assume \"b < c\"  # true\n"
+         "  symshape expr eval \"x % y\" x=-7 y=2                            # 1\n";
+}
+
+const Action* find_action(std::string_view name) {
+  for (const Action& a : kActions) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+Expr parse_expr_arg(const std::string& text) {
+  Expected<Expr> e = parse_expr(text);
+  if (!e) throw UsageError("cannot parse expression " + quote(text) + ": " + e.error());
+  return *e;
+}
+
+Cond parse_cond_arg(const std::string& text, std::string_view what) {
+  Expected<Cond> c = parse_cond(text);
+  if (!c)
+    throw UsageError("cannot parse " + std::string(what) + " " + quote(text) + ": " + c.error());
+  return *c;
+}
+
+// Symbols are dimensions ([1, inf]) unless --range says otherwise; --assume adds facts (and
+// may narrow ranges further, so it is applied after every --range).
+Facts facts_from(const ParsedArgs& args) {
+  Facts facts(ValueRange::at_least(Int(1)));
+  std::set<std::string> seen;
+  for (const std::string& spec : args.all("--range")) {
+    auto [name, range] = parse_range_spec(spec);
+    if (!seen.insert(name).second) throw UsageError("--range given twice for " + quote(name));
+    facts.set_range(name, range);
+  }
+  for (const std::string& text : args.all("--assume")) {
+    facts.assume(parse_cond_arg(text, "--assume"));
+  }
+  return facts;
+}
+
+int run_simplify(const ParsedArgs& args) {
+  expect_positionals(args, 1, "EXPR (usage: symshape expr simplify EXPR)");
+  Expr e = parse_expr_arg(args.positional[0]);
+  Facts facts = facts_from(args);
+  std::cout << simplify(e, facts).str() << "\n";
+  return kExitOk;
+}
+
+int run_bounds(const ParsedArgs& args) {
+  expect_positionals(args, 1, "EXPR (usage: symshape expr bounds EXPR)");
+  Expr e = parse_expr_arg(args.positional[0]);
+  Facts facts = facts_from(args);
+  // Simplifying first lets range analysis see through cancellations such as (4*x + 3)//4.
+  std::cout << bound(simplify(e, facts), facts).str() << "\n";
+  return kExitOk;
+}
+
+int run_prove(const ParsedArgs& args) {
+  expect_positionals(args, 1, "COND (usage: symshape expr prove COND)");
+  Cond c = parse_cond_arg(args.positional[0], "condition");
+  Facts facts = facts_from(args);
+  std::cout << to_string(prove(c, facts)) << "\n";
+  return kExitOk;
+}
+
+int run_eval(const ParsedArgs& args) {
+  if (args.positional.empty())
+    throw UsageError("missing EXPR (usage: symshape expr eval EXPR NAME=INT...)");
+  const std::string& text = args.positional[0];
+  Bindings values;
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    auto [name, value] = parse_binding(args.positional[i]);
+    if (!values.emplace(name, value).second) {
+      throw UsageError("symbol " + quote(name) + " is given twice");
+    }
+  }
+
+  // An integer expression, else a condition; a text that is neither reports the expression
+  // parser's error (both parsers stop at the same place on a syntax error).
+  Expected<Expr> e = parse_expr(text);
+  std::optional<Cond> c;
+  if (!e) {
+    Expected<Cond> parsed = parse_cond(text);
+    if (!parsed) throw UsageError("cannot parse expression " + quote(text) + ": " + e.error());
+    c = *parsed;
+  }
+
+  std::vector<std::string> unbound;
+  for (const std::string& name : e ? e->free_symbols() : c->free_symbols()) {
+    if (values.find(name) == values.end()) unbound.push_back(name);
+  }
+  if (!unbound.empty()) {
+    std::string names;
+    for (const std::string& name : unbound) names += (names.empty() ? "" : ", ") + quote(name);
+    throw UsageError("unbound symbol" + std::string(unbound.size() > 1 ? "s " : " ") + names +
+                     " in " + quote(text) + " (give a value as NAME=INT)");
+  }
+
+  try {
+    if (e) {
+      std::cout << to_string(evaluate(*e, values)) << "\n";
+    } else {
+      std::cout << (evaluate(*c, values) ? "true" : "false") << "\n";
+    }
+  } catch (const Error& err) {
+    throw UsageError("cannot evaluate " + quote(text) + ": " + err.what());
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int run_expr(const Args& args) {
+  if (args.empty()) {
+    print_usage(std::cerr);
+    return kExitBadInput;
+  }
+  if (args[0] == "-h" || args[0] == "--help") {
+    print_usage(std::cout);
+    return kExitOk;
+  }
+  const Action* action = find_action(args[0]);
+  if (action == nullptr) {
+    throw UsageError("unknown expr command " + quote(args[0]) +
+                     " (expected simplify, bounds, prove or eval; see symshape expr --help)");
+  }
+  std::span<const FlagSpec> flags;
+  if (action->takes_facts) flags = kFactFlags;
+  ParsedArgs parsed = parse_flags(Args(args.begin() + 1, args.end()), flags);
+  if (parsed.help) {
+    print_usage(std::cout);
+    return kExitOk;
+  }
+  return action->run(parsed);
+}
+
+}  // namespace symshape::cli
