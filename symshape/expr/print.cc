@@ -13,17 +13,130 @@ namespace {
 
 using GiNaC::ex;
 
-// Type ranks for the canonical order: numbers, then symbols and powers (compared as base**exp),
-// then products, sums, and function calls.
-int rank(const ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
-  if (GiNaC::is_a<GiNaC::symbol>(e) || GiNaC::is_a<GiNaC::power>(e)) return 1;
-  if (GiNaC::is_a<GiNaC::mul>(e)) return 2;
-  if (GiNaC::is_a<GiNaC::add>(e)) return 3;
-  return 4;
+int sign(int v) { return (v > 0) - (v < 0); }
+
+// One factor base**exp of a product (exp is 1 for a plain factor).
+struct Factor {
+  ex base;
+  ex exp;
+};
+
+// A product coeff * base1**exp1 * ... in a form that does not depend on GiNaC's choices. GiNaC
+// moves the sign of a sum factor in or out by hash order (`(z - a)*m` may be stored as
+// `-(a - z)*m`), so every sum base here has a positive leading term, and the factors are sorted.
+struct Monomial {
+  GiNaC::numeric coeff;
+  std::vector<Factor> factors;
+};
+
+Monomial monomial(const ex& e);
+
+int compare_factors(const Factor& a, const Factor& b) {
+  if (int c = canonical_compare(a.base, b.base)) return c;
+  return canonical_compare(a.exp, b.exp);
 }
 
-int sign(int v) { return (v > 0) - (v < 0); }
+int compare_factor_lists(const std::vector<Factor>& a, const std::vector<Factor>& b) {
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (int c = compare_factors(a[i], b[i])) return c;
+  }
+  return sign(static_cast<int>(a.size()) - static_cast<int>(b.size()));
+}
+
+// Total degree, counting a function call as one symbol: orders the terms of a sum. Exact, since
+// nested powers such as ((x**2 + 1)**2 + 1)**2... overflow any machine integer.
+Int degree(const ex& e) {
+  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
+  if (GiNaC::is_a<GiNaC::power>(e)) {
+    return detail::is_int(e.op(1)) ? degree(e.op(0)) * detail::int_of(e.op(1)) : Int(1);
+  }
+  if (GiNaC::is_a<GiNaC::mul>(e)) {
+    Int d = 0;
+    for (size_t i = 0; i < e.nops(); ++i) d = d + degree(e.op(i));
+    return d;
+  }
+  if (GiNaC::is_a<GiNaC::add>(e)) {
+    Int d = 0;
+    for (size_t i = 0; i < e.nops(); ++i) d = cln::max(d, degree(e.op(i)));
+    return d;
+  }
+  return 1;
+}
+
+// A non-constant term of a sum, in the order the printer writes them: highest degree first.
+struct Term {
+  Monomial m;
+  Int degree;
+};
+
+Term make_term(const ex& e) { return {monomial(e), degree(e)}; }
+
+bool term_before(const Term& a, const Term& b) {
+  if (a.degree != b.degree) return a.degree > b.degree;
+  return compare_factor_lists(a.m.factors, b.m.factors) < 0;
+}
+
+// The sign of the term a sum prints first.
+int leading_sign(const ex& sum) {
+  std::optional<Term> lead;
+  for (size_t i = 0; i < sum.nops(); ++i) {
+    if (GiNaC::is_a<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
+    Term t = make_term(sum.op(i));
+    if (!lead || term_before(t, *lead)) lead = std::move(t);
+  }
+  return lead ? lead->m.coeff.csgn() : 1;
+}
+
+void add_factor(Monomial& m, const ex& f) {
+  const bool is_power = GiNaC::is_a<GiNaC::power>(f);
+  Factor factor{is_power ? f.op(0) : f, is_power ? f.op(1) : ex(1)};
+  if (GiNaC::is_a<GiNaC::add>(factor.base) && detail::is_int(factor.exp) &&
+      leading_sign(factor.base) < 0) {
+    factor.base = -factor.base;  // still a sum: GiNaC distributes a numeric factor over it
+    if (cln::oddp(detail::int_of(factor.exp))) m.coeff = -m.coeff;
+  }
+  m.factors.push_back(std::move(factor));
+}
+
+Monomial monomial(const ex& e) {
+  Monomial m{GiNaC::numeric(1), {}};
+  if (GiNaC::is_a<GiNaC::numeric>(e)) {
+    m.coeff = GiNaC::ex_to<GiNaC::numeric>(e);
+  } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (GiNaC::is_a<GiNaC::numeric>(e.op(i))) {
+        m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(e.op(i));
+      } else {
+        add_factor(m, e.op(i));
+      }
+    }
+  } else if (GiNaC::is_a<GiNaC::power>(e)) {
+    add_factor(m, e);
+  } else {
+    m.factors.push_back({e, ex(1)});  // a sum on its own keeps its sign: it is the value
+  }
+  std::sort(m.factors.begin(), m.factors.end(),
+            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+  return m;
+}
+
+// The sign the printer gives e: of its first term for a sum, of its coefficient otherwise.
+int canonical_sign(const ex& e) {
+  if (GiNaC::is_a<GiNaC::add>(e)) return leading_sign(e);
+  return monomial(e).coeff.csgn();
+}
+
+// Type ranks for the canonical order: numbers, then symbols and powers (compared as base**exp),
+// then products, sums, and function calls. Ranked on the monomial, since GiNaC may store the
+// same power as a power or as -1 times a power.
+int rank(const ex& e, const Monomial& m) {
+  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
+  if (m.factors.size() != 1 || m.coeff != 1) return 2;
+  const Factor& f = m.factors[0];
+  if (GiNaC::is_a<GiNaC::symbol>(f.base) || !f.exp.is_equal(1)) return 1;
+  if (GiNaC::is_a<GiNaC::add>(f.base)) return 3;
+  return 4;
+}
 
 std::vector<ex> sorted_operands(const ex& e) {
   std::vector<ex> ops;
@@ -45,24 +158,26 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
 
 int canonical_compare(const ex& a, const ex& b) {
   if (a.is_equal(b)) return 0;
-  int ra = rank(a), rb = rank(b);
+  const Monomial ma = monomial(a), mb = monomial(b);
+  int ra = rank(a, ma), rb = rank(b, mb);
   if (ra != rb) return sign(ra - rb);
   switch (ra) {
     case 0:
       return cln::compare(cln::realpart(GiNaC::ex_to<GiNaC::numeric>(a).to_cl_N()),
                           cln::realpart(GiNaC::ex_to<GiNaC::numeric>(b).to_cl_N()));
     case 1: {
-      bool pa = GiNaC::is_a<GiNaC::power>(a), pb = GiNaC::is_a<GiNaC::power>(b);
-      const ex& base_a = pa ? a.op(0) : a;
-      const ex& base_b = pb ? b.op(0) : b;
-      if (!pa && !pb) {
+      const Factor& fa = ma.factors[0];
+      const Factor& fb = mb.factors[0];
+      if (GiNaC::is_a<GiNaC::symbol>(a) && GiNaC::is_a<GiNaC::symbol>(b)) {
         return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
             GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
       }
-      if (int c = canonical_compare(base_a, base_b)) return c;
-      return canonical_compare(pa ? a.op(1) : ex(1), pb ? b.op(1) : ex(1));
+      return compare_factors(fa, fb);
     }
-    case 2:
+    case 2: {
+      if (int c = compare_factor_lists(ma.factors, mb.factors)) return c;
+      return canonical_compare(ma.coeff, mb.coeff);
+    }
     case 3: return compare_lists(sorted_operands(a), sorted_operands(b));
     default: {
       Fn fa = function_of(a), fb = function_of(b);
@@ -92,26 +207,6 @@ std::string wrap(const Printed& p, Prec at_least) {
   return p.prec >= at_least ? p.text : "(" + p.text + ")";
 }
 
-// Total degree, counting a function call as one symbol: orders the terms of a sum.
-int degree(const ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
-  if (GiNaC::is_a<GiNaC::power>(e)) {
-    return detail::is_int(e.op(1)) ? degree(e.op(0)) * cln::cl_I_to_int(detail::int_of(e.op(1)))
-                                   : 1;
-  }
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d += degree(e.op(i));
-    return d;
-  }
-  if (GiNaC::is_a<GiNaC::add>(e)) {
-    int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d = std::max(d, degree(e.op(i)));
-    return d;
-  }
-  return 1;
-}
-
 // Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
 // its top-level sum or product (an exact division).
 bool has_denominator(const ex& e) {
@@ -133,30 +228,20 @@ Printed print_binary_fn(const ex& a, const ex& b, const char* op) {
   return {wrap(pa, kPower) + op + wrap(pb, kPower), kProduct, true};
 }
 
-// Splits a sum's term or a product into its integer coefficient and the rest.
-std::pair<Int, ex> split_coefficient(const ex& e) {
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    ex c = e.op(e.nops() - 1);  // GiNaC keeps the numeric coefficient last
-    if (detail::is_int(c)) return {detail::int_of(c), e / c};
-  }
-  if (detail::is_int(e)) return {detail::int_of(e), ex(1)};
-  return {Int(1), e};
+Printed print_factor(const Factor& f) {
+  if (f.exp.is_equal(1)) return print(f.base);
+  // `**` binds tighter than unary minus on its left: (-2)**3.
+  return {wrap(print(f.base), kAtom) + "**" + print(f.exp).text, kPower, false};
 }
 
 // A product with a non-negative coefficient: `2*x*(y//4)`.
-Printed print_product(const Int& coeff, const ex& rest) {
-  std::vector<ex> factors;
-  if (GiNaC::is_a<GiNaC::mul>(rest)) {
-    factors = sorted_operands(rest);
-  } else if (!rest.is_equal(1)) {
-    factors.push_back(rest);
-  }
+Printed print_product(const Int& coeff, const std::vector<Factor>& factors) {
   bool alone = factors.size() == 1 && coeff == 1;
-  if (alone) return print(factors[0]);
+  if (alone) return print_factor(factors[0]);
   std::string text;
   if (coeff != 1 || factors.empty()) text = to_string(coeff);
-  for (const ex& f : factors) {
-    Printed pf = print(f);
+  for (const Factor& f : factors) {
+    Printed pf = print_factor(f);
     // A quotient or remainder inside a product is parenthesized: `2*(x//4)`, never `2*x//4`.
     std::string piece = pf.top_is_div ? "(" + pf.text + ")" : wrap(pf, kProduct);
     text += text.empty() ? piece : "*" + piece;
@@ -165,45 +250,39 @@ Printed print_product(const Int& coeff, const ex& rest) {
 }
 
 // A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
-Printed print_signed(const Int& coeff, const ex& rest) {
-  Printed mag = print_product(cln::abs(coeff), rest);
+Printed print_signed(const Int& coeff, const std::vector<Factor>& factors) {
+  Printed mag = print_product(cln::abs(coeff), factors);
   if (coeff >= 0) return mag;
   // `-x//4` would mean (-x)//4 in Python, and `-x + y` is not -(x + y).
   if (mag.top_is_div || mag.prec == kSum) return {"-(" + mag.text + ")", kUnary, false};
   return {"-" + mag.text, mag.prec == kProduct ? kProduct : kUnary, false};
 }
 
+// The coefficient of a monomial outside a quotient, which is an integer.
+Int int_coeff(const Monomial& m) { return detail::int_of(ex(m.coeff)); }
+
 Printed print_sum(const ex& e) {
-  struct Term {
-    Int coeff;
-    ex rest;
-    int degree;
-  };
   std::vector<Term> terms;
   Int constant = 0;
   for (size_t i = 0; i < e.nops(); ++i) {
-    auto [c, rest] = split_coefficient(e.op(i));
-    if (rest.is_equal(1)) {
-      constant = constant + c;
+    if (detail::is_int(e.op(i))) {
+      constant = constant + detail::int_of(e.op(i));
     } else {
-      terms.push_back({c, rest, degree(rest)});
+      terms.push_back(make_term(e.op(i)));
     }
   }
-  std::sort(terms.begin(), terms.end(), [](const Term& a, const Term& b) {
-    if (a.degree != b.degree) return a.degree > b.degree;
-    return canonical_compare(a.rest, b.rest) < 0;
-  });
+  std::sort(terms.begin(), terms.end(), term_before);
   std::string text;
-  auto append = [&](const Int& c, const ex& rest) {
+  auto append = [&](const Int& c, const std::vector<Factor>& factors) {
     if (text.empty()) {
-      text = print_signed(c, rest).text;
+      text = print_signed(c, factors).text;
     } else {
-      Printed mag = print_product(cln::abs(c), rest);
+      Printed mag = print_product(cln::abs(c), factors);
       text += (c < 0 ? " - " : " + ") + wrap(mag, kProduct);
     }
   };
-  for (const Term& t : terms) append(t.coeff, t.rest);
-  if (constant != 0 || text.empty()) append(constant, ex(1));
+  for (const Term& t : terms) append(int_coeff(t.m), t.m.factors);
+  if (constant != 0 || text.empty()) append(constant, {});
   return {text, kSum, false};
 }
 
@@ -215,18 +294,19 @@ Printed print(const ex& e) {
   if (GiNaC::is_a<GiNaC::symbol>(e)) return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
   if (has_denominator(e)) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
+    // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
-    return print_binary_fn(nd.op(0), nd.op(1), "//");
+    ex num = nd.op(0), den = nd.op(1);
+    if (canonical_sign(den) < 0) {
+      num = -num;
+      den = -den;
+    }
+    return print_binary_fn(num, den, "//");
   }
   if (GiNaC::is_a<GiNaC::add>(e)) return print_sum(e);
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
-    auto [c, rest] = split_coefficient(e);
-    return print_signed(c, rest);
-  }
-  if (GiNaC::is_a<GiNaC::power>(e)) {
-    Printed base = print(e.op(0));
-    // `**` binds tighter than unary minus on its left: (-2)**3.
-    return {wrap(base, kAtom) + "**" + print(e.op(1)).text, kPower, false};
+  if (GiNaC::is_a<GiNaC::mul>(e) || GiNaC::is_a<GiNaC::power>(e)) {
+    Monomial m = monomial(e);
+    return print_signed(int_coeff(m), m.factors);
   }
   switch (function_of(e)) {
     case Fn::FloorDiv: return print_binary_fn(e.op(0), e.op(1), "//");
