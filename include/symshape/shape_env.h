@@ -81,10 +81,11 @@ struct SymbolInfo {
 };
 
 // How create_symbol names and constrains a new symbol.
+// (Every member has an initializer, so designated initializers may name any subset of them.)
 struct SymbolOptions {
-  std::string name;                          // the user's name (`batch`); else s0, s1, ...
-  std::optional<ValueRange> constraint;      // the user's [min, max]; checked against the hint
-  std::optional<bool> specialize_zero_one;   // overrides ShapeEnvOptions for this symbol
+  std::string name{};                         // the user's name (`batch`); else s0, s1, ...
+  std::optional<ValueRange> constraint{};     // the user's [min, max]; checked against the hint
+  std::optional<bool> specialize_zero_one{};  // overrides ShapeEnvOptions for this symbol
 };
 
 struct ShapeEnvOptions {
@@ -225,7 +226,10 @@ class ShapeEnv {
   std::string fresh_name(char prefix);
   SymInt add_symbol(SymbolInfo info, const ValueRange& range);
   SymbolInfo& info_of(const SymInt& value, const char* what);
-  Truth decide_static(const Cond& c, const Facts& facts, bool use_cache);
+  // c decided from the facts alone; *simplified, when asked for, receives c under the
+  // replacements, simplified (what evaluate() guards, so it is not simplified twice).
+  Truth decide_static(const Cond& c, const Facts& facts, bool use_cache,
+                      Cond* simplified = nullptr);
   // Learns from a condition now known to hold: replacements, ranges, divisibility, facts.
   void learn(const Cond& c);
   void learn_equality(const Expr& lhs, const Expr& rhs);
@@ -234,8 +238,8 @@ class ShapeEnv {
   const Facts& size_oblivious_facts();
   void check_env(const ShapeEnv* other) const;
   bool has_unbacked(const std::vector<std::string>& symbol_names) const;
-  // The guarded form of c: substituted and simplified, or a DataDependentError.
-  Cond prepare_guard(const Cond& c, const Provenance& where);
+  // The guarded form of a substituted and simplified condition, or a DataDependentError.
+  Cond prepare_guard(const Cond& simplified, const Provenance& where);
 
   ShapeEnvOptions options_;
   std::vector<SymbolInfo> symbols_;
@@ -252,6 +256,7 @@ class ShapeEnv {
   struct CacheEntry {
     Cond cond;
     Truth truth;
+    Cond simplified;
   };
   std::unordered_multimap<size_t, CacheEntry> cache_;
   uint64_t cache_epoch_ = ~uint64_t{0};

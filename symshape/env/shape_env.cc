@@ -1,6 +1,7 @@
-#include "symshape/shape_env.h"
+#include <algorithm>
 
 #include "symshape/expr/functions.h"
+#include "symshape/shape_env.h"
 #include "symshape/simplify.h"
 
 namespace symshape {
@@ -125,8 +126,10 @@ SymInt ShapeEnv::create_symbol(const Int& hint, const std::string& source, DimPo
     constrain_as_size(u);
     return u;
   }
-  const std::string label = options.name.empty() ? source : "'" + options.name + "' (" + source + ")";
-  if (hint < 0) throw ConstraintViolation("size " + to_string(hint) + " of " + label + " is negative");
+  const std::string label =
+      options.name.empty() ? source : "'" + options.name + "' (" + source + ")";
+  if (hint < 0)
+    throw ConstraintViolation("size " + to_string(hint) + " of " + label + " is negative");
   if (options.constraint && !options.constraint->contains(hint)) {
     throw ConstraintViolation("size " + to_string(hint) + " of " + label +
                               " is outside its declared range " + options.constraint->str());
@@ -142,10 +145,9 @@ SymInt ShapeEnv::create_symbol(const Int& hint, const std::string& source, DimPo
     if (it != by_name_.end()) {
       const SymbolInfo& existing = symbols_[it->second];
       if (existing.kind != SymbolKind::Backed || *existing.hint != hint) {
-        throw ConstraintViolation("dim '" + options.name + "' is " + to_string(hint) + " at " +
-                                  source + " but " +
-                                  (existing.hint ? to_string(*existing.hint) : "unbacked") +
-                                  " at " + existing.source);
+        throw ConstraintViolation(
+            "dim '" + options.name + "' is " + to_string(hint) + " at " + source + " but " +
+            (existing.hint ? to_string(*existing.hint) : "unbacked") + " at " + existing.source);
       }
       if (options.constraint) refine(options.name, *options.constraint);
       return SymInt(Expr::symbol(options.name), this);
@@ -206,6 +208,12 @@ void ShapeEnv::constrain_range(const SymInt& value, const ValueRange& range) {
     if (range.lo()) defer_runtime_assert(wrap(e >= Expr(*range.lo())));
     if (range.hi()) defer_runtime_assert(wrap(e <= Expr(*range.hi())));
     return;
+  }
+  const SymbolInfo* info = has_symbol(e.symbol_name()) ? &symbol(e.symbol_name()) : nullptr;
+  if (info && info->hint && !range.contains(*info->hint)) {
+    // The example inputs are outside the range: every later decision would contradict them.
+    throw ConstraintViolation(e.str() + " = " + to_string(*info->hint) + " (" + info->source +
+                              ") is outside " + range.str());
   }
   record("constrain_range " + e.str() + " " + range.str());
   refine(e.symbol_name(), range);
@@ -271,7 +279,9 @@ bool ShapeEnv::has_unbacked(const std::vector<std::string>& names) const {
   return false;
 }
 
-bool ShapeEnv::is_data_dependent(const Expr& e) const { return has_unbacked(substitute(e).free_symbols()); }
+bool ShapeEnv::is_data_dependent(const Expr& e) const {
+  return has_unbacked(substitute(e).free_symbols());
+}
 
 std::optional<Int> ShapeEnv::size_hint(const Expr& e) const {
   Expr s = substitute(e);
@@ -286,16 +296,104 @@ namespace {
 size_t cond_hash(const Cond& c) {
   size_t h = static_cast<size_t>(c.kind()) * 0x9e3779b97f4a7c15ULL;
   if (c.kind() == Cond::Kind::Rel) {
-    h ^= static_cast<size_t>(c.op()) + (size_t{c.lhs().hash()} << 1) + (size_t{c.rhs().hash()} << 33);
+    h ^= static_cast<size_t>(c.op()) + (size_t{c.lhs().hash()} << 1) +
+         (size_t{c.rhs().hash()} << 33);
   }
   for (const Cond& o : c.operands()) h = h * 31 + cond_hash(o);
   return h;
 }
 
+// The disjuncts of c: its operands when it is an `or`, else c itself.
+void add_disjuncts(const Cond& c, std::vector<Cond>& out) {
+  if (c.kind() == Cond::Kind::Or) {
+    out.insert(out.end(), c.operands().begin(), c.operands().end());
+  } else {
+    out.push_back(c);
+  }
+}
+
+// a and b are the same condition as written, or one is the other mirrored (`x == y`, `y == x`).
+bool same_condition(const Cond& a, const Cond& b) {
+  if (a.identical(b)) return true;
+  return a.kind() == Cond::Kind::Rel && b.kind() == Cond::Kind::Rel && a.op() == reverse(b.op()) &&
+         a.lhs().identical(b.rhs()) && a.rhs().identical(b.lhs());
+}
+
+// f implies the disjunction `pool` when each disjunct of f is one of pool's.
+bool implies(const Cond& f, const std::vector<Cond>& pool) {
+  std::vector<Cond> parts;
+  add_disjuncts(f, parts);
+  for (const Cond& p : parts) {
+    bool found = false;
+    for (const Cond& q : pool) found = found || same_condition(q, p);
+    if (!found) return false;
+  }
+  return true;
+}
+
+// prove() reasons with relations and leaves guarded disjunctions and `!=` out; without this a
+// guard `a != b` would not decide `a == b` the next time, and the env would guard it again.
+// A fact decides a question that contains it literally: f implies c when each disjunct of f is
+// a disjunct of one of the forms of c, and implies not c likewise.
+Truth recall(const ShapeEnv& env, const std::vector<Cond>& forms, const Facts& facts) {
+  std::vector<Cond> yes, no;
+  for (const Cond& c : forms) {
+    add_disjuncts(c, yes);
+    add_disjuncts(!c, no);
+  }
+  std::vector<size_t> seen;
+  for (const std::string& s : forms.front().free_symbols()) {
+    for (size_t i : facts.assumptions_mentioning(s)) {
+      const Cond& f = facts.assumptions()[i];
+      bool left_out =
+          f.kind() == Cond::Kind::Or || (f.kind() == Cond::Kind::Rel && f.op() == RelOp::Ne);
+      if (!left_out || std::find(seen.begin(), seen.end(), i) != seen.end()) continue;
+      seen.push_back(i);
+      Cond now = env.substitute(f);  // the fact may predate a replacement
+      if (now.is_true() || now.is_false()) continue;
+      if (implies(now, yes)) return Truth::True;
+      if (implies(now, no)) return Truth::False;
+    }
+  }
+  return Truth::Unknown;
+}
+
+// prove() on the simplest form, then the facts it leaves out, then operand by operand on every
+// compound form: `a or b` is false when a guard refutes each disjunct as it was written, even if
+// simplifying with the newer facts rewrote them past what prove() can connect.
+// `simplified`: forms.back() is simplify()'s output, whose relations prove() already left
+// undecided (simplify asks it about each one), so a lone relation is not proved again.
+Truth decide_with_facts(const ShapeEnv& env, const std::vector<Cond>& forms, const Facts& facts,
+                        bool simplified) {
+  const Cond& c = forms.back();
+  if (c.is_true()) return Truth::True;
+  if (c.is_false()) return Truth::False;
+  Truth t = simplified && c.kind() == Cond::Kind::Rel ? Truth::Unknown : prove(c, facts);
+  if (t == Truth::Unknown) t = recall(env, forms, facts);
+  if (t != Truth::Unknown) return t;
+  for (size_t i = 0; i < forms.size(); ++i) {
+    const Cond& f = forms[i];
+    if (f.kind() != Cond::Kind::And && f.kind() != Cond::Kind::Or) continue;
+    if (i + 1 < forms.size() && f.identical(c)) continue;  // the same form comes again
+    const bool is_and = f.kind() == Cond::Kind::And;
+    const Truth absorbing = is_and ? Truth::False : Truth::True;
+    const bool operands_simplified = simplified && i + 1 == forms.size();
+    bool all_neutral = true;
+    for (const Cond& o : f.operands()) {
+      Truth ot = decide_with_facts(env, {o}, facts, operands_simplified);
+      if (ot == absorbing) return absorbing;
+      all_neutral = all_neutral && ot == negate(absorbing);
+    }
+    if (all_neutral) return negate(absorbing);
+  }
+  return Truth::Unknown;
+}
+
 }  // namespace
 
-Truth ShapeEnv::decide_static(const Cond& c, const Facts& facts, bool use_cache) {
+Truth ShapeEnv::decide_static(const Cond& c, const Facts& facts, bool use_cache, Cond* simplified) {
   Cond subst = substitute(c);
+  if (simplified) *simplified = subst;
   if (subst.is_true()) return Truth::True;
   if (subst.is_false()) return Truth::False;
   size_t key = 0;
@@ -307,14 +405,16 @@ Truth ShapeEnv::decide_static(const Cond& c, const Facts& facts, bool use_cache)
     key = cond_hash(subst);
     auto [lo, hi] = cache_.equal_range(key);
     for (auto it = lo; it != hi; ++it) {
-      if (it->second.cond.identical(subst)) return it->second.truth;
+      if (it->second.cond.identical(subst)) {
+        if (simplified) *simplified = it->second.simplified;
+        return it->second.truth;
+      }
     }
   }
   Cond simple = symshape::simplify(subst, facts);
-  Truth t = simple.is_true()    ? Truth::True
-            : simple.is_false() ? Truth::False
-                                : prove(simple, facts);
-  if (use_cache) cache_.emplace(key, CacheEntry{subst, t});
+  Truth t = decide_with_facts(*this, {subst, simple}, facts, true);
+  if (use_cache) cache_.emplace(key, CacheEntry{subst, t, simple});
+  if (simplified) *simplified = simple;
   return t;
 }
 
@@ -323,16 +423,19 @@ Truth ShapeEnv::known(const SymBool& cond) {
   return decide_static(cond.cond(), facts_, true);
 }
 
-Cond ShapeEnv::prepare_guard(const Cond& c, const Provenance& where) {
-  Cond simple = symshape::simplify(substitute(c), facts_);
-  if (has_unbacked(simple.free_symbols())) throw DataDependentError(simple.str(), where);
-  return simple;
+Cond ShapeEnv::prepare_guard(const Cond& simplified, const Provenance& where) {
+  if (has_unbacked(simplified.free_symbols())) {
+    throw DataDependentError(simplified.str(), where);
+  }
+  return simplified;
 }
 
 bool ShapeEnv::evaluate(const SymBool& cond, const Provenance& where) {
-  Truth t = known(cond);
+  check_env(cond.env());
+  Cond simple;
+  Truth t = decide_static(cond.cond(), facts_, true, &simple);
   if (t != Truth::Unknown) return t == Truth::True;
-  Cond c = prepare_guard(cond.cond(), where);
+  Cond c = prepare_guard(simple, where);
   bool value = symshape::evaluate(c, hints_);
   Cond guard = value ? c : !c;
   guards_.push_back({guard, where});
@@ -372,7 +475,11 @@ const Facts& ShapeEnv::size_oblivious_facts() {
   if (!oblivious_facts_ || oblivious_version_ != epoch_ + facts_.version()) {
     oblivious_facts_ = facts_;
     for (const SymbolInfo& info : symbols_) {
-      if (info.size_like) oblivious_facts_->refine_range(info.name, ValueRange::at_least(2));
+      if (!info.size_like) continue;
+      // A size-like symbol that cannot reach 2 keeps its range: an empty one would prove anything.
+      const ValueRange r = facts_.range_of(info.name);
+      if (!r.hi() || *r.hi() >= 2)
+        oblivious_facts_->refine_range(info.name, ValueRange::at_least(2));
     }
     oblivious_version_ = epoch_ + facts_.version();
   }
@@ -389,9 +496,15 @@ bool ShapeEnv::guard_size_oblivious(const SymBool& cond, const Provenance& where
 void ShapeEnv::defer_runtime_assert(const SymBool& cond, const Provenance& where) {
   Truth t = known(cond);
   if (t == Truth::True) return;
-  Cond c = symshape::simplify(substitute(cond.cond()), facts_);
+  Cond subst = substitute(cond.cond());
   if (t == Truth::False) {
-    throw Error("runtime assertion " + c.str() + " can never hold" + at(where));
+    // The condition as asked (simplified, it would only read `False`).
+    throw Error("runtime assertion " + subst.str() + " can never hold" + at(where));
+  }
+  Cond c = symshape::simplify(subst, facts_);
+  if (!has_unbacked(c.free_symbols()) && !symshape::evaluate(c, hints_)) {
+    // Learning it would make the env contradict the example inputs it was built from.
+    throw Error("runtime assertion " + subst.str() + " fails for the example inputs" + at(where));
   }
   runtime_asserts_.push_back({c, where});
   record("runtime_assert " + c.str() + at(where));
@@ -409,10 +522,19 @@ struct LinearInOne {
   Int constant;
 };
 
+// d times the lcm of its coefficients' denominators: the same sign, integer coefficients. Exact
+// quotients carry rational coefficients (`s0//2 >= 5` is (1/2)*s0 - 5 >= 0, i.e. s0 - 10 >= 0).
+GiNaC::ex without_denominators(const GiNaC::ex& d) {
+  GiNaC::ex e = d.expand();
+  if (!GiNaC::is_a<GiNaC::add>(e) && !GiNaC::is_a<GiNaC::mul>(e)) return e;
+  GiNaC::numeric den = e.integer_content().denom();
+  return den.is_equal(1) ? e : (e * den).expand();
+}
+
 std::optional<LinearInOne> linear_in_one(const Expr& d) {
   std::vector<std::string> syms = d.free_symbols();
   if (syms.size() != 1) return std::nullopt;
-  GiNaC::ex e = d.ex().expand();
+  GiNaC::ex e = without_denominators(d.ex());
   GiNaC::ex x = Expr::symbol(syms[0]).ex();
   if (!e.is_polynomial(x) || e.degree(x) != 1) return std::nullopt;
   GiNaC::ex c = e.coeff(x, 1), k = e.coeff(x, 0);
@@ -441,6 +563,24 @@ ValueRange solve_bound(const LinearInOne& l, RelOp op) {
   return ValueRange::all();
 }
 
+// Records divisor | dividend in its most useful form. For a polynomial with integer coefficients
+// and content g, (divisor / gcd(divisor, g)) | (dividend / g): `3 | 2*s0` becomes `3 | s0`, which
+// the ranges and the simplifier can use (a bare symbol's divisor is kept separately).
+void add_divisibility_reduced(Facts& facts, const Expr& dividend, Int divisor) {
+  divisor = cln::abs(divisor);
+  if (divisor == 0 || divisor == 1) return;
+  GiNaC::ex d = dividend.ex().expand();
+  if (detail::has_integer_coefficients(d) && !d.is_zero()) {
+    Int g = detail::int_of(d.integer_content());
+    divisor = cln::exquo(divisor, cln::gcd(divisor, g));
+    d = (d / detail::ex_of(g)).expand();
+  }
+  if (divisor == 1) return;
+  Expr e(d);
+  if ((-e).is_symbol()) e = -e;  // d | -x is d | x
+  facts.add_divisibility(e, Expr(divisor));
+}
+
 }  // namespace
 
 void ShapeEnv::refine(const std::string& name, const ValueRange& r) {
@@ -448,8 +588,8 @@ void ShapeEnv::refine(const std::string& name, const ValueRange& r) {
   ValueRange after = before.intersect(r);
   if (after == before) return;
   if (after.is_empty()) {
-    throw ConstraintViolation("the range of " + name + " became empty: " + before.str() +
-                              " and " + r.str() + " do not meet");
+    throw ConstraintViolation("the range of " + name + " became empty: " + before.str() + " and " +
+                              r.str() + " do not meet");
   }
   facts_.set_range(name, after);
   ++epoch_;
@@ -468,7 +608,13 @@ void ShapeEnv::learn(const Cond& c) {
   }
   ++epoch_;
   if (c.op() == RelOp::Eq) {
-    facts_.assume(c);  // records `p % q == 0` as divisibility
+    // `k*(p % q) == 0` says what `p % q == 0` says: record it in that form, as divisibility.
+    Expr d = c.lhs() - c.rhs();
+    if (GiNaC::is_a<GiNaC::mul>(d.ex())) {
+      GiNaC::ex k = d.ex().op(d.ex().nops() - 1);
+      if (detail::is_int(k) && !k.is_zero()) d = Expr(d.ex() / k);
+    }
+    facts_.assume(function_of(d.ex()) == Fn::Mod ? (d == 0) : c);
     learn_equality(c.lhs(), c.rhs());
     return;
   }
@@ -478,8 +624,10 @@ void ShapeEnv::learn(const Cond& c) {
       // x != v at an end of x's range moves that end.
       ValueRange r = facts_.range_of(l->symbol);
       ValueRange eq = solve_bound(*l, RelOp::Eq);
-      if (eq.is_point() && r.lo() && *r.lo() == *eq.lo()) refine(l->symbol, ValueRange::at_least(*r.lo() + 1));
-      if (eq.is_point() && r.hi() && *r.hi() == *eq.lo()) refine(l->symbol, ValueRange::at_most(*r.hi() - 1));
+      if (eq.is_point() && r.lo() && *r.lo() == *eq.lo())
+        refine(l->symbol, ValueRange::at_least(*r.lo() + 1));
+      if (eq.is_point() && r.hi() && *r.hi() == *eq.lo())
+        refine(l->symbol, ValueRange::at_most(*r.hi() - 1));
     } else {
       refine(l->symbol, solve_bound(*l, c.op()));
     }
@@ -488,7 +636,7 @@ void ShapeEnv::learn(const Cond& c) {
 }
 
 void ShapeEnv::learn_equality(const Expr& lhs, const Expr& rhs) {
-  GiNaC::ex d = (lhs - rhs).ex().expand();
+  GiNaC::ex d = without_denominators((lhs - rhs).ex());
   // Solve for one symbol that occurs linearly with a constant coefficient: unbacked symbols
   // first (a backed expression has a hint), then the latest, preferring a coefficient of +-1.
   const SymbolInfo* best = nullptr;
@@ -507,6 +655,10 @@ void ShapeEnv::learn_equality(const Expr& lhs, const Expr& rhs) {
     GiNaC::ex c = d.coeff(x, 1);
     if (!detail::is_int(c) || d.coeff(x, 0).has(x) || !has_symbol(s)) continue;
     const SymbolInfo& info = symbol(s);
+    // A backed symbol equal to a data-dependent expression is not solved for: it keeps its hint.
+    if (info.kind == SymbolKind::Backed && has_unbacked(Expr(d.coeff(x, 0)).free_symbols())) {
+      continue;
+    }
     if (better(info, detail::int_of(c))) {
       best = &info;
       best_coeff = detail::int_of(c);
@@ -515,8 +667,9 @@ void ShapeEnv::learn_equality(const Expr& lhs, const Expr& rhs) {
   if (!best) return;  // non-linear: kept as a fact by the caller
   GiNaC::ex x = Expr::symbol(best->name).ex();
   Expr rest(-(d.coeff(x, 0)));
-  Expr value = cln::abs(best_coeff) == 1 ? rest * Expr(best_coeff) : exact_div(rest, Expr(best_coeff));
-  if (cln::abs(best_coeff) != 1) facts_.add_divisibility(rest, Expr(best_coeff));
+  Expr value =
+      cln::abs(best_coeff) == 1 ? rest * Expr(best_coeff) : exact_div(rest, Expr(best_coeff));
+  if (cln::abs(best_coeff) != 1) add_divisibility_reduced(facts_, rest, best_coeff);
   add_replacement(best->name, value);
 }
 
@@ -539,7 +692,7 @@ void ShapeEnv::add_replacement(const std::string& name, const Expr& raw_value) {
     if (r.lo()) learn(Cond::rel(RelOp::Ge, value, Expr(*r.lo())));
     if (r.hi()) learn(Cond::rel(RelOp::Le, value, Expr(*r.hi())));
     Int divisor = facts_.known_divisor(name);
-    if (divisor != 1) facts_.add_divisibility(value, Expr(divisor));
+    if (divisor != 1) add_divisibility_reduced(facts_, value, divisor);
   }
   std::vector<Cond> stale;
   for (size_t i : facts_.assumptions_mentioning(name)) stale.push_back(facts_.assumptions()[i]);
