@@ -124,6 +124,14 @@ void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
   if (!ctx.decide(cond, rule)) ctx.fail(message);
 }
 
+size_t output_count(const OpContext& ctx, const Int& n, std::string_view op) {
+  if (n < 0 || n > Int(static_cast<long>(kMaxOutputs))) {
+    ctx.bad_input(std::string(op) + " would return " + to_string(n) + " tensors (at most " +
+                  std::to_string(kMaxOutputs) + " are supported)");
+  }
+  return static_cast<size_t>(cln::cl_I_to_long(n));
+}
+
 std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count) {
   std::vector<bool> mask(count, true);
   Value v = ctx.value(position, "output_mask");

@@ -8,61 +8,102 @@ namespace {
 TensorMeta complex_tensor(const OpContext& ctx, size_t i, std::string_view name) {
   TensorMeta t = ctx.tensor(i, name);
   if (!is_complex(t.dtype)) {
-    ctx.bad_input(std::string(name) + " must be a complex tensor, got " + std::string(to_string(t.dtype)));
+    ctx.bad_input(std::string(name) + " must be a complex tensor, got " +
+                  std::string(to_string(t.dtype)));
   }
   return t;
 }
 
-// complex(real, imag) and polar(abs, angle): two real tensors broadcast into a complex one.
+std::vector<Expr> strides_of(const TensorMeta& t) {
+  return t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
+}
+
+// A real view of complex t's parts (real, imag, or both as a last dim of 2): strides count real
+// elements, so each doubles.
+std::vector<Expr> real_view_strides(const OpContext& ctx, const TensorMeta& t) {
+  std::vector<Expr> strides = strides_of(t);
+  for (Expr& s : strides) s = ctx.simplify(s * 2);
+  return strides;
+}
+
+// The real dtypes with a complex counterpart here (complex32 is not modelled).
+void require_complex_capable(const OpContext& ctx, DType d, const std::string& op) {
+  if (d != DType::Float32 && d != DType::Float64) {
+    ctx.bad_input(op + " needs float32 or float64 tensors (complex64 / complex128), got " +
+                  std::string(to_string(d)));
+  }
+}
+
+// complex(real, imag) and polar(abs, angle): two real tensors of one dtype broadcast into a
+// complex one.
 Value from_parts(OpContext& ctx, const char* first, const char* second) {
   TensorMeta a = ctx.tensor(0, first), b = ctx.tensor(1, second);
-  if (!is_floating(a.dtype) || a.dtype != b.dtype) {
-    ctx.bad_input(std::string("expects two floating tensors of one dtype, got ") + std::string(to_string(a.dtype)) +
-                  " and " + std::string(to_string(b.dtype)));
+  const std::string op = ctx.node().target;
+  require_complex_capable(ctx, a.dtype, op);
+  if (a.dtype != b.dtype) {
+    ctx.bad_input(op + " expects " + first + " and " + second + " of one dtype, got " +
+                  std::string(to_string(a.dtype)) + " and " + std::string(to_string(b.dtype)));
   }
   return Value::of(contiguous(real_to_complex(a.dtype), broadcast_shapes(ctx, a.sizes, b.sizes)));
 }
 
-Value real_part(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  return Value::of(contiguous(is_complex(t.dtype) ? complex_to_real(t.dtype) : t.dtype, t.sizes));
+// real / imag: a view of one part (real of a real tensor is the tensor itself).
+Value part(OpContext& ctx, bool imaginary) {
+  TensorMeta t = imaginary ? complex_tensor(ctx, 0, "self") : ctx.tensor(0, "self");
+  if (!is_complex(t.dtype)) return Value::of(t);
+  TensorMeta out = contiguous(complex_to_real(t.dtype), t.sizes);
+  out.strides = real_view_strides(ctx, t);
+  return Value::of(out);
 }
 
 }  // namespace
 
 void register_complex(OpRegistry& r) {
+  // view_as_real: [..] complex -> [.., 2] real.
   r.add("aten.view_as_real", [](OpContext& ctx) {
     TensorMeta t = complex_tensor(ctx, 0, "self");
-    std::vector<Expr> sizes = t.sizes;
-    sizes.push_back(2);
-    return Value::of(contiguous(complex_to_real(t.dtype), sizes));
+    TensorMeta out = contiguous(complex_to_real(t.dtype), t.sizes);
+    out.sizes.push_back(2);
+    out.strides = real_view_strides(ctx, t);
+    out.strides.push_back(1);
+    return Value::of(out);
   });
+  // view_as_complex: [.., 2] real -> [..] complex; the pair must be adjacent in memory (last
+  // stride 1) and every other stride a whole number of complex elements.
   r.add("aten.view_as_complex", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
-    if (t.dtype != DType::Float32 && t.dtype != DType::Float64 && t.dtype != DType::Float16) {
-      ctx.bad_input("view_as_complex needs a float16, float32 or float64 tensor, got " +
-                    std::string(to_string(t.dtype)));
-    }
-    if (t.rank() == 0) ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
+    require_complex_capable(ctx, t.dtype, "view_as_complex");
+    if (t.rank() == 0)
+      ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
     ctx.require_equal(t.sizes.back(), Expr(2), "view_as_complex",
                       "view_as_complex needs a last dim of size 2, got " + shape_str(t.sizes));
-    std::vector<Expr> sizes(t.sizes.begin(), t.sizes.end() - 1);
-    return Value::of(contiguous(real_to_complex(t.dtype), sizes));
+    std::vector<Expr> strides = strides_of(t);
+    require(ctx, strides.back() == 1, "view_as_complex",
+            "view_as_complex needs a last dim with stride 1, got strides " + shape_str(strides));
+    strides.pop_back();
+    for (Expr& s : strides) {
+      require(ctx, mod(s, 2) == 0, "view_as_complex",
+              "view_as_complex needs strides divisible by 2 for all but the last dim, got " +
+                  shape_str(strides_of(t)));
+      s = ctx.simplify(floordiv(s, 2));
+    }
+    TensorMeta out =
+        contiguous(real_to_complex(t.dtype), std::vector<Expr>(t.sizes.begin(), t.sizes.end() - 1));
+    out.strides = strides;
+    return Value::of(out);
   });
   r.add("aten.complex", [](OpContext& ctx) { return from_parts(ctx, "real", "imag"); });
   r.add("aten.polar", [](OpContext& ctx) { return from_parts(ctx, "abs", "angle"); });
-  r.add("aten.real", real_part);
-  r.add("aten.imag", [](OpContext& ctx) {
-    complex_tensor(ctx, 0, "self");
-    return real_part(ctx);
-  });
+  r.add("aten.real", [](OpContext& ctx) { return part(ctx, false); });
+  r.add("aten.imag", [](OpContext& ctx) { return part(ctx, true); });
+  // angle: real for complex input; integers compute in the default float dtype.
   r.add("aten.angle", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
     DType d = is_complex(t.dtype) ? complex_to_real(t.dtype) : to_floating(t.dtype);
     return Value::of(contiguous(d, t.sizes));
   });
-  for (const char* op : {"aten.conj", "aten._conj", "aten.conj_physical", "aten.resolve_conj",
-                         "aten.resolve_neg"}) {
+  for (const char* op :
+       {"aten.conj", "aten._conj", "aten.conj_physical", "aten.resolve_conj", "aten.resolve_neg"}) {
     r.add(op, [](OpContext& ctx) { return Value::of(ctx.tensor(0, "self")); });
   }
 }

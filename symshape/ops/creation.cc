@@ -1,5 +1,6 @@
 // Tensor creation (empty, zeros, full, arange, *_like, new_*) and dtype casts.
 #include <cmath>
+#include <cstdint>
 
 #include "symshape/ops/families.h"
 
@@ -7,12 +8,14 @@ namespace symshape::ops {
 
 namespace {
 
+// Sizes for a new tensor: each must be non-negative (a guard, or a runtime assert for a
+// data-dependent size, when not static).
 std::vector<Expr> checked_sizes(const OpContext& ctx, std::vector<Expr> sizes) {
   for (Expr& s : sizes) {
     s = ctx.simplify(s);
-    if (ctx.known(s >= 0) == Truth::False) {
-      ctx.bad_input("size " + s.str() + " in " + shape_str(sizes) + " is negative");
-    }
+    const std::string message = "size " + s.str() + " in " + shape_str(sizes) + " is negative";
+    if (ctx.known(s >= 0) == Truth::False) ctx.bad_input(message);
+    require(ctx, s >= 0, "size_nonnegative", message);
   }
   return sizes;
 }
@@ -21,7 +24,8 @@ std::vector<Expr> checked_sizes(const OpContext& ctx, std::vector<Expr> sizes) {
 ShapeRule factory(size_t dtype_position) {
   return [dtype_position](OpContext& ctx) {
     std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(0, "size"));
-    return Value::of(contiguous(ctx.dtype(dtype_position, "dtype").value_or(DType::Float32), sizes));
+    return Value::of(
+        contiguous(ctx.dtype(dtype_position, "dtype").value_or(DType::Float32), sizes));
   };
 }
 
@@ -36,11 +40,44 @@ DType scalar_dtype(const OpContext& ctx, size_t i, std::string_view name) {
   return DType::Float32;
 }
 
-// like(self, *, dtype=None, ...): self's shape, self's dtype unless given.
+// Strides of a fresh tensor shaped like t under a memory_format argument: contiguous,
+// channels_last (rank 4) / channels_last_3d (rank 5), or preserve (the default): t's strides
+// when they are stored and none is a broadcast 0, else contiguous.
+std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& t) {
+  const Arg* a = ctx.arg(SIZE_MAX, "memory_format");
+  const std::string format = a ? a->text : "preserve_format";
+  if (format == "channels_last" || format == "channels_last_3d") {
+    const size_t rank = format == "channels_last" ? 4 : 5;
+    if (t.rank() != rank) {
+      ctx.bad_input(format + " needs a tensor of rank " + std::to_string(rank) + ", got " +
+                    shape_str(t.sizes));
+    }
+    // Channels (dim 1) vary fastest, then the spatial dims from the last, then the batch.
+    std::vector<Expr> strides(rank);
+    strides[1] = 1;
+    Expr step = t.sizes[1];
+    for (size_t d = rank - 1; d >= 2; --d) {
+      strides[d] = ctx.simplify(step);
+      step *= t.sizes[d];
+    }
+    strides[0] = ctx.simplify(step);
+    return strides;
+  }
+  bool keep = format == "preserve_format" && t.strides.size() == t.rank();
+  for (size_t d = 0; keep && d < t.rank(); ++d) {
+    keep = !(t.strides[d].is_constant() && t.strides[d].identical(Expr(0)) &&
+             ctx.known(t.sizes[d] == 1) != Truth::True);
+  }
+  return keep ? t.strides : TensorMeta::contiguous_strides(t.sizes);
+}
+
+// like(self, *, dtype=None, ..., memory_format=None): self's shape, self's dtype unless given.
 ShapeRule like(size_t dtype_position) {
   return [dtype_position](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
-    return Value::of(contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), t.sizes));
+    TensorMeta out = contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), t.sizes);
+    out.strides = memory_format_strides(ctx, t);
+    return Value::of(out);
   };
 }
 
@@ -58,8 +95,25 @@ bool is_float_arg(const OpContext& ctx, size_t i, std::string_view name) {
   return a && ctx.value_of(*a).kind == Value::Kind::Float;
 }
 
+// A number argument's exact value: a float literal or a constant int. nullopt for a symbolic
+// int or a float computed by a node (whose value is not tracked).
+std::optional<double> literal_number(const OpContext& ctx, size_t i, std::string_view name) {
+  const Arg* a = ctx.arg(i, name);
+  if (!a) ctx.bad_input("missing argument '" + std::string(name) + "'");
+  if (a->kind == Arg::Kind::Float) return a->real;
+  Value v = ctx.value_of(*a);
+  if (v.kind == Value::Kind::Int) {
+    if (auto c = ctx.simplify(v.integer).as_int64()) return static_cast<double>(*c);
+    return std::nullopt;
+  }
+  if (v.kind == Value::Kind::Float) return std::nullopt;
+  ctx.bad_input("argument '" + std::string(name) + "' must be a number, got " + a->str());
+}
+
 // arange(end) / arange(start, end) / arange(start, end, step): ceil((end - start) / step)
-// elements, never negative. Integer bounds may be symbolic.
+// elements. As in PyTorch, the step must be nonzero and the bounds agree with its sign (a guard
+// when symbolic). Integer bounds may be symbolic; floating ones are computed in double, except
+// that an int64 result truncates them to integers first (as ATen and torch._refs do).
 Value arange(OpContext& ctx, bool has_start, bool has_step) {
   const size_t end_pos = has_start ? 1 : 0;
   const size_t dtype_pos = has_start ? (has_step ? 3 : 2) : 1;
@@ -67,36 +121,64 @@ Value arange(OpContext& ctx, bool has_start, bool has_step) {
                         (has_start && is_float_arg(ctx, 1, "end")) ||
                         (has_step && is_float_arg(ctx, 2, "step"));
   DType dtype = ctx.dtype(dtype_pos, "dtype").value_or(floating ? DType::Float32 : DType::Int64);
+  const std::string inconsistent =
+      "arange: upper bound and lower bound inconsistent with step sign";
   Expr length;
   if (floating) {
-    double start = has_start ? ctx.real(0, "start", 0) : 0;
-    double end = ctx.real(end_pos, "end", 0);
-    double step = has_step ? ctx.real(2, "step", 1) : 1;
-    if (step == 0 || !std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) {
-      ctx.bad_input("arange needs finite bounds and a nonzero step");
+    std::optional<double> a = has_start ? literal_number(ctx, 0, "start") : 0.0;
+    std::optional<double> b = literal_number(ctx, end_pos, "end");
+    std::optional<double> c = has_step ? literal_number(ctx, 2, "step") : 1.0;
+    if (!a || !b || !c) {
+      // A floating bound whose value is not known here: the length is data-dependent.
+      SymInt u = ctx.env().create_unbacked_symint();
+      ctx.env().constrain_as_size(u);
+      return Value::of(contiguous(dtype, {u.expr()}));
     }
+    double start = *a, end = *b, step = *c;
+    if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) {
+      ctx.bad_input("arange needs finite bounds and step");
+    }
+    if (dtype == DType::Int64) {
+      start = std::trunc(start);
+      end = std::trunc(end);
+      step = std::trunc(step);
+    }
+    if (step == 0) ctx.bad_input("arange step must be nonzero");
+    if ((step > 0 && end < start) || (step < 0 && end > start)) ctx.bad_input(inconsistent);
     double n = std::ceil((end - start) / step);
     if (n > 9.0e15) ctx.bad_input("arange would have more elements than can be counted exactly");
-    length = Expr(static_cast<long>(std::max(n, 0.0)));
+    length = Expr(static_cast<long>(n));
   } else {
     Expr start = has_start ? ctx.integer(0, "start") : Expr(0);
     Expr end = ctx.integer(end_pos, "end");
     Expr step = has_step ? ctx.integer(2, "step") : Expr(1);
-    if (ctx.known(step == 0) == Truth::True) ctx.bad_input("arange step must be nonzero");
     if (ctx.known(step != 0) != Truth::True && ctx.decide(step == 0, "arange_step")) {
       ctx.bad_input("arange step must be nonzero");
     }
-    length = ctx.simplify(max(ceildiv(end - start, step), Expr(0)));
+    const bool ascending =
+        ctx.known(step > 0) == Truth::True ||
+        (ctx.known(step < 0) != Truth::True && ctx.decide(step > 0, "arange_step"));
+    Cond consistent = ascending ? end >= start : end <= start;
+    Truth t = ctx.known(consistent);
+    if (t == Truth::False) ctx.bad_input(inconsistent);
+    if (t == Truth::Unknown) {
+      if (ctx.env().is_data_dependent(end - start)) {
+        ctx.assert_runtime(consistent, "arange_bounds");
+      } else if (!ctx.decide(consistent, "arange_bounds")) {
+        ctx.bad_input(inconsistent);
+      }
+    }
+    length = ctx.simplify(ceildiv(end - start, step));
   }
   return Value::of(contiguous(dtype, {length}));
 }
 
+// A copy in another dtype; strides follow memory_format (preserve by default).
 Value cast(OpContext& ctx, size_t dtype_position) {
   TensorMeta t = ctx.tensor(0, "self");
-  DType d = ctx.dtype(dtype_position, "dtype").value_or(t.dtype);
-  // Strides follow the input (memory_format=preserve), so keep them.
-  t.dtype = d;
-  return Value::of(t);
+  TensorMeta out = contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), t.sizes);
+  out.strides = memory_format_strides(ctx, t);
+  return Value::of(out);
 }
 
 }  // namespace
@@ -114,7 +196,8 @@ void register_creation(OpRegistry& r) {
   r.add("aten.empty_strided", [](OpContext& ctx) {
     std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(0, "size"));
     std::vector<Expr> strides = ctx.int_list(1, "stride");
-    if (strides.size() != sizes.size()) ctx.bad_input("empty_strided: size and stride differ in length");
+    if (strides.size() != sizes.size())
+      ctx.bad_input("empty_strided: size and stride differ in length");
     TensorMeta t = contiguous(ctx.dtype(2, "dtype").value_or(DType::Float32), sizes);
     t.strides = strides;
     return Value::of(t);
@@ -133,12 +216,17 @@ void register_creation(OpRegistry& r) {
     TensorMeta t = ctx.tensor(0, "self");
     return Value::of(contiguous(ctx.dtype(2, "dtype").value_or(t.dtype), t.sizes));
   });
-  for (const char* op : {"aten.new_empty", "aten.new_zeros", "aten.new_ones"}) r.add(op, new_like(2));
+  for (const char* op : {"aten.new_empty", "aten.new_zeros", "aten.new_ones"})
+    r.add(op, new_like(2));
   r.add("aten.new_full", new_like(3));
   r.add("aten.new_empty_strided", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
-    TensorMeta out = contiguous(ctx.dtype(3, "dtype").value_or(t.dtype), checked_sizes(ctx, ctx.int_list(1, "size")));
+    TensorMeta out = contiguous(ctx.dtype(3, "dtype").value_or(t.dtype),
+                                checked_sizes(ctx, ctx.int_list(1, "size")));
     out.strides = ctx.int_list(2, "stride");
+    if (out.strides.size() != out.rank()) {
+      ctx.bad_input("new_empty_strided: size and stride differ in length");
+    }
     return Value::of(out);
   });
   r.add("aten.scalar_tensor", [](OpContext& ctx) {
@@ -150,7 +238,8 @@ void register_creation(OpRegistry& r) {
   r.add("aten.arange.start_step", [](OpContext& ctx) { return arange(ctx, true, true); });
   r.add("aten.linspace", [](OpContext& ctx) {
     Expr steps = ctx.integer(2, "steps");
-    if (ctx.known(steps >= 0) == Truth::False) ctx.bad_input("linspace needs a non-negative number of steps");
+    if (ctx.known(steps >= 0) == Truth::False)
+      ctx.bad_input("linspace needs a non-negative number of steps");
     return Value::of(contiguous(ctx.dtype(3, "dtype").value_or(DType::Float32), {steps}));
   });
   r.add("aten.eye", [](OpContext& ctx) {
@@ -180,9 +269,14 @@ void register_creation(OpRegistry& r) {
   r.add("aten.copy", [](OpContext& ctx) {
     TensorMeta self = ctx.tensor(0, "self");
     TensorMeta src = ctx.tensor(1, "src");
-    // src must broadcast to self.
+    // src must broadcast to self's shape; self itself never changes.
+    const std::string message =
+        "copy: source " + shape_str(src.sizes) + " cannot be broadcast to " + shape_str(self.sizes);
+    if (src.rank() > self.rank()) ctx.fail(message);
     std::vector<Expr> shape = broadcast_shapes(ctx, self.sizes, src.sizes);
-    if (shape.size() != self.rank()) ctx.fail("copy: source " + shape_str(src.sizes) + " has more dims than " + shape_str(self.sizes));
+    for (size_t d = 0; d < self.rank(); ++d) {
+      ctx.require_equal(self.sizes[d], shape[d], "copy", message);
+    }
     return Value::of(self);
   });
 }

@@ -5,15 +5,6 @@ namespace symshape::ops {
 
 namespace {
 
-// PyTorch's result type: dimensioned tensors decide; a 0-dim tensor or a Python scalar only
-// raises the category (bool < integer < floating < complex).
-int category(DType d) {
-  if (d == DType::Bool) return 0;
-  if (is_integral(d)) return 1;
-  if (is_floating(d)) return 2;
-  return 3;
-}
-
 struct Operand {
   bool present = false;
   bool is_tensor = false;
@@ -45,27 +36,59 @@ Operand operand(const OpContext& ctx, size_t i, std::string_view name) {
   return o;
 }
 
+// PyTorch's combine_categories: the type of a higher-priority tier (`higher`) wins unless a
+// lower tier (`lower`) is of a higher category, which then lifts it.
+std::optional<DType> combine(std::optional<DType> higher, std::optional<DType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_complex(*higher)) return higher;
+  if (is_complex(*lower)) {
+    // A floating higher keeps its precision as complex; an integral one takes lower's type.
+    return is_floating(*higher) ? real_to_complex(*higher) : *lower;
+  }
+  if (is_floating(*higher)) return higher;
+  if (*higher == DType::Bool || is_floating(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+// PyTorch's result type: dimensioned tensors decide; a 0-dim tensor or a Python scalar only
+// raises the category (bool < integer < floating < complex). Each tier promotes within itself.
 DType result_type(const std::vector<Operand>& ops) {
-  // Three tiers, as PyTorch: dimensioned tensors, then 0-dim tensors, then scalars.
   std::optional<DType> tiers[3];
   for (const Operand& o : ops) {
     if (!o.present) continue;
     int tier = !o.is_tensor ? 2 : o.zero_dim ? 1 : 0;
     tiers[tier] = tiers[tier] ? promote_types(*tiers[tier], o.dtype) : o.dtype;
   }
-  std::optional<DType> result;
-  for (const auto& t : tiers) {
-    if (!t) continue;
-    if (!result) {
-      result = *t;
-    } else if (category(*t) > category(*result)) {
-      // A higher category from a lower tier lifts the type to that category's default.
-      result = category(*t) == 3 ? real_to_complex(*result)
-               : category(*t) == 2 ? DType::Float32
-                                   : DType::Int64;
+  return combine(tiers[0], combine(tiers[1], tiers[2])).value_or(DType::Float32);
+}
+
+// Whether a result of type `from` may be written into a tensor of type `to` (PyTorch's canCast).
+bool can_cast(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && (is_integral(to) || to == DType::Bool)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
+// The in-place form of a rule (`aten.add_`): the result is written into self, so it must have
+// self's shape (self is never broadcast) and a dtype castable to self's; it is self.
+ShapeRule in_place(ShapeRule functional) {
+  return [functional](OpContext& ctx) {
+    TensorMeta self = ctx.tensor(0, "self");
+    Value out = functional(ctx);
+    const std::string message = "an in-place op cannot broadcast self " + shape_str(self.sizes) +
+                                " to " + shape_str(out.tensor.sizes);
+    if (out.tensor.rank() != self.rank()) ctx.fail(message);
+    for (size_t d = 0; d < self.rank(); ++d) {
+      ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place", message);
     }
-  }
-  return result.value_or(DType::Float32);
+    if (!can_cast(out.tensor.dtype, self.dtype)) {
+      ctx.fail("result type " + std::string(to_string(out.tensor.dtype)) +
+               " can't be cast to the desired output type " + std::string(to_string(self.dtype)));
+    }
+    return Value::of(self);
+  };
 }
 
 std::vector<Expr> broadcast_all(const OpContext& ctx, const std::vector<Operand>& ops) {
@@ -100,60 +123,83 @@ const std::vector<std::pair<size_t, std::string>> kSelfOther = {{0, "self"}, {1,
 }  // namespace
 
 void register_elementwise(OpRegistry& r) {
+  // Each op also gets its in-place form `<op>_`, which writes into self.
+  auto add = [&r](const std::string& op, ShapeRule rule) {
+    r.add("aten." + op + "_", in_place(rule));
+    r.add("aten." + op, std::move(rule));
+  };
   for (const char* op : {"add", "sub", "rsub", "mul", "maximum", "minimum", "remainder", "fmod",
-                         "bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "fmax",
-                         "fmin", "copysign", "hypot", "atan2", "xlogy"}) {
-    r.add(std::string("aten.") + op, pointwise(kSelfOther, Out::Promoted));
+                         "bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "fmax", "fmin",
+                         "copysign", "hypot", "atan2", "xlogy"}) {
+    add(op, pointwise(kSelfOther, Out::Promoted));
   }
   // True division (and pow with a float exponent) compute in floating point; div with a
   // rounding mode keeps integers.
-  r.add("aten.div", [](OpContext& ctx) {
+  add("div", [](OpContext& ctx) {
     std::string mode = ctx.string(2, "rounding_mode", "");
     return pointwise(kSelfOther, mode.empty() ? Out::Floating : Out::Promoted)(ctx);
   });
-  r.add("aten.true_divide", pointwise(kSelfOther, Out::Floating));
-  r.add("aten.pow", pointwise({{0, "self"}, {1, "exponent"}}, Out::Promoted));
-  for (const char* op : {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or",
-                         "logical_xor"}) {
-    r.add(std::string("aten.") + op, pointwise(kSelfOther, Out::Bool));
+  add("true_divide", pointwise(kSelfOther, Out::Floating));
+  add("pow", pointwise({{0, "self"}, {1, "exponent"}}, Out::Promoted));
+  for (const char* op :
+       {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}) {
+    add(op, pointwise(kSelfOther, Out::Bool));
   }
   r.add("aten.where", [](OpContext& ctx) {
     std::vector<Operand> ops = {operand(ctx, 0, "condition"), operand(ctx, 1, "self"),
                                 operand(ctx, 2, "other")};
     if (!ops[1].present || !ops[2].present) ctx.bad_input("where needs self and other");
+    if (ops[0].is_tensor && ops[0].dtype != DType::Bool && ops[0].dtype != DType::UInt8) {
+      ctx.bad_input(
+          "where expected condition to be a boolean tensor, but got a tensor with dtype " +
+          std::string(to_string(ops[0].dtype)));
+    }
     std::vector<Expr> shape = broadcast_all(ctx, ops);
     return Value::of(contiguous(result_type({ops[1], ops[2]}), shape));
   });
-  r.add("aten.clamp", pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted));
-  r.add("aten.clip", pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted));
-  r.add("aten.lerp", pointwise({{0, "self"}, {1, "end"}, {2, "weight"}}, Out::Promoted));
-  r.add("aten.addcmul", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
-  r.add("aten.addcdiv", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
-  r.add("aten.masked_fill", pointwise({{0, "self"}, {1, "mask"}}, Out::Same));
+  // clamp(self, min=None, max=None): at least one bound; not defined on complex values.
+  for (const char* op : {"clamp", "clip"}) {
+    add(op, [](OpContext& ctx) {
+      if (!ctx.has(1, "min") && !ctx.has(2, "max")) {
+        ctx.bad_input("at least one of 'min' or 'max' must not be None");
+      }
+      Value out = pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted)(ctx);
+      if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
+      return out;
+    });
+  }
+  add("lerp", pointwise({{0, "self"}, {1, "end"}, {2, "weight"}}, Out::Promoted));
+  add("addcmul", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
+  add("addcdiv", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
+  add("masked_fill", pointwise({{0, "self"}, {1, "mask"}}, Out::Same));
 
   // Unary ops keeping the dtype, then those computing in floating point, then predicates.
   // abs of a complex tensor is its (real) magnitude.
-  r.add("aten.abs", [](OpContext& ctx) {
+  add("abs", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
     return Value::of(contiguous(is_complex(t.dtype) ? complex_to_real(t.dtype) : t.dtype, t.sizes));
   });
-  for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc",
-                         "clone", "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias",
-                         "positive", "fill", "zero", "detach", "lift_fresh_copy", "contiguous",
-                         "square", "elu", "celu", "selu", "hardshrink", "threshold", "nan_to_num",
-                         "clamp_min", "clamp_max", "frac", "dropout", "native_dropout_backward"}) {
-    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Same));
+  for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc", "clone",
+                         "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias", "positive"}) {
+    add(op, pointwise({{0, "self"}}, Out::Same));
   }
-  for (const char* op : {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt",
-                         "rsqrt", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
-                         "tanh", "asinh", "acosh", "atanh", "sigmoid", "erf", "erfc", "erfinv",
-                         "reciprocal", "gelu", "silu", "mish", "hardswish", "hardsigmoid",
-                         "softplus", "logit", "log_sigmoid", "digamma", "lgamma", "sinc"}) {
-    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Floating));
+  for (const char* op : {"fill", "zero", "detach", "contiguous", "square", "elu", "celu", "selu",
+                         "hardshrink", "threshold", "nan_to_num", "clamp_min", "clamp_max", "frac",
+                         "dropout", "lift_fresh_copy", "native_dropout_backward"}) {
+    add(op, pointwise({{0, "self"}}, Out::Same));
   }
-  for (const char* op : {"isnan", "isinf", "isfinite", "logical_not", "isneginf", "isposinf",
-                         "signbit"}) {
-    r.add(std::string("aten.") + op, pointwise({{0, "self"}}, Out::Bool));
+  for (const char* op :
+       {"exp",     "exp2",      "expm1",       "log",      "log2",       "log10",       "log1p",
+        "sqrt",    "rsqrt",     "sin",         "cos",      "tan",        "asin",        "acos",
+        "atan",    "sinh",      "cosh",        "tanh",     "asinh",      "acosh",       "atanh",
+        "sigmoid", "erf",       "erfc",        "erfinv",   "reciprocal", "gelu",        "silu",
+        "mish",    "hardswish", "hardsigmoid", "softplus", "logit",      "log_sigmoid", "digamma",
+        "lgamma",  "sinc"}) {
+    add(op, pointwise({{0, "self"}}, Out::Floating));
+  }
+  for (const char* op :
+       {"isnan", "isinf", "isfinite", "logical_not", "isneginf", "isposinf", "signbit"}) {
+    add(op, pointwise({{0, "self"}}, Out::Bool));
   }
   // native_dropout returns (output, mask).
   r.add("aten.native_dropout", [](OpContext& ctx) {

@@ -46,5 +46,9 @@ void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message);
 // A backward op's bool[] output_mask (which grads to compute): all true when absent.
 std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count);
+// How many tensors an op returning a list (split, chunk, unbind) makes: n, refused as bad input
+// beyond kMaxOutputs so that a huge size cannot make a rule build millions of values.
+inline constexpr size_t kMaxOutputs = size_t{1} << 16;
+size_t output_count(const OpContext& ctx, const Int& n, std::string_view op);
 
 }  // namespace symshape::ops

@@ -6,12 +6,38 @@ namespace symshape::ops {
 
 namespace {
 
-TensorMeta index_tensor(const OpContext& ctx, size_t i, std::string_view name) {
+// An index argument: an integer tensor (bool too where a mask is allowed).
+TensorMeta index_tensor(const OpContext& ctx, size_t i, std::string_view name,
+                        bool allow_bool = true) {
   TensorMeta t = ctx.tensor(i, name);
-  if (!is_integral(t.dtype) && t.dtype != DType::Bool) {
-    ctx.bad_input(std::string(name) + " must be an integer tensor, got " + std::string(to_string(t.dtype)));
+  if (!is_integral(t.dtype) && !(allow_bool && t.dtype == DType::Bool)) {
+    ctx.bad_input(std::string(name) + " must be an integer tensor, got " +
+                  std::string(to_string(t.dtype)));
   }
   return t;
+}
+
+// Ranks as gather / scatter compare them: a 0-dim tensor counts as 1-dim.
+size_t rank_at_least_one(const TensorMeta& t) { return t.rank() == 0 ? 1 : t.rank(); }
+Expr size_or_one(const TensorMeta& t, size_t d) { return t.rank() == 0 ? Expr(1) : t.sizes[d]; }
+
+// gather's and scatter's check that index fits in `target`: index.size(d) <= target.size(d) for
+// every d but `skip` (gather's and scatter's dim; none for scatter's src).
+void check_index_fits(const OpContext& ctx, const TensorMeta& target, const TensorMeta& idx,
+                      std::optional<size_t> skip, const std::string& op, const char* what) {
+  const size_t rank = rank_at_least_one(target);
+  if (rank_at_least_one(idx) != rank) {
+    ctx.fail(op + ": index " + shape_str(idx.sizes) +
+             " must have the same number of dimensions as " + what + " " + shape_str(target.sizes));
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (skip && d == *skip) continue;
+    require(ctx, size_or_one(idx, d) <= size_or_one(target, d), op,
+            op + ": size does not match at dimension " + std::to_string(d) + ": expected index " +
+                shape_str(idx.sizes) + " to be no larger than " + what + " " +
+                shape_str(target.sizes) +
+                (skip ? " apart from dimension " + std::to_string(*skip) : std::string()));
+  }
 }
 
 // self[indices]: index tensors broadcast together; their result shape replaces the indexed dims
@@ -29,30 +55,36 @@ Value index(OpContext& ctx) {
       ++consumed;
       continue;
     }
-    if (v.kind != Value::Kind::Tensor) ctx.bad_input("an index must be a tensor or None, got " + v.str());
+    if (v.kind != Value::Kind::Tensor)
+      ctx.bad_input("an index must be a tensor or None, got " + v.str());
     if (v.tensor.dtype == DType::Bool || v.tensor.dtype == DType::UInt8) {
-      // A mask over k dims becomes one index of its nonzero count, consuming k dims.
+      // A mask over k dims becomes k indices of its nonzero count, consuming k dims (a 0-dim
+      // mask adds none, as ATen's expandTensors).
       const TensorMeta& mask = v.tensor;
+      if (mask.rank() == 0) continue;
       for (size_t d = 0; d < mask.rank(); ++d) {
-        if (consumed + d >= self.rank()) ctx.bad_input("too many indices for a tensor of rank " + std::to_string(self.rank()));
+        if (consumed + d >= self.rank())
+          ctx.bad_input("too many indices for a tensor of rank " + std::to_string(self.rank()));
         ctx.require_equal(mask.sizes[d], self.sizes[consumed + d], "index_mask",
-                          "mask " + shape_str(mask.sizes) + " does not match " + shape_str(self.sizes) +
-                              " at dim " + std::to_string(consumed + d));
+                          "mask " + shape_str(mask.sizes) + " does not match " +
+                              shape_str(self.sizes) + " at dim " + std::to_string(consumed + d));
       }
       SymInt u = ctx.env().create_unbacked_symint();
       ctx.env().constrain_as_size(u);
       indices.push_back(contiguous(DType::Int64, {u.expr()}));
-      for (size_t d = 1; d < mask.rank(); ++d) indices.emplace_back(contiguous(DType::Int64, {u.expr()}));
+      for (size_t d = 1; d < mask.rank(); ++d)
+        indices.emplace_back(contiguous(DType::Int64, {u.expr()}));
       consumed += mask.rank();
       continue;
     }
-    if (!is_integral(v.tensor.dtype)) ctx.bad_input("an index must be an integer or bool tensor, got " + v.str());
+    if (!is_integral(v.tensor.dtype))
+      ctx.bad_input("an index must be an integer or bool tensor, got " + v.str());
     indices.push_back(v.tensor);
     ++consumed;
   }
   if (indices.size() > self.rank()) {
-    ctx.bad_input("too many indices (" + std::to_string(indices.size()) + ") for a tensor of rank " +
-                  std::to_string(self.rank()));
+    ctx.bad_input("too many indices (" + std::to_string(indices.size()) +
+                  ") for a tensor of rank " + std::to_string(self.rank()));
   }
   std::vector<Expr> broadcast;
   std::vector<size_t> indexed;
@@ -68,7 +100,8 @@ Value index(OpContext& ctx) {
   for (size_t d = 0; d < self.rank(); ++d) {
     const bool is_indexed = d < indices.size() && indices[d];
     if (is_indexed) {
-      if (adjacent && d == indexed.front()) sizes.insert(sizes.end(), broadcast.begin(), broadcast.end());
+      if (adjacent && d == indexed.front())
+        sizes.insert(sizes.end(), broadcast.begin(), broadcast.end());
       continue;
     }
     sizes.push_back(self.sizes[d]);
@@ -80,7 +113,8 @@ Value index_select(OpContext& ctx) {
   TensorMeta self = ctx.tensor(0, "self");
   size_t k = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
   TensorMeta idx = index_tensor(ctx, 2, "index");
-  if (idx.rank() > 1) ctx.bad_input("index_select needs a 0-d or 1-d index, got " + shape_str(idx.sizes));
+  if (idx.rank() > 1)
+    ctx.bad_input("index_select needs a 0-d or 1-d index, got " + shape_str(idx.sizes));
   std::vector<Expr> sizes = self.sizes;
   if (self.rank() == 0) return Value::of(contiguous(self.dtype, {}));
   sizes[k] = ctx.simplify(idx.numel());
@@ -89,27 +123,33 @@ Value index_select(OpContext& ctx) {
 
 Value gather(OpContext& ctx) {
   TensorMeta self = ctx.tensor(0, "self");
-  ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
-  TensorMeta idx = index_tensor(ctx, 2, "index");
-  if (idx.rank() != self.rank() && !(self.rank() == 0 && idx.rank() <= 1)) {
-    ctx.fail("gather: index " + shape_str(idx.sizes) + " must have the same rank as self " + shape_str(self.sizes));
+  size_t k = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
+  TensorMeta idx = index_tensor(ctx, 2, "index", false);
+  // An empty index gathers nothing and is not checked (PyTorch's meta skips it too).
+  if (ctx.known(idx.numel() == 0) != Truth::True) {
+    check_index_fits(ctx, self, idx, k, "gather", "self");
   }
   return Value::of(contiguous(self.dtype, idx.sizes));
 }
 
 // scatter / scatter_add / scatter_reduce / index_add / index_copy / index_fill / index_put:
-// the result has self's metadata; the index must address self's dims.
-ShapeRule update(const char* index_name, size_t index_position, bool check_rank) {
+// the result has self's metadata. scatter's index (when check_fit) must fit in self outside dim
+// and in src everywhere.
+ShapeRule update(const char* index_name, size_t index_position, bool check_fit) {
   return [=](OpContext& ctx) {
     TensorMeta self = ctx.tensor(0, "self");
+    std::optional<size_t> dim;
     if (ctx.has(1, "dim") && ctx.arg(1, "dim")->kind == Arg::Kind::Int) {
-      ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
+      dim = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
     }
-    if (check_rank && ctx.has(index_position, index_name)) {
-      TensorMeta idx = index_tensor(ctx, index_position, index_name);
-      if (idx.rank() != self.rank() && idx.rank() != 0 && self.rank() != 0) {
-        ctx.fail(std::string(index_name) + " " + shape_str(idx.sizes) + " must have the same rank as self " +
-                 shape_str(self.sizes));
+    if (check_fit && dim && ctx.has(index_position, index_name)) {
+      TensorMeta idx = index_tensor(ctx, index_position, index_name, false);
+      const std::string op = ctx.node().target;
+      if (ctx.known(idx.numel() == 0) != Truth::True) {
+        check_index_fits(ctx, self, idx, dim, op, "self");
+        if (ctx.is_tensor_arg(3, "src")) {
+          check_index_fits(ctx, ctx.tensor(3, "src"), idx, std::nullopt, op, "src");
+        }
       }
     }
     return Value::of(contiguous(self.dtype, self.sizes));
@@ -119,7 +159,8 @@ ShapeRule update(const char* index_name, size_t index_position, bool check_rank)
 Value embedding(OpContext& ctx) {
   TensorMeta weight = ctx.tensor(0, "weight");
   TensorMeta idx = index_tensor(ctx, 1, "indices");
-  if (weight.rank() != 2) ctx.bad_input("embedding weight must be 2-d, got " + shape_str(weight.sizes));
+  if (weight.rank() != 2)
+    ctx.bad_input("embedding weight must be 2-d, got " + shape_str(weight.sizes));
   std::vector<Expr> sizes = idx.sizes;
   sizes.push_back(weight.sizes[1]);
   return Value::of(contiguous(weight.dtype, sizes));
@@ -132,11 +173,23 @@ void register_indexing(OpRegistry& r) {
   r.add("aten._unsafe_index", index);
   r.add("aten.index_select", index_select);
   r.add("aten.gather", gather);
+  // take_along_dim(self, indices, dim=None): without dim, on the flattened tensors; with it,
+  // indices broadcast against self everywhere but along dim, where they keep their own size.
   r.add("aten.take_along_dim", [](OpContext& ctx) {
     TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta idx = index_tensor(ctx, 1, "indices");
+    TensorMeta idx = index_tensor(ctx, 1, "indices", false);
     if (!ctx.has(2, "dim")) return Value::of(contiguous(self.dtype, {ctx.simplify(idx.numel())}));
-    return Value::of(contiguous(self.dtype, broadcast_shapes(ctx, self.sizes, idx.sizes)));
+    if (self.rank() != idx.rank()) {
+      ctx.bad_input(
+          "take_along_dim: input and indices should have the same number of "
+          "dimensions, but got " +
+          std::to_string(self.rank()) + " dimensions for input, and " + std::to_string(idx.rank()) +
+          " dimensions for indices");
+    }
+    size_t k = ctx.normalize_dim(ctx.constant(2, "dim"), self.rank());
+    std::vector<Expr> self_sizes = self.sizes;
+    if (self.rank() > 0) self_sizes[k] = idx.sizes[k];
+    return Value::of(contiguous(self.dtype, broadcast_shapes(ctx, self_sizes, idx.sizes)));
   });
   for (const char* op : {"aten.scatter", "aten.scatter_add", "aten.scatter_reduce"}) {
     r.add(op, update("index", 2, true));

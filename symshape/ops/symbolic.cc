@@ -15,17 +15,22 @@ Value size_of(OpContext& ctx) {
     for (const Expr& s : t.sizes) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size along a dim");
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size to read");
   return Value::of_int(t.sizes[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
 }
 
 Value stride_of(OpContext& ctx) {
   TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> strides = t.strides.empty() ? TensorMeta::contiguous_strides(t.sizes) : t.strides;
+  std::vector<Expr> strides =
+      t.strides.empty() ? TensorMeta::contiguous_strides(t.sizes) : t.strides;
   if (!ctx.has(1, "dim")) {
     std::vector<Value> items;
     for (const Expr& s : strides) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride along a dim");
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride to read");
   return Value::of_int(strides[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
 }
 
@@ -59,28 +64,88 @@ ShapeRule arithmetic(IntOp int_op, double (*float_op)(double, double)) {
         ctx.bad_input(e.what());
       }
     }
-    return Value::of_float(float_op(as_double(ctx, ctx.value(0, "a")), as_double(ctx, ctx.value(1, "b"))));
+    return Value::of_float(
+        float_op(as_double(ctx, ctx.value(0, "a")), as_double(ctx, ctx.value(1, "b"))));
   };
 }
 
+// A number whose value is known exactly: an int (symbolic or not), a bool, or a float written
+// as a literal. Floats computed by nodes are not tracked (their Value holds no real value).
+struct Number {
+  std::optional<Expr> integer;
+  std::optional<double> real;
+};
+
+std::optional<Number> known_number(const OpContext& ctx, size_t i, std::string_view name) {
+  const Arg* a = ctx.arg(i, name);
+  if (!a) ctx.bad_input("missing argument '" + std::string(name) + "'");
+  Value v = ctx.value_of(*a);
+  if (v.kind == Value::Kind::Int) return Number{v.integer, std::nullopt};
+  if (v.kind == Value::Kind::Bool && v.truth) return Number{Expr(*v.truth ? 1 : 0), std::nullopt};
+  if (v.kind == Value::Kind::Float && a->kind == Arg::Kind::Float) {
+    return Number{std::nullopt, v.real};
+  }
+  if (v.kind == Value::Kind::Float || v.kind == Value::Kind::Bool) return std::nullopt;
+  ctx.bad_input("expected a number, got " + v.str());
+}
+
+// `x op f` for an integer x and a finite float f, as a relation between integers: x < 2.5 is
+// x <= 2, x == 2.5 is false. nullopt when f is not finite or too large to be an exact integer.
+std::optional<Cond> int_float_relation(RelOp op, const Expr& x, double f) {
+  if (!std::isfinite(f) || std::fabs(f) > 9.0e15) return std::nullopt;
+  const Expr lo(static_cast<long>(std::floor(f))), hi(static_cast<long>(std::ceil(f)));
+  const bool whole = std::floor(f) == f;
+  switch (op) {
+    case RelOp::Eq: return whole ? Cond::rel(op, x, lo) : Cond::truth(false);
+    case RelOp::Ne: return whole ? Cond::rel(op, x, lo) : Cond::truth(true);
+    case RelOp::Lt: return x < hi;
+    case RelOp::Le: return x <= lo;
+    case RelOp::Gt: return x > lo;
+    case RelOp::Ge: return x >= hi;
+  }
+  return std::nullopt;
+}
+
+// Python comparisons: a symbolic condition between ints (folded when static), a known bool
+// between literals, and an unknown bool when a side is an untracked float.
 ShapeRule comparison(RelOp op) {
   return [op](OpContext& ctx) {
-    if (auto ab = int_operands(ctx)) {
-      Cond c = Cond::rel(op, ab->first, ab->second);
-      Truth t = ctx.known(c);
-      return Value::of_cond(t == Truth::Unknown ? c : Cond::truth(t == Truth::True));
+    auto a = known_number(ctx, 0, "a"), b = known_number(ctx, 1, "b");
+    if (!a || !b) return Value::of_bool(std::nullopt);
+    std::optional<Cond> c;
+    if (a->integer && b->integer) {
+      c = Cond::rel(op, *a->integer, *b->integer);
+    } else if (a->integer) {
+      c = int_float_relation(op, *a->integer, *b->real);
+    } else if (b->integer) {
+      c = int_float_relation(reverse(op), *b->integer, *a->real);
+    } else {
+      const double x = *a->real, y = *b->real;
+      bool v = op == RelOp::Eq   ? x == y
+               : op == RelOp::Ne ? x != y
+               : op == RelOp::Lt ? x < y
+               : op == RelOp::Le ? x <= y
+               : op == RelOp::Gt ? x > y
+                                 : x >= y;
+      return Value::of_bool(v);
     }
-    double a = as_double(ctx, ctx.value(0, "a")), b = as_double(ctx, ctx.value(1, "b"));
-    bool v = op == RelOp::Eq ? a == b : op == RelOp::Ne ? a != b : op == RelOp::Lt ? a < b
-             : op == RelOp::Le ? a <= b : op == RelOp::Gt ? a > b : a >= b;
-    return Value::of_bool(v);
+    if (!c) return Value::of_bool(std::nullopt);
+    Truth t = ctx.known(*c);
+    return Value::of_cond(t == Truth::Unknown ? *c : Cond::truth(t == Truth::True));
   };
 }
 
-// The condition an assert checks: a symbolic bool, a constant, or a 0-dim bool tensor we cannot see.
+// The condition an assert checks: a symbolic bool or a constant; nullopt for what cannot be
+// seen (a bool the graph computes from data, a 0-dim bool tensor).
 std::optional<Cond> condition_of(const Value& v) {
-  if (v.kind == Value::Kind::Bool) return v.truth ? Cond::truth(*v.truth) : v.condition;
-  if (v.kind == Value::Kind::Int && v.integer.is_constant()) return Cond::truth(!v.integer.identical(0));
+  if (v.kind == Value::Kind::Bool) {
+    if (v.truth) return Cond::truth(*v.truth);
+    // An unknown bool that is no symbolic condition (Value::of_bool(nullopt)) is untracked.
+    if (v.condition.is_true()) return std::nullopt;
+    return v.condition;
+  }
+  if (v.kind == Value::Kind::Int && v.integer.is_constant())
+    return Cond::truth(!v.integer.identical(0));
   return std::nullopt;
 }
 
@@ -88,8 +153,16 @@ Value assert_scalar(OpContext& ctx) {
   auto c = condition_of(ctx.value(0, "self"));
   std::string msg = ctx.string(1, "assert_msg", "");
   if (!c) return Value::none();
-  if (ctx.known(*c) == Truth::False) ctx.fail("assertion " + c->str() + " can never hold" + (msg.empty() ? "" : ": " + msg));
-  ctx.assert_runtime(*c, "assert");
+  const std::string suffix = msg.empty() ? "" : ": " + msg;
+  if (ctx.known(*c) == Truth::False) ctx.fail("assertion " + c->str() + " can never hold" + suffix);
+  try {
+    ctx.assert_runtime(*c, "assert");
+  } catch (const DataDependentError&) {
+    throw;
+  } catch (const Error& e) {
+    // Recording it failed: it does not hold for the graph's own example inputs.
+    ctx.fail(e.what() + suffix);
+  }
   return Value::none();
 }
 
@@ -122,18 +195,16 @@ Value constrain_range(OpContext& ctx, bool for_size) {
 void register_symbolic(OpRegistry& r) {
   r.add("aten.sym_size", size_of);
   r.add("aten.sym_stride", stride_of);
-  r.add("aten.sym_numel", [](OpContext& ctx) {
-    return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel()));
-  });
+  r.add("aten.sym_numel",
+        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel())); });
   r.add("aten.sym_storage_offset", [](OpContext& ctx) {
     ctx.tensor(0, "self");
     return Value::of_int(0);
   });
   r.add("aten.size", size_of);
   r.add("aten.stride", stride_of);
-  r.add("aten.numel", [](OpContext& ctx) {
-    return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel()));
-  });
+  r.add("aten.numel",
+        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel())); });
   r.add("aten.dim", [](OpContext& ctx) {
     return Value::of_int(static_cast<long>(ctx.tensor(0, "self").rank()));
   });
@@ -142,11 +213,13 @@ void register_symbolic(OpRegistry& r) {
     const std::string p = prefix;
     r.add(p + "getitem", [](OpContext& ctx) {
       Value seq = ctx.value(0, "a");
-      if (seq.kind != Value::Kind::List) ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
+      if (seq.kind != Value::Kind::List)
+        ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
       int64_t i = ctx.constant(1, "b");
       const int64_t n = static_cast<int64_t>(seq.items.size());
       if (i < -n || i >= n) {
-        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) + " items");
+        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
+                      " items");
       }
       return seq.items[static_cast<size_t>(i < 0 ? i + n : i)];
     });

@@ -36,7 +36,10 @@ class Propagator {
     result.values.assign(graph_.nodes.size(), Value::none());
     size_t i = 0;
     try {
-      if (auto problem = verify(graph_)) throw Error(*problem);
+      // The verifier's message names its node already: no "node <first>: " label in front.
+      if (auto problem = verify(graph_)) {
+        return failure(std::move(result), Propagation::Status::InputError, *problem, 0);
+      }
       for (size_t k = 0; k < graph_.nodes.size(); ++k) index_.emplace(graph_.nodes[k].name, k);
       create_input_symbols();
       for (; i < graph_.nodes.size(); ++i) result.values[i] = run_node(graph_.nodes[i], result.values);

@@ -159,4 +159,21 @@ inline std::pair<std::string, DimDecl> Dim(const std::string& name, long hint,
   return {name, d};
 }
 
+// A tensor value's strides, printed like its sizes: "[4, 1]" (contiguous when none are stored).
+inline std::string strides_str(const Value& v) {
+  const TensorMeta& t = v.tensor;
+  std::vector<Expr> strides =
+      t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
+  std::string s = "[";
+  for (size_t i = 0; i < strides.size(); ++i) s += (i ? ", " : "") + strides[i].str();
+  return s + "]";
+}
+
+// Items joined with "; ", to compare a list of guards or asserts in one expectation.
+inline std::string joined(const std::vector<std::string>& items) {
+  std::string s;
+  for (size_t i = 0; i < items.size(); ++i) s += (i ? "; " : "") + items[i];
+  return s;
+}
+
 }  // namespace symshape::testing
