@@ -138,6 +138,17 @@ SymInt ShapeEnv::create_symbol(const Int& hint, const std::string& source, DimPo
   const bool specialize = options.specialize_zero_one.value_or(options_.specialize_zero_one);
   if (specialize && (hint == 0 || hint == 1)) {
     record("specialize " + source + " = " + to_string(hint));
+    // A named dim stays known by its name (the graph may mention it elsewhere), replaced by
+    // the constant.
+    if (!options.name.empty() && !by_name_.count(options.name)) {
+      SymbolInfo info;
+      info.name = options.name;
+      info.hint = hint;
+      info.source = source;
+      info.user_constraint = options.constraint;
+      add_symbol(std::move(info), ValueRange::point(hint));
+      add_replacement(options.name, Expr(hint));
+    }
     return SymInt(Expr(hint), this);
   }
   if (!options.name.empty()) {

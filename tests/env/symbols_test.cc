@@ -285,3 +285,18 @@ TEST(ShapeEnvSymInt, MixingTwoEnvsIsAnError) {
 
 }  // namespace
 }  // namespace symshape
+
+// A named dim whose hint is specialized stays known by its name: the graph may use the name
+// again (another input's shape, a symbolic argument), and it must mean the constant there.
+TEST(NamedSpecialization, NameResolvesToTheConstant) {
+  symshape::ShapeEnv env;
+  symshape::SymbolOptions opts;
+  opts.name = "batch";
+  symshape::SymInt b = env.create_symbol(1, "L['x'].size()[0]", symshape::DimPolicy::Dynamic, opts);
+  EXPECT_EQ(b.str(), "1");
+  ASSERT_TRUE(env.has_symbol("batch"));
+  EXPECT_EQ(env.simplify(symshape::Expr::symbol("batch") * 4).str(), "4");
+  EXPECT_TRUE(*env.size_hint(symshape::Expr::symbol("batch") + 2) == symshape::Int(3));
+  // Seen again under the same name with the same hint, it is the same constant.
+  EXPECT_EQ(env.create_symbol(1, "L['y'].size()[0]", symshape::DimPolicy::Dynamic, opts).str(), "1");
+}
