@@ -15,7 +15,6 @@ Value size_of(OpContext& ctx) {
     for (const Expr& s : t.sizes) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
-  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size along a dim");
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size to read");
   return Value::of_int(t.sizes[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
 }
@@ -29,7 +28,6 @@ Value stride_of(OpContext& ctx) {
     for (const Expr& s : strides) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
-  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride along a dim");
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride to read");
   return Value::of_int(strides[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
 }
