@@ -167,9 +167,9 @@ class Cond {
   Kind kind() const;
   bool is_true() const { return kind() == Kind::True; }
   bool is_false() const { return kind() == Kind::False; }
-  RelOp op() const;            // Kind::Rel
-  const Expr& lhs() const;     // Kind::Rel
-  const Expr& rhs() const;     // Kind::Rel
+  RelOp op() const;                           // Kind::Rel
+  const Expr& lhs() const;                    // Kind::Rel
+  const Expr& rhs() const;                    // Kind::Rel
   const std::vector<Cond>& operands() const;  // And, Or
 
   std::vector<std::string> free_symbols() const;

@@ -17,14 +17,25 @@
 namespace symshape {
 
 enum class DType {
-  Bool, UInt8, Int8, Int16, Int32, Int64, Float16, BFloat16, Float32, Float64, Complex64, Complex128
+  Bool,
+  UInt8,
+  Int8,
+  Int16,
+  Int32,
+  Int64,
+  Float16,
+  BFloat16,
+  Float32,
+  Float64,
+  Complex64,
+  Complex128
 };
 std::string_view to_string(DType d);
 std::optional<DType> parse_dtype(std::string_view name);  // "float32" (also "torch.float32")
-bool is_floating(DType d);  // float16 .. float64
+bool is_floating(DType d);                                // float16 .. float64
 bool is_complex(DType d);
-bool is_integral(DType d);  // bool excluded
-int item_size(DType d);     // bytes
+bool is_integral(DType d);       // bool excluded
+int item_size(DType d);          // bytes
 DType complex_to_real(DType d);  // complex64 -> float32, complex128 -> float64
 DType real_to_complex(DType d);  // float32 (and lower) -> complex64, float64 -> complex128
 // The type both operands of a binary op are computed in (PyTorch's type promotion between two
@@ -77,12 +88,24 @@ struct Value {
 
 // An argument as written in the graph.
 struct Arg {
-  enum class Kind { None, Bool, Int, Float, String, DType, Device, Layout, MemoryFormat, Node, List };
+  enum class Kind {
+    None,
+    Bool,
+    Int,
+    Float,
+    String,
+    DType,
+    Device,
+    Layout,
+    MemoryFormat,
+    Node,
+    List
+  };
   Kind kind = Kind::None;
   bool boolean = false;
-  Expr integer;        // Int: a constant or a symbolic expression
-  double real = 0;     // Float
-  std::string text;    // String, Device, Layout, MemoryFormat: the text; Node: the node's name
+  Expr integer;      // Int: a constant or a symbolic expression
+  double real = 0;   // Float
+  std::string text;  // String, Device, Layout, MemoryFormat: the text; Node: the node's name
   DType dtype = DType::Float32;
   std::vector<Arg> items;  // List
 

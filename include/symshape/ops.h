@@ -84,8 +84,8 @@ class OpContext {
   // A dim index normalized into [0, rank) (rank 0 accepts -1 and 0 as PyTorch does).
   size_t normalize_dim(int64_t dim, size_t rank) const;
 
-  [[noreturn]] void fail(const std::string& message) const;        // ShapeError
-  [[noreturn]] void bad_input(const std::string& message) const;   // InputError
+  [[noreturn]] void fail(const std::string& message) const;       // ShapeError
+  [[noreturn]] void bad_input(const std::string& message) const;  // InputError
 
  private:
   const Arg* lookup(size_t i, std::string_view name) const;

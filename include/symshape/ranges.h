@@ -20,7 +20,8 @@ class ValueRange {
   static ValueRange at_least(const Int& lo) { return ValueRange(lo, std::nullopt); }
   static ValueRange at_most(const Int& hi) { return ValueRange(std::nullopt, hi); }
   static ValueRange empty() { return ValueRange(Int(1), Int(0)); }
-  ValueRange(std::optional<Int> lo, std::optional<Int> hi) : lo_(std::move(lo)), hi_(std::move(hi)) {}
+  ValueRange(std::optional<Int> lo, std::optional<Int> hi)
+      : lo_(std::move(lo)), hi_(std::move(hi)) {}
 
   const std::optional<Int>& lo() const { return lo_; }  // nullopt: -inf
   const std::optional<Int>& hi() const { return hi_; }  // nullopt: +inf

@@ -60,7 +60,6 @@ bool compare_ints(RelOp op, const Int& a, const Int& b) {
   return false;
 }
 
-
 }  // namespace
 
 Cond::Cond() : Cond(truth(true)) {}
@@ -97,8 +96,8 @@ Cond connective(Cond::Kind kind, std::vector<Cond> operands,
   // Drop repeated operands, keeping the first.
   std::vector<Cond> unique;
   for (Cond& c : flat) {
-    bool seen = std::any_of(unique.begin(), unique.end(),
-                            [&](const Cond& u) { return u.identical(c); });
+    bool seen =
+        std::any_of(unique.begin(), unique.end(), [&](const Cond& u) { return u.identical(c); });
     if (!seen) unique.push_back(std::move(c));
   }
   if (unique.empty()) return Cond::truth(is_and);
@@ -183,8 +182,7 @@ std::string Cond::str() const {
   switch (kind()) {
     case Kind::True: return "True";
     case Kind::False: return "False";
-    case Kind::Rel:
-      return lhs().str() + " " + std::string(to_string(op())) + " " + rhs().str();
+    case Kind::Rel: return lhs().str() + " " + std::string(to_string(op())) + " " + rhs().str();
     case Kind::And:
     case Kind::Or: {
       std::string text;

@@ -188,9 +188,7 @@ std::vector<std::string> Expr::free_symbols() const {
   return out;
 }
 
-bool Expr::has_symbol(std::string_view name) const {
-  return e_.has(Expr::symbol(name).ex());
-}
+bool Expr::has_symbol(std::string_view name) const { return e_.has(Expr::symbol(name).ex()); }
 
 Expr Expr::subs(const std::map<std::string, Expr>& m) const {
   if (m.empty()) return *this;
@@ -268,7 +266,8 @@ using Rat = cln::cl_RA;
 
 Int require_int(const Rat& r, const char* what) {
   if (cln::denominator(r) != 1) {
-    throw Error(std::string(what) + " of a non-integer value (an exact division that is not exact)");
+    throw Error(std::string(what) +
+                " of a non-integer value (an exact division that is not exact)");
   }
   return cln::the<cln::cl_I>(r);
 }

@@ -93,9 +93,7 @@ std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector
   return out;
 }
 
-DType to_floating(DType d) {
-  return is_floating(d) || is_complex(d) ? d : DType::Float32;
-}
+DType to_floating(DType d) { return is_floating(d) || is_complex(d) ? d : DType::Float32; }
 
 namespace {
 bool involves_data_dependent(ShapeEnv& env, const Cond& c) {

@@ -9,18 +9,18 @@
 
 namespace symshape::ops {
 
-void register_elementwise(OpRegistry& r);    // elementwise.cc: arithmetic, comparisons, activations
-void register_reductions(OpRegistry& r);     // reductions.cc: sum, mean, amax, softmax, ...
-void register_linalg(OpRegistry& r);         // linalg.cc: mm, bmm, matmul, addmm, linear, einsum
-void register_conv_pool(OpRegistry& r);      // conv_pool.cc: convolution, pooling
-void register_norm(OpRegistry& r);           // norm.cc: batch, layer and group norm; attention
-void register_views(OpRegistry& r);          // views.cc: view, reshape, permute, slice, cat, ...
-void register_indexing(OpRegistry& r);       // indexing.cc: index, gather, scatter, embedding
-void register_creation(OpRegistry& r);       // creation.cc: empty, zeros, arange, casts
-void register_complex(OpRegistry& r);        // complex.cc: view_as_real, polar, ...
-void register_data_dependent(OpRegistry& r); // data_dependent.cc: nonzero, item, unique
-void register_symbolic(OpRegistry& r);       // symbolic.cc: sym_size, operator.*, asserts
-void register_collectives(OpRegistry& r);    // collectives.cc: all_reduce, all_gather, ...
+void register_elementwise(OpRegistry& r);  // elementwise.cc: arithmetic, comparisons, activations
+void register_reductions(OpRegistry& r);   // reductions.cc: sum, mean, amax, softmax, ...
+void register_linalg(OpRegistry& r);       // linalg.cc: mm, bmm, matmul, addmm, linear, einsum
+void register_conv_pool(OpRegistry& r);    // conv_pool.cc: convolution, pooling
+void register_norm(OpRegistry& r);         // norm.cc: batch, layer and group norm; attention
+void register_views(OpRegistry& r);        // views.cc: view, reshape, permute, slice, cat, ...
+void register_indexing(OpRegistry& r);     // indexing.cc: index, gather, scatter, embedding
+void register_creation(OpRegistry& r);     // creation.cc: empty, zeros, arange, casts
+void register_complex(OpRegistry& r);      // complex.cc: view_as_real, polar, ...
+void register_data_dependent(OpRegistry& r);  // data_dependent.cc: nonzero, item, unique
+void register_symbolic(OpRegistry& r);        // symbolic.cc: sym_size, operator.*, asserts
+void register_collectives(OpRegistry& r);     // collectives.cc: all_reduce, all_gather, ...
 
 // ---- shared helpers (common.cc) ----
 

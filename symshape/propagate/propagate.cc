@@ -1,7 +1,6 @@
 // Shape propagation: symbols for the inputs, then every node's rule in order.
-#include "symshape/propagate.h"
-
 #include "symshape/ops/families.h"
+#include "symshape/propagate.h"
 
 namespace symshape {
 
@@ -42,7 +41,8 @@ class Propagator {
       }
       for (size_t k = 0; k < graph_.nodes.size(); ++k) index_.emplace(graph_.nodes[k].name, k);
       create_input_symbols();
-      for (; i < graph_.nodes.size(); ++i) result.values[i] = run_node(graph_.nodes[i], result.values);
+      for (; i < graph_.nodes.size(); ++i)
+        result.values[i] = run_node(graph_.nodes[i], result.values);
     } catch (const ShapeError& e) {
       return failure(std::move(result), Propagation::Status::ShapeError, e.what(), i);
     } catch (const DataDependentError& e) {
@@ -98,7 +98,8 @@ class Propagator {
         if (e.is_symbol()) {
           create_symbol(e.symbol_name(), size_source(n.name, k));
         } else {
-          for (const std::string& s : e.free_symbols()) derived.emplace_back(s, "dims['" + s + "']");
+          for (const std::string& s : e.free_symbols())
+            derived.emplace_back(s, "dims['" + s + "']");
         }
       }
     }
@@ -139,8 +140,8 @@ class Propagator {
       // `aten.add_.Tensor` runs `aten.add`'s rule, and must keep self's shape.
       std::string packet = n.target.substr(0, n.target.rfind('.'));
       if (!packet.empty() && packet.back() == '_') {
-        std::string functional = packet.substr(0, packet.size() - 1) +
-                                 n.target.substr(n.target.rfind('.'));
+        std::string functional =
+            packet.substr(0, packet.size() - 1) + n.target.substr(n.target.rfind('.'));
         rule = registry.find(functional);
         in_place = rule != nullptr;
       }
@@ -158,8 +159,8 @@ class Propagator {
   void check_in_place(const OpContext& ctx, const Value& out) {
     TensorMeta self = ctx.tensor(0, "self");
     if (!out.is_tensor() || out.tensor.rank() != self.rank()) {
-      ctx.fail("an in-place op cannot change self's shape " + ops::shape_str(self.sizes) +
-               " to " + out.str());
+      ctx.fail("an in-place op cannot change self's shape " + ops::shape_str(self.sizes) + " to " +
+               out.str());
     }
     for (size_t d = 0; d < self.rank(); ++d) {
       ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place",
@@ -186,7 +187,8 @@ class Propagator {
       bool known_symbols = true;
       for (const std::string& s : declared.free_symbols()) known_symbols &= env_.has_symbol(s);
       // A declared data-dependent size (u0) may be named differently here: not comparable.
-      if (known_symbols) ctx.require_equal(declared, out.tensor.sizes[d], "declared_shape", mismatch);
+      if (known_symbols)
+        ctx.require_equal(declared, out.tensor.sizes[d], "declared_shape", mismatch);
     }
   }
 

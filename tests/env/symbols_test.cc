@@ -298,5 +298,6 @@ TEST(NamedSpecialization, NameResolvesToTheConstant) {
   EXPECT_EQ(env.simplify(symshape::Expr::symbol("batch") * 4).str(), "4");
   EXPECT_TRUE(*env.size_hint(symshape::Expr::symbol("batch") + 2) == symshape::Int(3));
   // Seen again under the same name with the same hint, it is the same constant.
-  EXPECT_EQ(env.create_symbol(1, "L['y'].size()[0]", symshape::DimPolicy::Dynamic, opts).str(), "1");
+  EXPECT_EQ(env.create_symbol(1, "L['y'].size()[0]", symshape::DimPolicy::Dynamic, opts).str(),
+            "1");
 }
