@@ -93,6 +93,38 @@ std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector
   return out;
 }
 
+namespace {
+// Whether a result of type `from` may be written into a tensor of type `to` (PyTorch's canCast).
+bool can_cast(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && (is_integral(to) || to == DType::Bool)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+}  // namespace
+
+// The in-place form of a rule (`aten.add_`): the result is written into self, so it must have
+// self's shape (self is never broadcast) and a dtype castable to self's; it is self.
+ShapeRule in_place(ShapeRule functional) {
+  return [functional](OpContext& ctx) {
+    TensorMeta self = ctx.tensor(0, "self");
+    Value out = functional(ctx);
+    if (!out.is_tensor())
+      ctx.fail("an in-place op must produce a tensor like self, got " + out.str());
+    const std::string message = "an in-place op cannot broadcast self " + shape_str(self.sizes) +
+                                " to " + shape_str(out.tensor.sizes);
+    if (out.tensor.rank() != self.rank()) ctx.fail(message);
+    for (size_t d = 0; d < self.rank(); ++d) {
+      ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place", message);
+    }
+    if (!can_cast(out.tensor.dtype, self.dtype)) {
+      ctx.fail("result type " + std::string(to_string(out.tensor.dtype)) +
+               " can't be cast to the desired output type " + std::string(to_string(self.dtype)));
+    }
+    return Value::of(self);
+  };
+}
+
 DType to_floating(DType d) { return is_floating(d) || is_complex(d) ? d : DType::Float32; }
 
 namespace {

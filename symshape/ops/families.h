@@ -38,6 +38,9 @@ std::vector<size_t> reduction_dims(const OpContext& ctx, size_t dim_position, si
 // Sizes after reducing dims (kept as 1 when keepdim).
 std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector<size_t>& dims,
                                bool keepdim);
+// The in-place form (`aten.add_`) of a functional rule: the result is written into self, so it
+// must have self's shape (self is never broadcast) and a dtype castable to self's; it is self.
+ShapeRule in_place(ShapeRule functional);
 // The default float dtype an integer input computes in (float32), others unchanged.
 DType to_floating(DType d);
 // Requires cond: statically true passes, statically false fails with message (a ShapeError);

@@ -135,15 +135,17 @@ class Propagator {
     OpContext ctx(env_, graph_, n, values, &index_);
     const OpRegistry& registry = OpRegistry::instance();
     const ShapeRule* rule = registry.find(n.target);
-    bool in_place = false;
+    ShapeRule in_place_rule;
     if (!rule) {
-      // `aten.add_.Tensor` runs `aten.add`'s rule, and must keep self's shape.
+      // `aten.foo_.Tensor` without a rule of its own is `aten.foo`'s, written into self.
       std::string packet = n.target.substr(0, n.target.rfind('.'));
       if (!packet.empty() && packet.back() == '_') {
         std::string functional =
             packet.substr(0, packet.size() - 1) + n.target.substr(n.target.rfind('.'));
-        rule = registry.find(functional);
-        in_place = rule != nullptr;
+        if (const ShapeRule* f = registry.find(functional)) {
+          in_place_rule = ops::in_place(*f);
+          rule = &in_place_rule;
+        }
       }
     }
     if (!rule) {
@@ -151,22 +153,8 @@ class Propagator {
       throw InputError(n, "unknown op '" + n.target + "' (no shape rule)");
     }
     Value out = (*rule)(ctx);
-    if (in_place) check_in_place(ctx, out);
     check_declared(ctx, out);
     return out;
-  }
-
-  void check_in_place(const OpContext& ctx, const Value& out) {
-    TensorMeta self = ctx.tensor(0, "self");
-    if (!out.is_tensor() || out.tensor.rank() != self.rank()) {
-      ctx.fail("an in-place op cannot change self's shape " + ops::shape_str(self.sizes) + " to " +
-               out.str());
-    }
-    for (size_t d = 0; d < self.rank(); ++d) {
-      ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place",
-                        "an in-place op cannot broadcast self " + ops::shape_str(self.sizes) +
-                            " to " + ops::shape_str(out.tensor.sizes));
-    }
   }
 
   // Metadata written on a call_function node must agree with what its rule computed.

@@ -307,5 +307,15 @@ TEST(BadOperands, AreInputErrors) {
   EXPECT_EQ(string.result.status, Propagation::Status::InputError);
 }
 
+// An in-place op without a rule of its own (`cumsum_`) runs its functional rule written into
+// self: self's dtype and shape, not the functional result's (cumsum of int32 is int64).
+TEST(InPlace, FallbackForAnyOpKeepsSelf) {
+  OpRun r = run_op({tensor("x", {"a", "4"}, I32)}, "aten.cumsum_.default", {T("x"), I(0)});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.str(), "int32[a, 4]");
+  OpRun f = run_op({tensor("x", {"a", "4"}, I32)}, "aten.cumsum.default", {T("x"), I(0)});
+  EXPECT_EQ(f.str(), "int64[a, 4]");
+}
+
 }  // namespace
 }  // namespace symshape::testing
