@@ -24,6 +24,9 @@ GiNaC::ex ex_of(const Int& v);
 // e is a polynomial (over symbols and function calls) whose coefficients are integers and whose
 // powers are natural: integer-valued without any divisibility fact.
 bool has_integer_coefficients(const GiNaC::ex& e);
+// e is an exact quotient: a rational coefficient or a negative power somewhere in its top-level
+// sum or product (its value is numer_denom()'s numerator // denominator).
+bool has_denominator(const GiNaC::ex& e);
 
 }  // namespace detail
 }  // namespace symshape

@@ -207,21 +207,6 @@ std::string wrap(const Printed& p, Prec at_least) {
   return p.prec >= at_least ? p.text : "(" + p.text + ")";
 }
 
-// Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
-// its top-level sum or product (an exact division).
-bool has_denominator(const ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
-  if (GiNaC::is_a<GiNaC::power>(e)) {
-    return detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0;
-  }
-  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (has_denominator(e.op(i))) return true;
-    }
-  }
-  return false;
-}
-
 Printed print_binary_fn(const ex& a, const ex& b, const char* op) {
   Printed pa = print(a), pb = print(b);
   // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
@@ -292,7 +277,7 @@ Printed print(const ex& e) {
     return {to_string(v), v < 0 ? kUnary : kAtom, false};
   }
   if (GiNaC::is_a<GiNaC::symbol>(e)) return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  if (has_denominator(e)) {
+  if (detail::has_denominator(e)) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -346,5 +331,21 @@ Printed print(const ex& e) {
 }  // namespace
 
 std::string Expr::str() const { return print(e_).text; }
+
+// Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
+// its top-level sum or product (an exact division).
+bool detail::has_denominator(const ex& e) {
+  if (GiNaC::is_a<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (GiNaC::is_a<GiNaC::power>(e)) {
+    if (detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0) return true;
+    return detail::has_denominator(e.op(0));
+  }
+  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (detail::has_denominator(e.op(i))) return true;
+    }
+  }
+  return false;
+}
 
 }  // namespace symshape

@@ -157,20 +157,6 @@ bool integer_polynomial(const ex& e) {
   return true;  // symbols, and function calls (integer-valued by construction)
 }
 
-bool has_denominator(const ex& e) {
-  if (is_number(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
-  if (is_power(e)) {
-    if (is_integer(e.op(1)) && int_of(e.op(1)) < 0) return true;
-    return has_denominator(e.op(0));
-  }
-  if (is_add(e) || is_mul(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (has_denominator(e.op(i))) return true;
-    }
-  }
-  return false;
-}
-
 bool has_symbolic_denominator(const ex& e) {
   if (is_power(e)) {
     if (is_integer(e.op(1)) && int_of(e.op(1)) < 0) return true;

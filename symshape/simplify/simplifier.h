@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/expr/functions.h"
 #include "symshape/facts.h"
 #include "symshape/prove.h"
 #include "symshape/ranges.h"
@@ -41,8 +42,7 @@ inline Fn call_of(const ex& e) {
 // A polynomial with integer coefficients and natural powers (function calls are integers):
 // integer-valued without any divisibility fact.
 bool integer_polynomial(const ex& e);
-// The skeleton has a rational coefficient or a negative power (an exact quotient).
-bool has_denominator(const ex& e);
+// (has_denominator, whether the skeleton is an exact quotient, is in symshape/expr/functions.h.)
 // The skeleton has a negative power (a symbolic denominator such as y^-1).
 bool has_symbolic_denominator(const ex& e);
 // The skeleton contains a function call of kind f.
