@@ -82,23 +82,12 @@ int run_check(const Args& args) {
     return kExitOk;
   }
   expect_positionals(parsed, 1, "GRAPH.json");
-  PropagateOptions options;
-  for (const std::string& spec : parsed.all("--dim")) {
-    auto [name, range] = parse_range_spec(spec);
-    options.dims[name] = DimDecl{range.lo(), range.hi(), std::nullopt};
-  }
-  Expected<Graph> graph = read_graph_file(parsed.positional[0]);
-  if (!graph) throw Error(graph.error());
-  // A --dim keeps the graph's hint for that dim.
-  for (auto& [name, decl] : options.dims) {
-    if (const DimDecl* d = graph->dim(name)) decl.hint = d->hint;
-    if (decl.hint && !ValueRange(decl.min, decl.max).contains(*decl.hint)) decl.hint.reset();
-  }
-
   ShapeEnvOptions env_options;
   env_options.log = parsed.has("--log");
-  ShapeEnv env(env_options);
-  Propagation result = propagate(*graph, env, options);
+  LoadedGraph loaded = load_and_propagate(parsed.positional[0], parsed.all("--dim"), env_options);
+  const Graph* graph = &loaded.graph;
+  ShapeEnv& env = *loaded.env;
+  const Propagation& result = loaded.result;
   const size_t shown = result.ok() ? graph->nodes.size() : result.failed_node;
 
   if (parsed.has("--json")) {
@@ -127,12 +116,7 @@ int run_check(const Args& args) {
     }
     if (!result.ok()) std::cerr << "symshape: error: " << result.error << "\n";
   }
-  switch (result.status) {
-    case Propagation::Status::Ok: return kExitOk;
-    case Propagation::Status::ShapeError: return kExitShapeError;
-    case Propagation::Status::InputError: return kExitBadInput;
-  }
-  return kExitBadInput;
+  return exit_code(result.status);
 }
 
 }  // namespace symshape::cli

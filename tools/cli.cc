@@ -148,6 +148,27 @@ std::pair<std::string, Int> parse_binding(std::string_view spec) {
   return {name, *v};
 }
 
+std::pair<std::string, std::vector<Int>> parse_int_list_spec(std::string_view spec) {
+  auto [name, rest] = split_name(spec, "NAME=N,N,...");
+  std::vector<Int> values;
+  // An empty list (`x=`) is a 0-dim tensor's sizes.
+  size_t start = 0;
+  while (!rest.empty() && start <= rest.size()) {
+    size_t comma = rest.find(',', start);
+    std::string_view item = std::string_view(rest).substr(
+        start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::optional<Int> v = parse_integer(item);
+    if (!v) {
+      throw UsageError("bad value " + quote(item) + " in " + quote(spec) +
+                       " (expected comma-separated integers)");
+    }
+    values.push_back(*v);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return {name, values};
+}
+
 std::string quote(std::string_view text) { return "'" + std::string(text) + "'"; }
 
 void print_error(std::string_view message) {

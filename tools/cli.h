@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/propagate.h"
 #include "symshape/ranges.h"
 
 namespace symshape::cli {
@@ -38,8 +40,10 @@ struct Subcommand {
 };
 
 // Subcommand entry points (one file each in tools/).
-int run_expr(const Args& args);   // expr_command.cc
-int run_check(const Args& args);  // check_command.cc
+int run_expr(const Args& args);          // expr_command.cc
+int run_check(const Args& args);         // check_command.cc
+int run_guards(const Args& args);        // guards_command.cc
+int run_check_inputs(const Args& args);  // check_inputs_command.cc
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {
@@ -78,10 +82,28 @@ std::pair<std::string, ValueRange> parse_range_spec(std::string_view spec);
 // `NAME=INT` (any size, may be negative) as a symbol name and its value. Throws UsageError.
 std::pair<std::string, Int> parse_binding(std::string_view spec);
 
+// `NAME=N,N,...` (integers of any size; `NAME=` is the empty list) as a name and its values:
+// the sizes or strides of an input. Throws UsageError naming the spec when it is malformed.
+std::pair<std::string, std::vector<Int>> parse_int_list_spec(std::string_view spec);
+
 // The text in single quotes, for messages: 'x=a..b'.
 std::string quote(std::string_view text);
 
 // Prints `symshape: error: <message>` on one line to stderr.
 void print_error(std::string_view message);
+
+// A graph read from a file and propagated under its own ShapeEnv (graph_loading.cc).
+struct LoadedGraph {
+  Graph graph;
+  std::unique_ptr<ShapeEnv> env;
+  Propagation result;
+};
+// Reads the graph, applies `--dim NAME=MIN..MAX` specs over its "dims" (a dim keeps the graph's
+// hint when the hint lies in the new range), and propagates. Throws Error when the file cannot
+// be read or parsed, UsageError for a malformed spec.
+LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
+                               ShapeEnvOptions env_options = {});
+// The exit code for a propagation's status: 0, 1 (shape error) or 2 (bad input).
+int exit_code(Propagation::Status status);
 
 }  // namespace symshape::cli

@@ -16,6 +16,8 @@ namespace {
 constexpr Subcommand kSubcommands[] = {
     {"check", "propagate a graph's shapes; print shapes, guards and errors", run_check},
     {"expr", "simplify, bound, prove and evaluate integer expressions", run_expr},
+    {"guards", "print the guards under which a graph's shapes stay valid", run_guards},
+    {"check-inputs", "check concrete input sizes against a graph's guards", run_check_inputs},
 };
 
 void print_usage(std::ostream& out) {

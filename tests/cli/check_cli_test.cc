@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/golden.h"
 
 namespace symshape::cli_test {
 namespace {
@@ -23,29 +24,12 @@ namespace fs = std::filesystem;
 
 const fs::path kSourceDir = SYMSHAPE_SOURCE_DIR;
 
-bool update_mode() {
-  const char* v = std::getenv("SYMSHAPE_UPDATE_GOLDEN");
-  return v != nullptr && std::string(v) == "1";
-}
-
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Runs `symshape check ARGS...` from the repository root, so that graphs are named as a user at
 // the root names them and messages holding a path are the same on every machine.
 CliResult run_check(const std::vector<std::string>& args) {
-  static const bool in_root = [] {
-    fs::current_path(kSourceDir);
-    return true;
-  }();
-  (void)in_root;
   std::vector<std::string> full = {"check"};
   full.insert(full.end(), args.begin(), args.end());
-  return run_cli(full);
+  return run_in_root(full);
 }
 
 std::string describe(const std::vector<std::string>& args, const CliResult& r) {
@@ -53,19 +37,6 @@ std::string describe(const std::vector<std::string>& args, const CliResult& r) {
   for (const std::string& a : args) cmd += " '" + a + "'";
   return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
          "\n  stderr: " + r.err;
-}
-
-// Compares `actual` with tests/golden/<golden> (or rewrites the file in update mode).
-void expect_golden(const std::string& golden, const std::string& actual) {
-  const fs::path path = kSourceDir / "tests/golden" / golden;
-  if (update_mode()) {
-    std::ofstream(path, std::ios::binary) << actual;
-    return;
-  }
-  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with SYMSHAPE_UPDATE_GOLDEN=1 to "
-                                << "create it, then review it";
-  EXPECT_EQ(actual, read_text(path))
-      << "stdout differs from " << path << " (SYMSHAPE_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 // One run of `symshape check`: its arguments, where its stdout is kept, and its exit code and

@@ -1,0 +1,294 @@
+// The compiled guard checker: a register program over int64 with overflow detection.
+//
+// Slots hold the sources' values, then the constants, then temporaries. Each guard is a run of
+// arithmetic instructions ending in a check; an overflow (or a division by zero) anywhere in a
+// guard's run hands that guard to the exact evaluator (CLN), which decides it or explains why
+// it cannot be evaluated.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "guards/internal.h"
+#include "symshape/guards.h"
+
+namespace symshape {
+
+enum class GuardChecker::Op : uint8_t {
+  Add,
+  Sub,
+  Mul,
+  Neg,
+  FloorDiv,
+  Mod,
+  Max,
+  Min,
+  Cmp,       // dst = a rel b (0 or 1)
+  And,       // dst = a & b
+  Or,        // dst = a | b
+  CheckRel,  // guard dst holds iff a rel b
+  Check,     // guard dst holds iff a != 0
+};
+
+namespace {
+
+using guards::Lowered;
+
+bool compare(RelOp rel, int64_t a, int64_t b) {
+  switch (rel) {
+    case RelOp::Eq: return a == b;
+    case RelOp::Ne: return a != b;
+    case RelOp::Lt: return a < b;
+    case RelOp::Le: return a <= b;
+    case RelOp::Gt: return a > b;
+    case RelOp::Ge: return a >= b;
+  }
+  return false;
+}
+
+}  // namespace
+
+// Compiles guards into the checker's instruction stream.
+struct CheckerAccess {
+  GuardChecker& c;
+  std::map<std::string, uint32_t> var_slot;
+  std::map<std::string, uint32_t> const_slot;  // decimal text -> slot
+  std::vector<int64_t> constants;
+  uint32_t next_temp = 0;  // counted from the end of the constants, fixed up later
+  bool exact_only = false;
+  std::vector<size_t>* reads = nullptr;
+
+  // Temporaries are numbered from kTemp and rebased once the constants are known.
+  static constexpr uint32_t kTemp = 1u << 30;
+
+  uint32_t constant(const Int& v) {
+    std::optional<int64_t> small = Expr(v).as_int64();
+    if (!small) {
+      exact_only = true;  // beyond int64: this guard is always decided exactly
+      return constant(Int(0));
+    }
+    std::string key = std::to_string(*small);
+    auto it = const_slot.find(key);
+    if (it != const_slot.end()) return it->second;
+    uint32_t slot = static_cast<uint32_t>(c.sources_ + constants.size());
+    constants.push_back(*small);
+    const_slot[key] = slot;
+    return slot;
+  }
+
+  uint32_t emit(GuardChecker::Op op, uint32_t a, uint32_t b, uint8_t rel = 0) {
+    uint32_t dst = kTemp + next_temp++;
+    c.code_.push_back({op, rel, dst, a, b});
+    return dst;
+  }
+
+  uint32_t expr(const Lowered& l) {
+    using Op = GuardChecker::Op;
+    switch (l.op) {
+      case Lowered::Op::Const: return constant(l.value);
+      case Lowered::Op::Var: {
+        auto it = var_slot.find(l.name);
+        if (it == var_slot.end()) throw Error("guard reads the unknown source " + l.name);
+        if (std::find(reads->begin(), reads->end(), it->second) == reads->end())
+          reads->push_back(it->second);
+        return it->second;
+      }
+      case Lowered::Op::Neg: return emit(Op::Neg, expr(l.args[0]), 0);
+      case Lowered::Op::Add:
+      case Lowered::Op::Mul: {
+        // Left fold; `x + -1*y` becomes a subtraction.
+        Op op = l.op == Lowered::Op::Add ? Op::Add : Op::Mul;
+        uint32_t acc = expr(l.args[0]);
+        for (size_t i = 1; i < l.args.size(); ++i) acc = emit(op, acc, expr(l.args[i]));
+        return acc;
+      }
+      case Lowered::Op::FloorDiv: return emit(Op::FloorDiv, expr(l.args[0]), expr(l.args[1]));
+      case Lowered::Op::Mod: return emit(Op::Mod, expr(l.args[0]), expr(l.args[1]));
+      case Lowered::Op::Max: return emit(Op::Max, expr(l.args[0]), expr(l.args[1]));
+      case Lowered::Op::Min: return emit(Op::Min, expr(l.args[0]), expr(l.args[1]));
+    }
+    return 0;
+  }
+
+  uint32_t cond(const Cond& k) {
+    using Op = GuardChecker::Op;
+    switch (k.kind()) {
+      case Cond::Kind::True: return constant(Int(1));
+      case Cond::Kind::False: return constant(Int(0));
+      case Cond::Kind::Rel:
+        return emit(Op::Cmp, expr(guards::lower(k.lhs())), expr(guards::lower(k.rhs())),
+                    static_cast<uint8_t>(k.op()));
+      case Cond::Kind::And:
+      case Cond::Kind::Or: {
+        Op op = k.kind() == Cond::Kind::And ? Op::And : Op::Or;
+        uint32_t acc = cond(k.operands()[0]);
+        for (size_t i = 1; i < k.operands().size(); ++i) acc = emit(op, acc, cond(k.operands()[i]));
+        return acc;
+      }
+    }
+    return 0;
+  }
+
+  void guard(const Cond& k, uint32_t index) {
+    using Op = GuardChecker::Op;
+    if (k.kind() == Cond::Kind::Rel) {
+      uint32_t a = expr(guards::lower(k.lhs())), b = expr(guards::lower(k.rhs()));
+      c.code_.push_back({Op::CheckRel, static_cast<uint8_t>(k.op()), index, a, b});
+    } else {
+      c.code_.push_back({Op::Check, 0, index, cond(k), 0});
+    }
+  }
+};
+
+GuardChecker::GuardChecker(const GuardSet& set) : set_(&set), sources_(set.sources.size()) {
+  CheckerAccess b{*this, {}, {}, {}, 0, false, nullptr};
+  for (size_t i = 0; i < set.sources.size(); ++i)
+    b.var_slot[set.sources[i].identifier] = static_cast<uint32_t>(i);
+  for (size_t g = 0; g < set.guards.size(); ++g) {
+    conds_.push_back(set.guards[g].cond);
+    b.exact_only = false;
+    reads_.emplace_back();
+    b.reads = &reads_.back();
+    b.guard(set.guards[g].cond, static_cast<uint32_t>(g));
+    exact_only_.push_back(b.exact_only);
+    std::sort(reads_.back().begin(), reads_.back().end());  // explanations list sources in order
+  }
+  constants_ = std::move(b.constants);
+  // Rebase temporaries after the constants.
+  const uint32_t base = static_cast<uint32_t>(sources_ + constants_.size());
+  auto rebase = [&](uint32_t& slot) {
+    if (slot >= CheckerAccess::kTemp) slot = slot - CheckerAccess::kTemp + base;
+  };
+  for (Instr& in : code_) {
+    if (in.op != Op::CheckRel && in.op != Op::Check) rebase(in.dst);
+    rebase(in.a);
+    rebase(in.b);
+  }
+  slots_ = base + b.next_temp;
+}
+
+bool GuardChecker::exact_holds(size_t guard, std::span<const int64_t> values) const {
+  Bindings bindings;
+  for (size_t s : reads_[guard]) bindings[set_->sources[s].identifier] = Int(values[s]);
+  return evaluate(conds_[guard], bindings);  // throws Error on a division by zero
+}
+
+size_t GuardChecker::first_failure(std::span<const int64_t> values) const {
+  if (values.size() != sources_) {
+    throw Error("the checker needs " + std::to_string(sources_) + " source values, got " +
+                std::to_string(values.size()));
+  }
+  thread_local std::vector<int64_t> scratch;
+  if (scratch.size() < slots_) scratch.resize(slots_);
+  int64_t* r = scratch.data();
+  std::memcpy(r, values.data(), sources_ * sizeof(int64_t));
+  if (!constants_.empty())
+    std::memcpy(r + sources_, constants_.data(), constants_.size() * sizeof(int64_t));
+
+  bool trouble = false;  // an overflow or a division by zero since the last check
+  for (const Instr& in : code_) {
+    const int64_t a = r[in.a], b = r[in.b];
+    switch (in.op) {
+      case Op::Add: trouble |= __builtin_add_overflow(a, b, &r[in.dst]); break;
+      case Op::Sub: trouble |= __builtin_sub_overflow(a, b, &r[in.dst]); break;
+      case Op::Mul: trouble |= __builtin_mul_overflow(a, b, &r[in.dst]); break;
+      case Op::Neg: trouble |= __builtin_sub_overflow(int64_t{0}, a, &r[in.dst]); break;
+      case Op::FloorDiv:
+      case Op::Mod: {
+        if (b == 0 || (a == INT64_MIN && b == -1)) {
+          trouble = true;
+          r[in.dst] = 0;
+          break;
+        }
+        int64_t q = a / b, m = a % b;
+        if (m != 0 && ((m < 0) != (b < 0))) {
+          q -= 1;
+          m += b;
+        }
+        r[in.dst] = in.op == Op::FloorDiv ? q : m;
+        break;
+      }
+      case Op::Max: r[in.dst] = a < b ? b : a; break;
+      case Op::Min: r[in.dst] = b < a ? b : a; break;
+      case Op::Cmp: r[in.dst] = compare(static_cast<RelOp>(in.rel), a, b); break;
+      case Op::And: r[in.dst] = a & b; break;
+      case Op::Or: r[in.dst] = a | b; break;
+      case Op::CheckRel:
+      case Op::Check: {
+        bool holds = in.op == Op::Check ? a != 0 : compare(static_cast<RelOp>(in.rel), a, b);
+        if (trouble || exact_only_[in.dst]) {
+          trouble = false;
+          try {
+            holds = exact_holds(in.dst, values);
+          } catch (const Error&) {
+            holds = false;  // not evaluable (a division by zero): the guard does not hold
+          }
+        }
+        if (!holds) return in.dst;
+        break;
+      }
+    }
+  }
+  return npos;
+}
+
+std::string CheckFailure::str() const {
+  std::string text = "guard " + this->text + " failed";
+  if (!reason.empty()) text += " (" + reason + ")";
+  if (!values.empty()) {
+    text += " with ";
+    for (size_t i = 0; i < values.size(); ++i)
+      text += (i ? ", " : "") + values[i].first + " = " + to_string(values[i].second);
+  }
+  if (!where.node.empty()) {
+    text += "; it came from " + where.str();
+  } else if (!where.rule.empty()) {
+    text += "; it is the " + where.rule;
+  }
+  return text;
+}
+
+std::optional<CheckFailure> GuardChecker::check(const std::vector<Int>& values) const {
+  if (values.size() != sources_) {
+    throw Error("the checker needs " + std::to_string(sources_) + " source values, got " +
+                std::to_string(values.size()));
+  }
+  auto explain = [&](size_t g, std::string reason) {
+    CheckFailure f;
+    f.guard = g;
+    f.text = python_text(*set_, set_->guards[g].cond);
+    f.where = set_->guards[g].where;
+    f.reason = std::move(reason);
+    for (size_t s : reads_[g]) f.values.emplace_back(set_->sources[s].name, values[s]);
+    return f;
+  };
+  std::vector<int64_t> small;
+  for (const Int& v : values) {
+    std::optional<int64_t> s = Expr(v).as_int64();
+    if (!s) break;
+    small.push_back(*s);
+  }
+  if (small.size() == values.size()) {
+    size_t g = first_failure(small);
+    if (g == npos) return std::nullopt;
+    std::string reason;
+    try {
+      exact_holds(g, small);
+    } catch (const Error& e) {
+      reason = e.what();
+    }
+    return explain(g, reason);
+  }
+  // Some value is beyond int64: every guard takes the exact path.
+  for (size_t g = 0; g < conds_.size(); ++g) {
+    Bindings bindings;
+    for (size_t s : reads_[g]) bindings[set_->sources[s].identifier] = values[s];
+    try {
+      if (!evaluate(conds_[g], bindings)) return explain(g, "");
+    } catch (const Error& e) {
+      return explain(g, e.what());
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace symshape

@@ -1,0 +1,37 @@
+// Internal to guards/: name mangling, guard normalization, and the lowered form of an
+// expression that the compiled checker and the C++ printer share.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symshape/expr.h"
+
+namespace symshape::guards {
+
+// `L['x'].size()[0]` -> `L_x_size_0_`: every character that is not a letter or digit becomes _.
+std::string mangle(std::string_view text);
+
+// `k*X op 0` with a constant k becomes `X op' 0` (the form the env records divisibility in,
+// `4*(a % 4) == 0`, prints as `a % 4 == 0`).
+// Also reduces a multiple-of test (see reduce_multiple).
+Cond normalize(const Cond& c);
+// `(a*x + b) % k == 0` with the coefficients reduced modulo k and their common factor with k
+// divided out; other conditions unchanged.
+Cond reduce_multiple(const Cond& c);
+
+// An integer expression as a tree of plain operations: what GiNaC keeps as sums, products,
+// natural powers, exact quotients and function nodes, spelled out.
+struct Lowered {
+  enum class Op { Const, Var, Add, Mul, Neg, FloorDiv, Mod, Max, Min };
+  Op op = Op::Const;
+  Int value;         // Const
+  std::string name;  // Var: the symbol
+  std::vector<Lowered> args;
+};
+
+// Throws Error for what has no integer meaning (a non-natural power).
+Lowered lower(const Expr& e);
+
+}  // namespace symshape::guards

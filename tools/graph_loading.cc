@@ -1,0 +1,34 @@
+// Reading and propagating a graph, as every graph subcommand does it.
+#include "tools/cli.h"
+
+namespace symshape::cli {
+
+LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
+                               ShapeEnvOptions env_options) {
+  PropagateOptions options;
+  for (const std::string& spec : dim_specs) {
+    auto [name, range] = parse_range_spec(spec);
+    options.dims[name] = DimDecl{range.lo(), range.hi(), std::nullopt};
+  }
+  Expected<Graph> graph = read_graph_file(path);
+  if (!graph) throw Error(graph.error());
+  // A --dim keeps the graph's hint for that dim.
+  for (auto& [name, decl] : options.dims) {
+    if (const DimDecl* d = graph->dim(name)) decl.hint = d->hint;
+    if (decl.hint && !ValueRange(decl.min, decl.max).contains(*decl.hint)) decl.hint.reset();
+  }
+  LoadedGraph loaded{std::move(*graph), std::make_unique<ShapeEnv>(env_options), {}};
+  loaded.result = propagate(loaded.graph, *loaded.env, options);
+  return loaded;
+}
+
+int exit_code(Propagation::Status status) {
+  switch (status) {
+    case Propagation::Status::Ok: return kExitOk;
+    case Propagation::Status::ShapeError: return kExitShapeError;
+    case Propagation::Status::InputError: return kExitBadInput;
+  }
+  return kExitBadInput;
+}
+
+}  // namespace symshape::cli

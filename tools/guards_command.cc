@@ -1,0 +1,59 @@
+// `symshape guards GRAPH.json [--dim NAME=MIN..MAX]... [--lang python|verbose|cpp|json]`:
+// propagate, then print the guards under which the graph's shapes stay valid.
+#include <iostream>
+
+#include "symshape/guards.h"
+#include "tools/cli.h"
+
+namespace symshape::cli {
+
+namespace {
+
+constexpr FlagSpec kGuardsFlags[] = {
+    {"--dim", "NAME=MIN..MAX", "declare a dim dynamic in this range (overrides the graph's)"},
+    {"--lang", "LANG", "python (default), verbose, cpp or json"},
+};
+
+void print_guards_usage(std::ostream& os) {
+  os << "usage: symshape guards GRAPH.json [--dim NAME=MIN..MAX]... [--lang LANG]\n\n"
+        "Propagates shapes, then prints the guards: the conditions on the inputs' sizes and\n"
+        "strides under which every decision made on the example sizes stays valid. Equalities\n"
+        "between sources come first, then the guards nothing else implies, then each dim's\n"
+        "range. When the guards contradict a declared dim's range, prints what is violated and\n"
+        "suggested fixes instead.\n"
+        "Exit status: 0 ok, 1 on a shape error or a violated declaration, 2 on bad input.\n\n"
+     << format_flags(kGuardsFlags);
+}
+
+}  // namespace
+
+int run_guards(const Args& args) {
+  ParsedArgs parsed = parse_flags(args, kGuardsFlags);
+  if (parsed.help) {
+    print_guards_usage(std::cout);
+    return kExitOk;
+  }
+  expect_positionals(parsed, 1, "GRAPH.json");
+  std::string lang = parsed.has("--lang") ? parsed.all("--lang").back() : "python";
+  if (lang != "python" && lang != "verbose" && lang != "cpp" && lang != "json") {
+    throw UsageError("unknown --lang " + quote(lang) + " (expected python, verbose, cpp or json)");
+  }
+  LoadedGraph loaded = load_and_propagate(parsed.positional[0], parsed.all("--dim"));
+  if (!loaded.result.ok()) {
+    print_error(loaded.result.error);
+    return exit_code(loaded.result.status);
+  }
+  GuardSet set = produce_guards(*loaded.env, graph_inputs(loaded.graph));
+  std::vector<ConstraintProblem> problems = check_constraints(*loaded.env, set);
+  if (!problems.empty()) {
+    std::cerr << format_constraint_problems(problems);
+    return kExitShapeError;
+  }
+  if (lang == "python") std::cout << print_python(set);
+  if (lang == "verbose") std::cout << print_verbose(set);
+  if (lang == "cpp") std::cout << print_cpp(set);
+  if (lang == "json") std::cout << to_json(set).dump(2) << "\n";
+  return kExitOk;
+}
+
+}  // namespace symshape::cli
