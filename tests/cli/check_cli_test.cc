@@ -297,35 +297,11 @@ TEST(CheckLarge, TenMegabyteChain) {
 // ---- docs/cli.md: every `$ symshape check ...` example shows the real output ----
 
 TEST(CheckDocs, ExamplesShowTheRealOutput) {
-  const std::string doc = read_text(kSourceDir / "docs/cli.md");
-  const size_t begin = doc.find("\n## `symshape check`");
-  ASSERT_NE(begin, std::string::npos) << "docs/cli.md has no `symshape check` section";
-  const size_t end = doc.find("\n## ", begin + 1);
-  std::istringstream section(doc.substr(begin, end == std::string::npos ? end : end - begin));
-
-  // Each command runs to the next command or the end of its code block; the expected text is
-  // stdout followed by stderr (the program writes its error last).
-  std::vector<std::pair<std::string, std::string>> examples;
-  bool in_block = false, in_example = false;
-  std::string line;
-  while (std::getline(section, line)) {
-    if (line.starts_with("```")) {
-      in_block = !in_block;
-      in_example = false;
-    } else if (in_block && line.starts_with("$ symshape check ")) {
-      examples.emplace_back(line.substr(17), "");
-      in_example = true;
-    } else if (in_example) {
-      examples.back().second += line + "\n";
-    }
-  }
-  ASSERT_GE(examples.size(), 5u);
-  for (const auto& [command, expected] : examples) {
-    std::vector<std::string> args;
-    std::istringstream words(command);
-    for (std::string w; words >> w;) args.push_back(w);
+  auto examples = doc_examples("check");
+  ASSERT_GE(examples.size(), 5u) << "docs/cli.md: too few `symshape check` examples";
+  for (const auto& [args, expected] : examples) {
     CliResult r = run_check(args);
-    EXPECT_EQ(r.out + r.err, expected) << "docs/cli.md: $ symshape check " << command;
+    EXPECT_EQ(r.out + r.err, expected) << "docs/cli.md: $ symshape check " << args[0];
   }
 }
 

@@ -57,4 +57,35 @@ inline CliResult run_in_root(const std::vector<std::string>& args) {
   return run_cli(args);
 }
 
+// The examples in docs/cli.md's section `## \`symshape COMMAND\``: each line `$ symshape
+// COMMAND ARGS...` inside a code block, with the lines after it (to the next command or the
+// block's end) as the expected stdout followed by stderr. Returns (arguments after the
+// command, expected text) pairs.
+inline std::vector<std::pair<std::vector<std::string>, std::string>> doc_examples(
+    const std::string& command) {
+  const std::string doc = read_text(source_dir() / "docs/cli.md");
+  const size_t begin = doc.find("\n## `symshape " + command + "`");
+  if (begin == std::string::npos) return {};
+  const size_t end = doc.find("\n## ", begin + 1);
+  std::istringstream section(doc.substr(begin, end == std::string::npos ? end : end - begin));
+  const std::string prompt = "$ symshape " + command + " ";
+  std::vector<std::pair<std::vector<std::string>, std::string>> examples;
+  bool in_block = false, in_example = false;
+  for (std::string line; std::getline(section, line);) {
+    if (line.starts_with("```")) {
+      in_block = !in_block;
+      in_example = false;
+    } else if (in_block && line.starts_with(prompt)) {
+      std::vector<std::string> args;
+      std::istringstream words(line.substr(prompt.size()));
+      for (std::string w; words >> w;) args.push_back(w);
+      examples.emplace_back(args, "");
+      in_example = true;
+    } else if (in_example) {
+      examples.back().second += line + "\n";
+    }
+  }
+  return examples;
+}
+
 }  // namespace symshape::cli_test

@@ -193,5 +193,18 @@ TEST(CheckInputsCli, AcceptsAndRejectsConcreteInputs) {
   }
 }
 
+TEST(GuardsDocs, ExamplesShowTheRealOutput) {
+  for (const char* command : {"guards", "check-inputs"}) {
+    auto examples = doc_examples(command);
+    EXPECT_GE(examples.size(), 2u) << "docs/cli.md: too few `symshape " << command << "` examples";
+    for (const auto& [args, expected] : examples) {
+      std::vector<std::string> full = {command};
+      full.insert(full.end(), args.begin(), args.end());
+      CliResult r = run_in_root(full);
+      EXPECT_EQ(r.out + r.err, expected) << "docs/cli.md: " << describe(full, r);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace symshape::cli_test
