@@ -146,7 +146,8 @@ TEST(GuardChecker, AgreesWithExactEvaluationOnRandomGuards) {
         << ", " << v[2];
     std::optional<CheckFailure> f = checker.check(exact);
     EXPECT_EQ(f ? f->guard : GuardChecker::npos, expected);
-    overflowing += std::abs(v[0]) > (int64_t{1} << 32) || std::abs(v[1]) > (int64_t{1} << 32);
+    auto large = [](int64_t x) { return x > (int64_t{1} << 32) || x < -(int64_t{1} << 32); };
+    overflowing += large(v[0]) || large(v[1]);
   }
   EXPECT_GT(overflowing, 50);  // the overflow path was exercised
 }
