@@ -100,11 +100,22 @@ void register_elementwise(OpRegistry& r) {
     r.add("aten." + op + "_", in_place(rule));
     r.add("aten." + op, std::move(rule));
   };
-  for (const char* op : {"add", "sub", "rsub", "mul", "maximum", "minimum", "remainder", "fmod",
-                         "bitwise_and", "bitwise_or", "bitwise_xor", "floor_divide", "fmax", "fmin",
-                         "copysign", "hypot", "atan2", "xlogy"}) {
+  for (const char* op :
+       {"add", "sub", "rsub", "mul", "maximum", "minimum", "remainder", "fmod", "bitwise_and",
+        "bitwise_or", "bitwise_xor", "floor_divide", "fmax", "fmin"}) {
     add(op, pointwise(kSelfOther, Out::Promoted));
   }
+  // Integer inputs compute in the default float type, as PyTorch's float-only kernels do.
+  for (const char* op : {"copysign", "atan2", "xlogy"})
+    add(op, pointwise(kSelfOther, Out::Floating));
+  add("hypot", [](OpContext& ctx) {
+    Value out = pointwise(kSelfOther, Out::Promoted)(ctx);
+    if (!is_floating(out.tensor.dtype)) {
+      ctx.bad_input("hypot is not implemented for " + std::string(to_string(out.tensor.dtype)) +
+                    " tensors");
+    }
+    return out;
+  });
   // True division (and pow with a float exponent) compute in floating point; div with a
   // rounding mode keeps integers.
   add("div", [](OpContext& ctx) {

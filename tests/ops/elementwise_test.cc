@@ -92,6 +92,21 @@ TEST(TypePromotion, DivisionAndFloatingOps) {
             "float32[3]");
 }
 
+TEST(TypePromotion, FloatOnlyBinaryOpsOnIntegers) {
+  // copysign, atan2 and xlogy compute integers in float32; hypot refuses them.
+  for (const char* op : {"aten.copysign.Tensor", "aten.atan2.default", "aten.xlogy.Tensor"}) {
+    OpRun r = run_op({tensor("a", {"3"}, I32), tensor("b", {"3"}, I64)}, op, {T("a"), T("b")});
+    EXPECT_EQ(r.str(), "float32[3]") << op;
+  }
+  OpRun h = run_op({tensor("a", {"3"}, I32), tensor("b", {"3"}, I64)}, "aten.hypot.default",
+                   {T("a"), T("b")});
+  EXPECT_FALSE(h.ok());
+  EXPECT_TRUE(Contains(h.error(), "hypot is not implemented for int64 tensors")) << h.error();
+  OpRun hf = run_op({tensor("a", {"3"}, F64), tensor("b", {"3"}, I64)}, "aten.hypot.default",
+                    {T("a"), T("b")});
+  EXPECT_EQ(hf.str(), "float64[3]");
+}
+
 TEST(TypePromotion, UnaryOps) {
   std::vector<Input> ints = {tensor("x", {"a"}, I32)};
   EXPECT_EQ(run_op(ints, "aten.sigmoid.default", {T("x")}).str(), "float32[a]");
