@@ -153,11 +153,15 @@ ShapeRule add_product(ProductSizes product, std::string first, std::string secon
   };
 }
 
-ShapeRule product_rule(ProductSizes product, std::string first, std::string second) {
-  return [product, first, second](OpContext& ctx) {
+// `promote`: the result type is the operands' promotion (outer and ger are a broadcast
+// multiply); otherwise self's dtype.
+ShapeRule product_rule(ProductSizes product, std::string first, std::string second,
+                       bool promote = false) {
+  return [product, first, second, promote](OpContext& ctx) {
     TensorMeta a = ctx.tensor(0, first);
     TensorMeta b = ctx.tensor(1, second);
-    return Value::of(contiguous(a.dtype, product(ctx, a, b)));
+    DType dtype = promote ? promote_types(a.dtype, b.dtype) : a.dtype;
+    return Value::of(contiguous(dtype, product(ctx, a, b)));
   };
 }
 
@@ -333,8 +337,8 @@ void register_linalg(OpRegistry& r) {
   r.add("aten.bmm", product_rule(bmm_sizes, "self", "mat2"));
   r.add("aten.matmul", product_rule(matmul_sizes, "self", "other"));
   r.add("aten.mv", product_rule(mv_sizes, "self", "vec"));
-  r.add("aten.outer", product_rule(outer_sizes, "self", "vec2"));
-  r.add("aten.ger", product_rule(outer_sizes, "self", "vec2"));
+  r.add("aten.outer", product_rule(outer_sizes, "self", "vec2", /*promote=*/true));
+  r.add("aten.ger", product_rule(outer_sizes, "self", "vec2", /*promote=*/true));
   r.add("aten.dot", dot);
   r.add("aten.vdot", dot);
   // _int_mm: int8 x int8 accumulates in int32.

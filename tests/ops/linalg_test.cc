@@ -18,6 +18,15 @@ OpRun binary(const std::string& target, std::vector<std::string> a, std::vector<
 
 // ---- mm, bmm ----
 
+TEST(Outer, PromotesLikeABroadcastMultiply) {
+  for (const char* op : {"aten.outer.default", "aten.ger.default"}) {
+    OpRun r = run_op({tensor("a", {"n"}, DType::Int64), tensor("b", {"m"}, DType::Float32)}, op,
+                     {T("a"), T("b")});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r.str(), "float32[n, m]") << op;
+  }
+}
+
 TEST(Mm, ConcreteAndSymbolic) {
   EXPECT_EQ(binary("aten.mm.default", {"2", "3"}, {"3", "5"}).str(), "float32[2, 5]");
   OpRun r = binary("aten.mm.default", {"n", "k"}, {"k", "p"});
