@@ -13,6 +13,8 @@
 
 namespace symshape {
 
+// Relations are part of the opcode (CmpEq .. CmpGe and CheckEq .. CheckGe follow RelOp's order),
+// so the loop dispatches once per instruction.
 enum class GuardChecker::Op : uint8_t {
   Add,
   Sub,
@@ -22,28 +24,28 @@ enum class GuardChecker::Op : uint8_t {
   Mod,
   Max,
   Min,
-  Cmp,       // dst = a rel b (0 or 1)
-  And,       // dst = a & b
-  Or,        // dst = a | b
-  CheckRel,  // guard dst holds iff a rel b
-  Check,     // guard dst holds iff a != 0
+  CmpEq,  // dst = a rel b (0 or 1)
+  CmpNe,
+  CmpLt,
+  CmpLe,
+  CmpGt,
+  CmpGe,
+  And,      // dst = a & b
+  Or,       // dst = a | b
+  CheckEq,  // guard dst holds iff a rel b
+  CheckNe,
+  CheckLt,
+  CheckLe,
+  CheckGt,
+  CheckGe,
+  CheckTrue,   // guard dst holds iff a != 0
+  CheckRange,  // guard dst holds iff r[b] <= a <= r[b + 1]
+  Exact,       // guard dst is decided by exact evaluation only
 };
 
 namespace {
 
 using guards::Lowered;
-
-bool compare(RelOp rel, int64_t a, int64_t b) {
-  switch (rel) {
-    case RelOp::Eq: return a == b;
-    case RelOp::Ne: return a != b;
-    case RelOp::Lt: return a < b;
-    case RelOp::Le: return a <= b;
-    case RelOp::Gt: return a > b;
-    case RelOp::Ge: return a >= b;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -56,6 +58,10 @@ struct CheckerAccess {
   uint32_t next_temp = 0;  // counted from the end of the constants, fixed up later
   bool exact_only = false;
   std::vector<size_t>* reads = nullptr;
+
+  static GuardChecker::Op with_relation(GuardChecker::Op first, RelOp rel) {
+    return static_cast<GuardChecker::Op>(static_cast<uint8_t>(first) + static_cast<uint8_t>(rel));
+  }
 
   // Temporaries are numbered from kTemp and rebased once the constants are known.
   static constexpr uint32_t kTemp = 1u << 30;
@@ -75,10 +81,34 @@ struct CheckerAccess {
     return slot;
   }
 
-  uint32_t emit(GuardChecker::Op op, uint32_t a, uint32_t b, uint8_t rel = 0) {
+  // Two constants in adjacent slots (a range's ends), or nullopt beyond int64.
+  std::optional<uint32_t> constant_pair(const Int& lo, const Int& hi) {
+    std::optional<int64_t> l = Expr(lo).as_int64(), h = Expr(hi).as_int64();
+    if (!l || !h) return std::nullopt;
+    uint32_t slot = static_cast<uint32_t>(c.sources_ + constants.size());
+    constants.push_back(*l);
+    constants.push_back(*h);
+    return slot;
+  }
+
+  uint32_t emit(GuardChecker::Op op, uint32_t a, uint32_t b) {
     uint32_t dst = kTemp + next_temp++;
-    c.code_.push_back({op, rel, dst, a, b});
+    c.code_.push_back({op, dst, a, b});
     return dst;
+  }
+
+  // x * -1 (GiNaC's -x): the other factors, when there is such a factor.
+  static std::optional<Lowered> negated(const Lowered& l) {
+    if (l.op != Lowered::Op::Mul) return std::nullopt;
+    for (size_t i = 0; i < l.args.size(); ++i) {
+      const Lowered& f = l.args[i];
+      if (f.op != Lowered::Op::Const || f.value != -1) continue;
+      Lowered rest = l;
+      rest.args.erase(rest.args.begin() + static_cast<std::ptrdiff_t>(i));
+      if (rest.args.size() == 1) return rest.args[0];
+      return rest;
+    }
+    return std::nullopt;
   }
 
   uint32_t expr(const Lowered& l) {
@@ -93,12 +123,18 @@ struct CheckerAccess {
         return it->second;
       }
       case Lowered::Op::Neg: return emit(Op::Neg, expr(l.args[0]), 0);
-      case Lowered::Op::Add:
-      case Lowered::Op::Mul: {
-        // Left fold; `x + -1*y` becomes a subtraction.
-        Op op = l.op == Lowered::Op::Add ? Op::Add : Op::Mul;
+      case Lowered::Op::Add: {
+        // Left fold, with `x + -1*y` as a subtraction.
         uint32_t acc = expr(l.args[0]);
-        for (size_t i = 1; i < l.args.size(); ++i) acc = emit(op, acc, expr(l.args[i]));
+        for (size_t i = 1; i < l.args.size(); ++i) {
+          std::optional<Lowered> minus = negated(l.args[i]);
+          acc = minus ? emit(Op::Sub, acc, expr(*minus)) : emit(Op::Add, acc, expr(l.args[i]));
+        }
+        return acc;
+      }
+      case Lowered::Op::Mul: {
+        uint32_t acc = expr(l.args[0]);
+        for (size_t i = 1; i < l.args.size(); ++i) acc = emit(Op::Mul, acc, expr(l.args[i]));
         return acc;
       }
       case Lowered::Op::FloorDiv: return emit(Op::FloorDiv, expr(l.args[0]), expr(l.args[1]));
@@ -115,8 +151,8 @@ struct CheckerAccess {
       case Cond::Kind::True: return constant(Int(1));
       case Cond::Kind::False: return constant(Int(0));
       case Cond::Kind::Rel:
-        return emit(Op::Cmp, expr(guards::lower(k.lhs())), expr(guards::lower(k.rhs())),
-                    static_cast<uint8_t>(k.op()));
+        return emit(with_relation(Op::CmpEq, k.op()), expr(guards::lower(k.lhs())),
+                    expr(guards::lower(k.rhs())));
       case Cond::Kind::And:
       case Cond::Kind::Or: {
         Op op = k.kind() == Cond::Kind::And ? Op::And : Op::Or;
@@ -128,13 +164,35 @@ struct CheckerAccess {
     return 0;
   }
 
+  // `lo <= x and x <= hi` with constant ends: x's slot and the ends' pair.
+  std::optional<std::pair<uint32_t, uint32_t>> range(const Cond& k) {
+    if (k.kind() != Cond::Kind::And || k.operands().size() != 2) return std::nullopt;
+    const Cond& lo = k.operands()[0];
+    const Cond& hi = k.operands()[1];
+    if (lo.kind() != Cond::Kind::Rel || hi.kind() != Cond::Kind::Rel || lo.op() != RelOp::Le ||
+        hi.op() != RelOp::Le || !lo.lhs().is_constant() || !hi.rhs().is_constant() ||
+        !lo.rhs().identical(hi.lhs()))
+      return std::nullopt;
+    std::optional<uint32_t> ends = constant_pair(*lo.lhs().constant(), *hi.rhs().constant());
+    if (!ends) return std::nullopt;
+    return std::make_pair(expr(guards::lower(lo.rhs())), *ends);
+  }
+
   void guard(const Cond& k, uint32_t index) {
     using Op = GuardChecker::Op;
-    if (k.kind() == Cond::Kind::Rel) {
+    const size_t start = c.code_.size();
+    if (auto r = range(k)) {
+      c.code_.push_back({Op::CheckRange, index, r->first, r->second});
+    } else if (k.kind() == Cond::Kind::Rel) {
       uint32_t a = expr(guards::lower(k.lhs())), b = expr(guards::lower(k.rhs()));
-      c.code_.push_back({Op::CheckRel, static_cast<uint8_t>(k.op()), index, a, b});
+      c.code_.push_back({with_relation(Op::CheckEq, k.op()), index, a, b});
     } else {
-      c.code_.push_back({Op::Check, 0, index, cond(k), 0});
+      c.code_.push_back({Op::CheckTrue, index, cond(k), 0});
+    }
+    if (exact_only) {
+      // A constant beyond int64: nothing to compute, the exact evaluator decides.
+      c.code_.resize(start);
+      c.code_.push_back({Op::Exact, index, 0, 0});
     }
   }
 };
@@ -149,7 +207,6 @@ GuardChecker::GuardChecker(const GuardSet& set) : set_(&set), sources_(set.sourc
     reads_.emplace_back();
     b.reads = &reads_.back();
     b.guard(set.guards[g].cond, static_cast<uint32_t>(g));
-    exact_only_.push_back(b.exact_only);
     std::sort(reads_.back().begin(), reads_.back().end());  // explanations list sources in order
   }
   constants_ = std::move(b.constants);
@@ -159,11 +216,19 @@ GuardChecker::GuardChecker(const GuardSet& set) : set_(&set), sources_(set.sourc
     if (slot >= CheckerAccess::kTemp) slot = slot - CheckerAccess::kTemp + base;
   };
   for (Instr& in : code_) {
-    if (in.op != Op::CheckRel && in.op != Op::Check) rebase(in.dst);
+    if (in.op < Op::CheckEq) rebase(in.dst);  // a check's dst is its guard
     rebase(in.a);
     rebase(in.b);
   }
   slots_ = base + b.next_temp;
+}
+
+bool GuardChecker::exact_or_false(size_t guard, std::span<const int64_t> values) const {
+  try {
+    return exact_holds(guard, values);
+  } catch (const Error&) {
+    return false;  // not evaluable (a division by zero): the guard does not hold
+  }
 }
 
 bool GuardChecker::exact_holds(size_t guard, std::span<const int64_t> values) const {
@@ -178,55 +243,66 @@ size_t GuardChecker::first_failure(std::span<const int64_t> values) const {
                 std::to_string(values.size()));
   }
   thread_local std::vector<int64_t> scratch;
-  if (scratch.size() < slots_) scratch.resize(slots_);
+  if (scratch.size() <= slots_) scratch.resize(slots_ + 1);  // slot 0 exists even without sources
   int64_t* r = scratch.data();
   std::memcpy(r, values.data(), sources_ * sizeof(int64_t));
   if (!constants_.empty())
     std::memcpy(r + sources_, constants_.data(), constants_.size() * sizeof(int64_t));
 
   bool trouble = false;  // an overflow or a division by zero since the last check
+  // A check: the guard holds, or (after trouble) the exact evaluator says whether it does.
+  auto verdict = [&](bool holds, uint32_t guard) {
+    if (trouble) {
+      trouble = false;
+      return exact_or_false(guard, values);
+    }
+    return holds;
+  };
   for (const Instr& in : code_) {
     const int64_t a = r[in.a], b = r[in.b];
+    int64_t* dst = &r[in.dst];
+    bool holds = true;
     switch (in.op) {
-      case Op::Add: trouble |= __builtin_add_overflow(a, b, &r[in.dst]); break;
-      case Op::Sub: trouble |= __builtin_sub_overflow(a, b, &r[in.dst]); break;
-      case Op::Mul: trouble |= __builtin_mul_overflow(a, b, &r[in.dst]); break;
-      case Op::Neg: trouble |= __builtin_sub_overflow(int64_t{0}, a, &r[in.dst]); break;
+      case Op::Add: trouble |= __builtin_add_overflow(a, b, dst); continue;
+      case Op::Sub: trouble |= __builtin_sub_overflow(a, b, dst); continue;
+      case Op::Mul: trouble |= __builtin_mul_overflow(a, b, dst); continue;
+      case Op::Neg: trouble |= __builtin_sub_overflow(int64_t{0}, a, dst); continue;
       case Op::FloorDiv:
       case Op::Mod: {
         if (b == 0 || (a == INT64_MIN && b == -1)) {
           trouble = true;
-          r[in.dst] = 0;
-          break;
+          *dst = 0;
+          continue;
         }
         int64_t q = a / b, m = a % b;
         if (m != 0 && ((m < 0) != (b < 0))) {
           q -= 1;
           m += b;
         }
-        r[in.dst] = in.op == Op::FloorDiv ? q : m;
-        break;
+        *dst = in.op == Op::FloorDiv ? q : m;
+        continue;
       }
-      case Op::Max: r[in.dst] = a < b ? b : a; break;
-      case Op::Min: r[in.dst] = b < a ? b : a; break;
-      case Op::Cmp: r[in.dst] = compare(static_cast<RelOp>(in.rel), a, b); break;
-      case Op::And: r[in.dst] = a & b; break;
-      case Op::Or: r[in.dst] = a | b; break;
-      case Op::CheckRel:
-      case Op::Check: {
-        bool holds = in.op == Op::Check ? a != 0 : compare(static_cast<RelOp>(in.rel), a, b);
-        if (trouble || exact_only_[in.dst]) {
-          trouble = false;
-          try {
-            holds = exact_holds(in.dst, values);
-          } catch (const Error&) {
-            holds = false;  // not evaluable (a division by zero): the guard does not hold
-          }
-        }
-        if (!holds) return in.dst;
-        break;
-      }
+      case Op::Max: *dst = a < b ? b : a; continue;
+      case Op::Min: *dst = b < a ? b : a; continue;
+      case Op::CmpEq: *dst = a == b; continue;
+      case Op::CmpNe: *dst = a != b; continue;
+      case Op::CmpLt: *dst = a < b; continue;
+      case Op::CmpLe: *dst = a <= b; continue;
+      case Op::CmpGt: *dst = a > b; continue;
+      case Op::CmpGe: *dst = a >= b; continue;
+      case Op::And: *dst = a & b; continue;
+      case Op::Or: *dst = a | b; continue;
+      case Op::CheckEq: holds = verdict(a == b, in.dst); break;
+      case Op::CheckNe: holds = verdict(a != b, in.dst); break;
+      case Op::CheckLt: holds = verdict(a < b, in.dst); break;
+      case Op::CheckLe: holds = verdict(a <= b, in.dst); break;
+      case Op::CheckGt: holds = verdict(a > b, in.dst); break;
+      case Op::CheckGe: holds = verdict(a >= b, in.dst); break;
+      case Op::CheckTrue: holds = verdict(a != 0, in.dst); break;
+      case Op::CheckRange: holds = verdict(b <= a && a <= r[in.b + 1], in.dst); break;
+      case Op::Exact: holds = exact_or_false(in.dst, values); break;
     }
+    if (!holds) return in.dst;
   }
   return npos;
 }
@@ -262,10 +338,10 @@ std::optional<CheckFailure> GuardChecker::check(const std::vector<Int>& values) 
     return f;
   };
   std::vector<int64_t> small;
+  small.reserve(values.size());
   for (const Int& v : values) {
-    std::optional<int64_t> s = Expr(v).as_int64();
-    if (!s) break;
-    small.push_back(*s);
+    if (cln::integer_length(v) >= 64) break;  // beyond int64
+    small.push_back(cln::cl_I_to_Q(v));
   }
   if (small.size() == values.size()) {
     size_t g = first_failure(small);

@@ -10,7 +10,8 @@
 
 namespace symshape::guards {
 
-// `L['x'].size()[0]` -> `L_x_size_0_`: every character that is not a letter or digit becomes _.
+// A name made into part of a C identifier: every character that is not a letter or digit
+// becomes `_` (an input `x.1` gives the source identifier `L_x_1_size_0_`).
 std::string mangle(std::string_view text);
 
 // `k*X op 0` with a constant k becomes `X op' 0` (the form the env records divisibility in,

@@ -127,10 +127,10 @@ class GuardChecker {
   enum class Op : uint8_t;
   struct Instr {
     Op op;
-    uint8_t rel;  // a RelOp, for comparisons
-    uint32_t dst, a, b;
+    uint32_t dst, a, b;  // slots; a check's dst is its guard's index
   };
   bool exact_holds(size_t guard, std::span<const int64_t> values) const;
+  bool exact_or_false(size_t guard, std::span<const int64_t> values) const;
 
   const GuardSet* set_ = nullptr;
   std::vector<Cond> conds_;  // per guard, for the exact path
@@ -138,7 +138,6 @@ class GuardChecker {
   std::vector<Instr> code_;
   std::vector<int64_t> constants_;  // slots [sources, sources + constants)
   size_t slots_ = 0;
-  std::vector<bool> exact_only_;            // guards with a constant beyond int64
   std::vector<std::vector<size_t>> reads_;  // per guard: the sources it reads
   friend struct CheckerAccess;
 };
