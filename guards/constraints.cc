@@ -93,7 +93,12 @@ class ConstraintChecker {
       return;
     }
     const ValueRange base = base_range(info);
-    const ValueRange now = env_.facts().range_of(info.name);
+    ValueRange now = env_.facts().range_of(info.name);
+    // A bound the env kept as a guard rather than a range (`seq == min(512, seq)`, which
+    // normalizes to `seq <= 512`) narrows the range the same way.
+    for (const auto& [c, where] : guards_on(info.name)) {
+      if (auto r = guards::lone_bound(c, info.name)) now = now.intersect(*r);
+    }
     if (!(now == base) && base.contains(now)) {
       std::string guards;
       for (const auto& [c, where] : guards_on(info.name)) {

@@ -2,11 +2,13 @@
 // expression that the compiled checker and the C++ printer share.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/ranges.h"
 
 namespace symshape::guards {
 
@@ -21,6 +23,10 @@ Cond normalize(const Cond& c);
 // `(a*x + b) % k == 0` with the coefficients reduced modulo k and their common factor with k
 // divided out; other conditions unchanged.
 Cond reduce_multiple(const Cond& c);
+
+// The values of the symbol `name` that c allows when c bounds it alone (`name <= 512`,
+// `3 < name`, `name == 4`); nullopt for anything else.
+std::optional<ValueRange> lone_bound(const Cond& c, const std::string& name);
 
 // An integer expression as a tree of plain operations: what GiNaC keeps as sums, products,
 // natural powers, exact quotients and function nodes, spelled out.

@@ -53,6 +53,21 @@ Cond normalize(const Cond& c) {
   }
   // `k*X op 0` (or `0 op k*X`) with a constant k: `X op' 0`, flipping inequalities for k < 0.
   // The env records `4*(a % 4) == 0` when a rule asks whether 4*a is a multiple of 16.
+  // `x == min(x, y)` is `x <= y`, and `x == max(x, y)` is `x >= y` (a clamp that must not
+  // clamp); != negates them.
+  if (c.op() == RelOp::Eq || c.op() == RelOp::Ne) {
+    for (int flip = 0; flip < 2; ++flip) {
+      const Expr& x = flip ? c.rhs() : c.lhs();
+      const GiNaC::ex& m = (flip ? c.lhs() : c.rhs()).ex();
+      Fn f = function_of(m);
+      if (f != Fn::Min && f != Fn::Max) continue;
+      for (int k = 0; k < 2; ++k) {
+        if (!Expr(m.op(k)).identical(x)) continue;
+        Cond bound = Cond::rel(f == Fn::Min ? RelOp::Le : RelOp::Ge, x, Expr(m.op(1 - k)));
+        return c.op() == RelOp::Eq ? normalize(bound) : normalize(Cond::negation(bound));
+      }
+    }
+  }
   RelOp op = c.op();
   Expr side = c.lhs();
   if (c.lhs().is_constant() && *c.lhs().constant() == 0) {
@@ -114,6 +129,27 @@ Cond reduce_multiple(const Cond& c) {
   Int modulus = cln::exquo(k, g);
   if (modulus == 1) return Cond::truth(c.op() == RelOp::Eq);
   return Cond::rel(c.op(), mod(Expr(reduced), Expr(modulus)), Expr(0));
+}
+
+std::optional<ValueRange> lone_bound(const Cond& c, const std::string& name) {
+  if (c.kind() != Cond::Kind::Rel) return std::nullopt;
+  RelOp op = c.op();
+  Expr side = c.lhs(), bound = c.rhs();
+  if (side.is_constant()) {
+    std::swap(side, bound);
+    op = reverse(op);
+  }
+  if (!side.is_symbol() || side.symbol_name() != name || !bound.is_constant()) return std::nullopt;
+  const Int b = *bound.constant();
+  switch (op) {
+    case RelOp::Eq: return ValueRange::point(b);
+    case RelOp::Lt: return ValueRange::at_most(b - 1);
+    case RelOp::Le: return ValueRange::at_most(b);
+    case RelOp::Gt: return ValueRange::at_least(b + 1);
+    case RelOp::Ge: return ValueRange::at_least(b);
+    case RelOp::Ne: return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 }  // namespace guards
@@ -349,6 +385,16 @@ class Producer {
     }
     for (const Candidate& c : cands) {
       if (!c.kept) continue;
+      // A bound on one symbol (`seq <= 512`) joins that symbol's range line.
+      std::vector<std::string> syms = c.cond.free_symbols();
+      if (syms.size() == 1 && definition_.count(syms[0])) {
+        if (auto r = guards::lone_bound(c.cond, syms[0])) {
+          bounds_[syms[0]] = bounds_.count(syms[0]) ? bounds_[syms[0]].intersect(*r) : *r;
+          absorbed_.push_back(c.where);
+          absorbed_symbols_.push_back(syms);
+          continue;
+        }
+      }
       set_.guards.push_back({ProducedGuard::Kind::Guard, to_sources(c.cond), c.where});
     }
   }
@@ -367,7 +413,8 @@ class Producer {
   void emit_ranges() {
     for (const SymbolDefinition& def : set_.symbols) {
       const SymbolInfo& info = env_.symbol(def.symbol);
-      ValueRange r = def.range;
+      auto bound = bounds_.find(def.symbol);
+      ValueRange r = bound == bounds_.end() ? def.range : def.range.intersect(bound->second);
       if (r.is_all()) continue;
       // A linearly defined symbol's range moves onto its source: a*lo + b <= src <= a*hi + b.
       Expr on = def.value;
@@ -404,6 +451,7 @@ class Producer {
   std::map<std::string, Expr> definition_;
   std::map<size_t, std::string> defining_read_;
   std::map<size_t, std::tuple<std::string, Int, Int>> linear_;
+  std::map<std::string, ValueRange> bounds_;  // lone-symbol bounds kept as guards by the env
   std::vector<Provenance> absorbed_;
   std::vector<std::vector<std::string>> absorbed_symbols_;
 

@@ -76,6 +76,13 @@ TEST(GuardsCli, ConstraintViolationsExitOneWithSuggestedFixes) {
        "(aten.add.Tensor, broadcast))).\n"
        "Suggested fixes:\n"
        "  s = 8\n"},
+      {{"guards", "examples/gpt_small.json", "--dim", "seq=2..1024"},
+       "Constraints violated (seq)!\n"
+       "  - Not all values of seq = L['tokens'].size()[1] in the specified range 2 <= seq <= "
+       "1024 satisfy the generated guard `seq <= 512` (node emb (aten.add.Tensor, broadcast)); "
+       "the guards allow 2 <= seq <= 512.\n"
+       "Suggested fixes:\n"
+       "  seq = Dim('seq', min=2, max=512)\n"},
       {{"guards", "tests/guards/graphs/slice_clamp.json", "--dim", "k=2..100"},
        "Constraints violated (k)!\n"
        "  - Not all values of k = L['idx'].size()[0] in the specified range 2 <= k <= 100 satisfy "

@@ -120,6 +120,25 @@ TEST(ProduceGuards, ConstantFactorOfAMultipleTestIsDroppedFromTheGuard) {
   EXPECT_EQ(lines[0], "L['x'].size()[0] % 4 == 0");
 }
 
+TEST(ProduceGuards, AClampThatMustNotClampIsABoundInTheRange) {
+  // Slicing a [512, 4] table to the sequence length and adding it to a [2, seq, 4] tensor
+  // guards seq == min(512, seq): seq <= 512, which joins seq's range.
+  Produced p = produce(
+      R"({"seq": {"hint": 16}})",
+      nodes({input("tokens", R"([2, "seq"])", "int64"), input("wpe", "[512, 4]"),
+             call("s", "aten.sym_size.int", R"([{"node": "tokens"}, 1])"),
+             call("pos", "aten.slice.Tensor", R"([{"node": "wpe"}, 0, 0, {"node": "s"}])"),
+             call("e", "aten.embedding.default", R"([{"node": "wpe"}, {"node": "tokens"}])"),
+             call("add", "aten.add.Tensor", R"([{"node": "e"}, {"node": "pos"}])"),
+             output("add")}));
+  ASSERT_TRUE(p.result.ok()) << p.result.error;
+  ASSERT_EQ(p.env->guards().size(), 1u);
+  EXPECT_EQ(p.env->guards()[0].cond.str(), "seq == min(512, seq)");
+  EXPECT_TRUE(p.has_line("2 <= L['tokens'].size()[1] <= 512")) << print_python(p.set);
+  EXPECT_EQ(p.set.guards.back().where.str(), "node add (aten.add.Tensor, broadcast)");
+  for (const ProducedGuard& g : p.set.guards) EXPECT_NE(g.kind, ProducedGuard::Kind::Guard);
+}
+
 TEST(ProduceGuards, DerivedDimIsDefinedByItsInputWithADivisibilityGuard) {
   Produced p =
       produce(R"({"seq": {"min": 2, "max": 512, "hint": 8}})",
