@@ -44,6 +44,7 @@ int run_expr(const Args& args);          // expr_command.cc
 int run_check(const Args& args);         // check_command.cc
 int run_guards(const Args& args);        // guards_command.cc
 int run_check_inputs(const Args& args);  // check_inputs_command.cc
+int run_run(const Args& args);           // run_command.cc
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {

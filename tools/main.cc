@@ -18,6 +18,7 @@ constexpr Subcommand kSubcommands[] = {
     {"expr", "simplify, bound, prove and evaluate integer expressions", run_expr},
     {"guards", "print the guards under which a graph's shapes stay valid", run_guards},
     {"check-inputs", "check concrete input sizes against a graph's guards", run_check_inputs},
+    {"run", "run a graph on small concrete tensors; print outputs and checksums", run_run},
 };
 
 void print_usage(std::ostream& out) {
@@ -33,7 +34,8 @@ void print_usage(std::ostream& out) {
   }
   out << "\n"
          "Run `symshape COMMAND --help` for a command's usage.\n"
-         "Exit codes: 0 ok, 1 shape error (check), 2 bad input.\n";
+         "Exit codes: 0 ok, 1 the input is wrong (a shape error, a violated declaration,\n"
+         "rejected inputs, a run-time error), 2 bad input.\n";
 }
 
 const Subcommand* find_subcommand(std::string_view name) {

@@ -1,0 +1,276 @@
+// The reference interpreter: runs a graph on small dense CPU tensors.
+//
+// It is the project's oracle. Kernels are written plainly, for correctness: a shape rule or a pass
+// that is wrong only in numbers, or only at some sizes, shows up as a disagreement with it.
+// Collectives run as a simulation of W ranks inside one process: every node runs once per rank,
+// in lockstep, and a collective's kernel sees its argument on every rank.
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "symshape/ir.h"
+
+namespace symshape::interp {
+
+using Complex = std::complex<double>;
+
+// One element, held in the widest type of its category: bool and integers as int64, floating
+// types as double, complex types as complex<double>.
+struct Scalar {
+  enum class Kind { Bool, Int, Float, Complex };
+  Kind kind = Kind::Int;
+  int64_t i = 0;  // Bool (0 or 1), Int
+  double f = 0;   // Float
+  Complex c;      // Complex
+
+  static Scalar of_bool(bool v) { return {Kind::Bool, v ? 1 : 0, 0, {}}; }
+  static Scalar of_int(int64_t v) { return {Kind::Int, v, 0, {}}; }
+  static Scalar of_float(double v) { return {Kind::Float, 0, v, {}}; }
+  static Scalar of_complex(Complex v) { return {Kind::Complex, 0, 0, v}; }
+  // Conversions as PyTorch casts: to bool is `!= 0`; float to int truncates toward zero (and
+  // NaN/inf or out-of-range values give 0, a defined stand-in for C++'s undefined behaviour);
+  // complex to real keeps the real part.
+  bool as_bool() const;
+  int64_t as_int() const;
+  double as_double() const;
+  Complex as_complex() const;
+};
+
+// The Scalar kind a dtype's elements are held as.
+Scalar::Kind scalar_kind(DType d);
+// v converted to d and rounded to d's precision and range: integers wrap to their width, float32
+// rounds to float, float16/bfloat16 round to nearest even at their precision, complex64 rounds
+// each part to float.
+Scalar cast(const Scalar& v, DType d);
+
+// Storage shared between a tensor and its views.
+struct Storage {
+  std::vector<int64_t> ints;       // bool and integer dtypes
+  std::vector<double> reals;       // floating dtypes
+  std::vector<Complex> complexes;  // complex dtypes
+  size_t size() const;
+};
+
+// A dense strided tensor. Copying a Tensor shares its storage (like a PyTorch tensor handle);
+// clone() copies the elements.
+class Tensor {
+ public:
+  Tensor() = default;
+  // A contiguous tensor of zeros. Throws Error for a negative size or more than kMaxElements.
+  static Tensor zeros(DType dtype, std::vector<int64_t> sizes);
+  // A 0-dim tensor holding v (cast to dtype).
+  static Tensor scalar(DType dtype, const Scalar& v);
+  // A contiguous tensor from row-major values (cast to dtype); values.size() must equal numel.
+  static Tensor from(DType dtype, std::vector<int64_t> sizes, const std::vector<Scalar>& values);
+
+  bool defined() const { return storage_ != nullptr; }
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& sizes() const { return sizes_; }
+  const std::vector<int64_t>& strides() const { return strides_; }
+  int64_t offset() const { return offset_; }
+  size_t rank() const { return sizes_.size(); }
+  int64_t size(int64_t dim) const;  // dim may be negative
+  int64_t numel() const;
+  bool is_contiguous() const;  // PyTorch's: size-1 dims' strides do not matter
+
+  // Elements by multi-index (one per dim, each in [0, size)).
+  Scalar at(std::span<const int64_t> index) const;
+  void set(std::span<const int64_t> index, const Scalar& v);  // v is cast to dtype()
+  // Elements by row-major logical position in [0, numel).
+  Scalar flat(int64_t i) const;
+  void set_flat(int64_t i, const Scalar& v);
+  // Every element in row-major order.
+  std::vector<Scalar> values() const;
+
+  // A view of the same storage. The caller guarantees every element it reaches is in bounds;
+  // it is checked, and a violation throws Error.
+  Tensor as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides, int64_t offset) const;
+  // The same elements in a fresh contiguous storage.
+  Tensor clone() const;
+  // This tensor if contiguous, else clone().
+  Tensor contiguous() const;
+  // A contiguous copy converted to dtype.
+  Tensor to(DType dtype) const;
+  // Writes src (broadcast to this tensor's shape and cast) into this tensor's elements.
+  void copy_from(const Tensor& src);
+
+  // Whether two tensors view the same storage.
+  bool shares_storage(const Tensor& other) const { return storage_ == other.storage_; }
+  // "float32[2, 3]"
+  std::string str() const;
+
+  // Refuses tensors larger than this (64 Mi elements): the interpreter is for small sizes.
+  static constexpr int64_t kMaxElements = int64_t{1} << 26;
+
+ private:
+  int64_t storage_index(std::span<const int64_t> index) const;
+  DType dtype_ = DType::Float32;
+  std::vector<int64_t> sizes_, strides_;
+  int64_t offset_ = 0;
+  std::shared_ptr<Storage> storage_;
+};
+
+// The contiguous strides of sizes.
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
+// PyTorch's broadcast of two shapes, or nullopt when they do not broadcast.
+std::optional<std::vector<int64_t>> broadcast_shapes(const std::vector<int64_t>& a,
+                                                     const std::vector<int64_t>& b);
+// t expanded (as a stride-0 view) to sizes; throws Error when it does not broadcast.
+Tensor expand_to(const Tensor& t, const std::vector<int64_t>& sizes);
+// Calls f with every multi-index of sizes, in row-major order.
+void for_each_index(const std::vector<int64_t>& sizes,
+                    const std::function<void(std::span<const int64_t>)>& f);
+
+// What a node produced at run time.
+struct RValue {
+  enum class Kind { None, Tensor, Int, Float, Bool, List };
+  Kind kind = Kind::None;
+  Tensor tensor;
+  int64_t integer = 0;
+  double real = 0;
+  bool truth = false;
+  std::vector<RValue> items;
+
+  static RValue none() { return {}; }
+  static RValue of(Tensor t);
+  static RValue of_int(int64_t v);
+  static RValue of_float(double v);
+  static RValue of_bool(bool v);
+  static RValue list(std::vector<RValue> items);
+  bool is_tensor() const { return kind == Kind::Tensor; }
+  // "float32[2, 3]", "5", "(float32[2], int64[2])"
+  std::string str() const;
+};
+
+// An error at run time (a kernel's precondition failed, an index was out of range): names the
+// node and its op.
+class RunError : public Error {
+ public:
+  RunError(const Node& node, const std::string& message);
+};
+
+// What a kernel sees: its node's arguments as run-time values, the rank it runs as, and the
+// same argument on every rank of the group (for collectives).
+class KernelContext {
+ public:
+  KernelContext(const Graph& graph, const Node& node, const std::vector<std::vector<RValue>>& ranks,
+                size_t rank, const Bindings& dims, std::mt19937_64& rng);
+
+  const Node& node() const { return node_; }
+  size_t rank() const { return rank_; }
+  size_t world_size() const { return ranks_.size(); }
+  // The values of the graph's named dims (batch, seq, W) in this run.
+  const Bindings& dims() const { return dims_; }
+  // Deterministic randomness (rand, dropout, randperm): seeded per run and node.
+  std::mt19937_64& rng() const { return rng_; }
+
+  // ---- arguments, as OpContext names them: position i, or the keyword `name` ----
+  const Arg* arg(size_t i, std::string_view name) const;  // nullptr when absent or None
+  bool has(size_t i, std::string_view name) const { return arg(i, name) != nullptr; }
+  RValue value(size_t i, std::string_view name) const;
+  RValue value_of(const Arg& a) const;
+  Tensor tensor(size_t i, std::string_view name) const;
+  std::optional<Tensor> optional_tensor(size_t i, std::string_view name) const;
+  std::vector<Tensor> tensor_list(size_t i, std::string_view name) const;
+  // Entries may be None (index's list of optional index tensors).
+  std::vector<std::optional<Tensor>> optional_tensor_list(size_t i, std::string_view name) const;
+  // An int: a literal, a symbolic expression evaluated at dims(), or a node's int.
+  int64_t integer(size_t i, std::string_view name) const;
+  int64_t integer(size_t i, std::string_view name, int64_t fallback) const;
+  std::optional<int64_t> optional_integer(size_t i, std::string_view name) const;
+  // A list of ints (a single int is a one-element list).
+  std::vector<int64_t> int_list(size_t i, std::string_view name) const;
+  std::vector<int64_t> int_list(size_t i, std::string_view name,
+                                const std::vector<int64_t>& fallback) const;
+  std::optional<std::vector<int64_t>> optional_int_list(size_t i, std::string_view name) const;
+  double real(size_t i, std::string_view name, double fallback) const;  // int or float
+  bool boolean(size_t i, std::string_view name, bool fallback) const;
+  std::string string(size_t i, std::string_view name, const std::string& fallback) const;
+  std::optional<DType> dtype(size_t i, std::string_view name) const;
+  // A number argument (int, float, bool, or a node's number) as a Scalar.
+  Scalar scalar(size_t i, std::string_view name) const;
+  std::optional<Scalar> optional_scalar(size_t i, std::string_view name) const;
+  bool is_tensor_arg(size_t i, std::string_view name) const;
+
+  // The argument at (i, name) on every rank of the group, in rank order.
+  std::vector<RValue> group_values(size_t i, std::string_view name) const;
+
+  // A dim normalized into [0, rank) (rank 0 accepts -1 and 0); RunError otherwise.
+  size_t normalize_dim(int64_t dim, size_t rank) const;
+  [[noreturn]] void fail(const std::string& message) const;  // RunError
+
+ private:
+  const Arg* lookup(size_t i, std::string_view name) const;
+  const Graph& graph_;
+  const Node& node_;
+  const std::vector<std::vector<RValue>>& ranks_;
+  size_t rank_;
+  const Bindings& dims_;
+  std::mt19937_64& rng_;
+};
+
+using Kernel = std::function<RValue(KernelContext&)>;
+
+// The kernels, by target, found as OpRegistry finds rules: the full name, else the overload
+// packet (`aten.add.Tensor` -> `aten.add`); an in-place target without a kernel of its own
+// (`aten.add_.Tensor`) runs the functional kernel and writes the result into self.
+class KernelRegistry {
+ public:
+  static const KernelRegistry& instance();
+  void add(const std::string& target, Kernel kernel);
+  const Kernel* find(std::string_view target) const;
+  std::vector<std::string> targets() const;  // sorted
+
+ private:
+  std::map<std::string, Kernel, std::less<>> kernels_;
+};
+
+struct RunOptions {
+  // Input tensors by placeholder name (on every rank). Inputs not given are generated.
+  std::map<std::string, Tensor> inputs;
+  // Sizes of generated inputs by placeholder name; the named dims they bind.
+  std::map<std::string, std::vector<int64_t>> sizes;
+  // Values of named dims (batch=4); overrides the graph's hints when choosing sizes.
+  std::map<std::string, int64_t> dims;
+  uint64_t seed = 0;
+  // Ranks to simulate. 0: the group size the graph's collectives ask for (1 without any).
+  size_t world_size = 0;
+  // Upper bound for a dim chosen at random when neither sizes, dims nor a hint gives it.
+  int64_t max_random_dim = 6;
+  // Choose unspecified dims at random in their ranges (else the graph's hint, else 8 clamped).
+  bool random_dims = false;
+};
+
+struct RunResult {
+  bool ok = false;
+  std::string error;  // names the node when a kernel failed
+  size_t failed_node = 0;
+  Bindings dims;  // the named dims' values in this run
+  // One value per node, in graph order, on rank 0 (None after an error).
+  std::vector<RValue> values;
+  // Every rank's values (ranks[0] == values) when world_size > 1.
+  std::vector<std::vector<RValue>> ranks;
+  // The output node's value on rank 0.
+  const RValue& output() const { return values.back(); }
+};
+
+// Binds the named dims from the inputs' declared shapes and the given sizes (a size written
+// `2*seq` binds seq when the size is even), chooses the rest, generates the inputs and constants
+// (get_attr without a value: filled from the seed), and runs every node on every rank. Never
+// throws: errors come back in RunResult.
+RunResult run(const Graph& graph, const RunOptions& options = {});
+
+// An order-independent-of-layout checksum of a tensor's values (row-major), for printing.
+uint64_t checksum(const Tensor& t);
+
+}  // namespace symshape::interp

@@ -1,0 +1,181 @@
+// Helpers shared by the kernel families.
+#include <algorithm>
+#include <cmath>
+
+#include "symshape/interp/kernels.h"
+
+namespace symshape::interp::kernels {
+
+int64_t floordiv(int64_t a, int64_t b) {
+  if (b == 0) throw Error("ZeroDivisionError: integer division by zero");
+  // INT64_MIN // -1 overflows: wrap as PyTorch's int64 arithmetic does.
+  if (b == -1) return static_cast<int64_t>(uint64_t{0} - static_cast<uint64_t>(a));
+  int64_t q = a / b, r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) --q;
+  return q;
+}
+
+int64_t mod(int64_t a, int64_t b) {
+  if (b == 0) throw Error("ZeroDivisionError: integer modulo by zero");
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+double fmod_python(double a, double b) {
+  double r = std::fmod(a, b);
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
+DType scalar_dtype(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::Bool: return DType::Bool;
+    case Scalar::Kind::Int: return DType::Int64;
+    case Scalar::Kind::Float: return DType::Float32;
+    case Scalar::Kind::Complex: return DType::Complex64;
+  }
+  return DType::Int64;
+}
+
+namespace {
+
+using Maybe = std::optional<DType>;
+
+Maybe promote(Maybe a, DType b) { return a ? promote_types(*a, b) : b; }
+
+// c10's combine_categories: the higher-priority participant class wins unless the lower one is
+// of a higher category.
+Maybe combine(Maybe higher, Maybe lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_complex(*higher)) return higher;
+  if (is_complex(*lower)) {
+    if (is_floating(*higher)) return real_to_complex(*higher);
+    return lower;
+  }
+  if (is_floating(*higher)) return higher;
+  if (*higher == DType::Bool || is_floating(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+}  // namespace
+
+DType result_type(const std::vector<Tensor>& tensors, const std::vector<Scalar>& scalars) {
+  Maybe dim, zero, wrapped;
+  for (const Tensor& t : tensors) {
+    if (t.rank() == 0)
+      zero = promote(zero, t.dtype());
+    else
+      dim = promote(dim, t.dtype());
+  }
+  for (const Scalar& s : scalars) wrapped = promote(wrapped, scalar_dtype(s));
+  Maybe r = combine(dim, combine(zero, wrapped));
+  return r ? *r : DType::Float32;
+}
+
+Tensor map(const std::vector<Tensor>& inputs, DType compute, DType out,
+           const std::function<Scalar(const std::vector<Scalar>&)>& f) {
+  std::vector<int64_t> shape;
+  for (const Tensor& t : inputs) {
+    auto b = broadcast_shapes(shape, t.sizes());
+    if (!b) throw Error("shapes do not broadcast: " + t.str());
+    shape = *b;
+  }
+  std::vector<Tensor> expanded;
+  for (const Tensor& t : inputs) expanded.push_back(expand_to(t, shape));
+  Tensor result = Tensor::zeros(out, shape);
+  std::vector<Scalar> args(inputs.size());
+  int64_t k = 0;
+  for_each_index(shape, [&](std::span<const int64_t> index) {
+    for (size_t j = 0; j < expanded.size(); ++j) args[j] = cast(expanded[j].at(index), compute);
+    result.set_flat(k++, f(args));
+  });
+  return result;
+}
+
+Tensor map1(const Tensor& a, DType compute, DType out,
+            const std::function<Scalar(const Scalar&)>& f) {
+  return map({a}, compute, out, [&](const std::vector<Scalar>& v) { return f(v[0]); });
+}
+
+Tensor map2(const Tensor& a, const Tensor& b, DType compute, DType out,
+            const std::function<Scalar(const Scalar&, const Scalar&)>& f) {
+  return map({a, b}, compute, out, [&](const std::vector<Scalar>& v) { return f(v[0], v[1]); });
+}
+
+std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t position, size_t rank) {
+  auto dims = ctx.optional_int_list(position, "dim");
+  std::vector<size_t> out;
+  if (!dims || dims->empty()) {
+    for (size_t i = 0; i < rank; ++i) out.push_back(i);
+    return out;
+  }
+  for (int64_t d : *dims) out.push_back(ctx.normalize_dim(d, rank));
+  std::sort(out.begin(), out.end());
+  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
+    ctx.fail("a dim appears more than once in the reduction's dim list");
+  }
+  return out;
+}
+
+Tensor reduce(const Tensor& t, const std::vector<size_t>& dims, bool keepdim, DType out,
+              const std::function<Scalar(const std::vector<Scalar>&)>& f) {
+  const size_t rank = t.rank();
+  auto reduced = [&](size_t d) { return std::binary_search(dims.begin(), dims.end(), d); };
+  std::vector<int64_t> kept_sizes, group_sizes, out_sizes;
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced(d)) {
+      group_sizes.push_back(t.sizes()[d]);
+      if (keepdim) out_sizes.push_back(1);
+    } else {
+      kept_sizes.push_back(t.sizes()[d]);
+      out_sizes.push_back(t.sizes()[d]);
+    }
+  }
+  Tensor result = Tensor::zeros(out, out_sizes);
+  std::vector<int64_t> index(rank, 0);
+  int64_t k = 0;
+  std::vector<Scalar> group;
+  for_each_index(kept_sizes, [&](std::span<const int64_t> kept) {
+    size_t j = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      if (!reduced(d)) index[d] = kept[j++];
+    }
+    group.clear();
+    for_each_index(group_sizes, [&](std::span<const int64_t> g) {
+      size_t m = 0;
+      for (size_t d = 0; d < rank; ++d) {
+        if (reduced(d)) index[d] = g[m++];
+      }
+      group.push_back(t.at(index));
+    });
+    result.set_flat(k++, f(group));
+  });
+  return result;
+}
+
+namespace {
+bool can_cast(DType from, DType to) {
+  if (is_complex(from) && !is_complex(to)) return false;
+  if (is_floating(from) && (is_integral(to) || to == DType::Bool)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+}  // namespace
+
+Tensor write_into(const KernelContext& ctx, Tensor self, const Tensor& result) {
+  if (self.sizes() != result.sizes()) {
+    ctx.fail("an in-place op cannot write a result of shape " + result.str() + " into self " +
+             self.str());
+  }
+  if (!can_cast(result.dtype(), self.dtype())) {
+    ctx.fail("result type " + std::string(to_string(result.dtype())) +
+             " can't be cast to the desired output type " + std::string(to_string(self.dtype())));
+  }
+  self.copy_from(result);
+  return self;
+}
+
+}  // namespace symshape::interp::kernels

@@ -1,0 +1,251 @@
+// KernelContext: a node's arguments as run-time values, looked up as OpContext looks them up.
+#include "symshape/interp.h"
+
+namespace symshape::interp {
+
+KernelContext::KernelContext(const Graph& graph, const Node& node,
+                             const std::vector<std::vector<RValue>>& ranks, size_t rank,
+                             const Bindings& dims, std::mt19937_64& rng)
+    : graph_(graph), node_(node), ranks_(ranks), rank_(rank), dims_(dims), rng_(rng) {}
+
+void KernelContext::fail(const std::string& message) const { throw RunError(node_, message); }
+
+const Arg* KernelContext::lookup(size_t i, std::string_view name) const {
+  if (const Arg* a = node_.kwarg(name)) return a;
+  return i < node_.args.size() ? &node_.args[i] : nullptr;
+}
+
+const Arg* KernelContext::arg(size_t i, std::string_view name) const {
+  const Arg* a = lookup(i, name);
+  if (!a || a->kind == Arg::Kind::None) return nullptr;
+  // A node that produced None (an optional output) counts as absent.
+  if (a->kind == Arg::Kind::Node && value_of(*a).kind == RValue::Kind::None) return nullptr;
+  return a;
+}
+
+namespace {
+
+std::string arg_label(size_t i, std::string_view name) {
+  return "argument '" + std::string(name) + "' (position " + std::to_string(i) + ")";
+}
+
+// An argument's value as seen on one rank.
+RValue value_on(const KernelContext& ctx, const Graph& graph,
+                const std::vector<std::vector<RValue>>& ranks, size_t rank, const Arg& a) {
+  switch (a.kind) {
+    case Arg::Kind::None: return RValue::none();
+    case Arg::Kind::Bool: return RValue::of_bool(a.boolean);
+    case Arg::Kind::Int: {
+      Int v;
+      try {
+        v = evaluate(a.integer, ctx.dims());
+      } catch (const Error& e) {
+        ctx.fail("cannot evaluate the int argument " + a.integer.str() + ": " + e.what());
+      }
+      auto small = to_int64(v);
+      if (!small) ctx.fail("the int argument " + a.integer.str() + " does not fit in int64");
+      return RValue::of_int(*small);
+    }
+    case Arg::Kind::Float: return RValue::of_float(a.real);
+    case Arg::Kind::Node: {
+      size_t index = graph.index_of(a.text);
+      if (rank >= ranks.size() || index >= ranks[rank].size()) {
+        ctx.fail("refers to '" + a.text + "', which has no value yet");
+      }
+      return ranks[rank][index];
+    }
+    case Arg::Kind::List: {
+      std::vector<RValue> items;
+      for (const Arg& item : a.items) items.push_back(value_on(ctx, graph, ranks, rank, item));
+      return RValue::list(std::move(items));
+    }
+    default: return RValue::none();  // strings, dtypes, devices: not values
+  }
+}
+
+std::optional<int64_t> as_integer(const RValue& v) {
+  if (v.kind == RValue::Kind::Int) return v.integer;
+  if (v.kind == RValue::Kind::Bool) return v.truth ? 1 : 0;
+  return std::nullopt;
+}
+
+}  // namespace
+
+RValue KernelContext::value_of(const Arg& a) const {
+  return value_on(*this, graph_, ranks_, rank_, a);
+}
+
+RValue KernelContext::value(size_t i, std::string_view name) const {
+  const Arg* a = arg(i, name);
+  return a ? value_of(*a) : RValue::none();
+}
+
+Tensor KernelContext::tensor(size_t i, std::string_view name) const {
+  RValue v = value(i, name);
+  if (v.kind != RValue::Kind::Tensor) {
+    fail(arg_label(i, name) + " must be a tensor, got " +
+         (v.kind == RValue::Kind::None ? std::string("nothing") : v.str()));
+  }
+  return v.tensor;
+}
+
+std::optional<Tensor> KernelContext::optional_tensor(size_t i, std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  return tensor(i, name);
+}
+
+std::vector<Tensor> KernelContext::tensor_list(size_t i, std::string_view name) const {
+  RValue v = value(i, name);
+  if (v.kind != RValue::Kind::List) fail(arg_label(i, name) + " must be a list of tensors");
+  std::vector<Tensor> out;
+  for (const RValue& item : v.items) {
+    if (item.kind != RValue::Kind::Tensor) {
+      fail(arg_label(i, name) + " must be a list of tensors, got " + item.str());
+    }
+    out.push_back(item.tensor);
+  }
+  return out;
+}
+
+std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
+    size_t i, std::string_view name) const {
+  RValue v = value(i, name);
+  if (v.kind != RValue::Kind::List) fail(arg_label(i, name) + " must be a list of tensors");
+  std::vector<std::optional<Tensor>> out;
+  for (const RValue& item : v.items) {
+    if (item.kind == RValue::Kind::None) {
+      out.push_back(std::nullopt);
+    } else if (item.kind == RValue::Kind::Tensor) {
+      out.push_back(item.tensor);
+    } else {
+      fail(arg_label(i, name) + " must be a list of optional tensors, got " + item.str());
+    }
+  }
+  return out;
+}
+
+int64_t KernelContext::integer(size_t i, std::string_view name) const {
+  if (!has(i, name)) fail("missing " + arg_label(i, name));
+  RValue v = value(i, name);
+  auto e = as_integer(v);
+  if (!e) fail(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
+  return *e;
+}
+
+int64_t KernelContext::integer(size_t i, std::string_view name, int64_t fallback) const {
+  return has(i, name) ? integer(i, name) : fallback;
+}
+
+std::optional<int64_t> KernelContext::optional_integer(size_t i, std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  return integer(i, name);
+}
+
+std::optional<std::vector<int64_t>> KernelContext::optional_int_list(size_t i,
+                                                                     std::string_view name) const {
+  if (!has(i, name)) return std::nullopt;
+  RValue v = value(i, name);
+  if (auto single = as_integer(v)) return std::vector<int64_t>{*single};
+  if (v.kind != RValue::Kind::List) {
+    fail(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+  }
+  std::vector<int64_t> out;
+  for (const RValue& item : v.items) {
+    auto e = as_integer(item);
+    if (!e) fail(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    out.push_back(*e);
+  }
+  return out;
+}
+
+std::vector<int64_t> KernelContext::int_list(size_t i, std::string_view name) const {
+  auto list = optional_int_list(i, name);
+  if (!list) fail("missing " + arg_label(i, name));
+  return *list;
+}
+
+std::vector<int64_t> KernelContext::int_list(size_t i, std::string_view name,
+                                             const std::vector<int64_t>& fallback) const {
+  auto list = optional_int_list(i, name);
+  return list ? *list : fallback;
+}
+
+double KernelContext::real(size_t i, std::string_view name, double fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  RValue v = value_of(*a);
+  if (v.kind == RValue::Kind::Float) return v.real;
+  if (v.kind == RValue::Kind::Int) return static_cast<double>(v.integer);
+  fail(arg_label(i, name) + " must be a number, got " + a->str());
+}
+
+bool KernelContext::boolean(size_t i, std::string_view name, bool fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  if (a->kind == Arg::Kind::Bool) return a->boolean;
+  if (a->kind == Arg::Kind::Int && a->integer.is_constant()) return !a->integer.identical(0);
+  if (a->kind == Arg::Kind::Node) {
+    RValue v = value_of(*a);
+    if (v.kind == RValue::Kind::Bool) return v.truth;
+  }
+  fail(arg_label(i, name) + " must be a bool, got " + a->str());
+}
+
+std::string KernelContext::string(size_t i, std::string_view name,
+                                  const std::string& fallback) const {
+  const Arg* a = arg(i, name);
+  if (!a) return fallback;
+  if (a->kind != Arg::Kind::String) fail(arg_label(i, name) + " must be a string");
+  return a->text;
+}
+
+std::optional<DType> KernelContext::dtype(size_t i, std::string_view name) const {
+  const Arg* a = arg(i, name);
+  if (!a) return std::nullopt;
+  if (a->kind != Arg::Kind::DType) fail(arg_label(i, name) + " must be a dtype");
+  return a->dtype;
+}
+
+std::optional<Scalar> KernelContext::optional_scalar(size_t i, std::string_view name) const {
+  const Arg* a = arg(i, name);
+  if (!a) return std::nullopt;
+  RValue v = value_of(*a);
+  switch (v.kind) {
+    case RValue::Kind::Int: return Scalar::of_int(v.integer);
+    case RValue::Kind::Float: return Scalar::of_float(v.real);
+    case RValue::Kind::Bool: return Scalar::of_bool(v.truth);
+    default: break;
+  }
+  fail(arg_label(i, name) + " must be a number, got " + a->str());
+}
+
+Scalar KernelContext::scalar(size_t i, std::string_view name) const {
+  auto s = optional_scalar(i, name);
+  if (!s) fail("missing " + arg_label(i, name));
+  return *s;
+}
+
+bool KernelContext::is_tensor_arg(size_t i, std::string_view name) const {
+  return value(i, name).kind == RValue::Kind::Tensor;
+}
+
+std::vector<RValue> KernelContext::group_values(size_t i, std::string_view name) const {
+  const Arg* a = lookup(i, name);
+  std::vector<RValue> out;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    out.push_back(a ? value_on(*this, graph_, ranks_, r, *a) : RValue::none());
+  }
+  return out;
+}
+
+size_t KernelContext::normalize_dim(int64_t dim, size_t rank) const {
+  const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
+  if (dim < -r || dim >= r) {
+    fail("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
+         std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " + std::to_string(r - 1) +
+         "])");
+  }
+  return static_cast<size_t>(dim < 0 ? dim + r : dim);
+}
+
+}  // namespace symshape::interp

@@ -1,0 +1,979 @@
+// Convolution (plain, transposed, grouped, dilated, padded; batched or not; "same" / "valid"
+// padding) and pooling (max with indices, average with ceil_mode / count_include_pad /
+// divisor_override, adaptive), with their backward ops.
+//
+// Arguments are read at the positions and keyword names of the shape rules in
+// symshape/ops/conv_pool.cc. Values follow PyTorch's CPU kernels, including which element a max
+// pool picks (the first maximum, or the last NaN) and the index it reports (the flat position
+// in the input's spatial plane).
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "symshape/interp/kernel_math.h"
+#include "symshape/interp/kernels.h"
+
+namespace symshape::interp::kernels {
+
+namespace {
+
+using math::Checked;
+using math::dispatch;
+using math::load;
+using math::product;
+using math::sizes_str;
+using math::store;
+using math::unflatten;
+
+// A per-spatial-dim parameter: one int for every dim, or one per dim.
+std::vector<int64_t> spatial_param(const KernelContext& ctx, size_t i, std::string_view name,
+                                   size_t n, const std::vector<int64_t>& fallback,
+                                   const std::string& op) {
+  std::vector<int64_t> v = ctx.int_list(i, name, fallback);
+  if (v.size() == 1) v.assign(n, v[0]);
+  if (v.size() != n) {
+    ctx.fail(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
+             " ints, got " + sizes_str(v));
+  }
+  return v;
+}
+
+void check_each(const KernelContext& ctx, const std::vector<int64_t>& v, bool strictly_positive,
+                const std::string& message) {
+  for (int64_t x : v) {
+    if (strictly_positive ? x <= 0 : x < 0) ctx.fail(message);
+  }
+}
+
+// Calls f(flat position in `sizes`) for every multi-index with start[d] <= index[d] < end[d],
+// stepping by step[d], in row-major order.
+template <class F>
+void for_each_in_box(const std::vector<int64_t>& start, const std::vector<int64_t>& end,
+                     const std::vector<int64_t>& step, const std::vector<int64_t>& sizes, F&& f) {
+  const size_t n = sizes.size();
+  for (size_t d = 0; d < n; ++d) {
+    if (start[d] >= end[d]) return;
+  }
+  std::vector<int64_t> index = start;
+  while (true) {
+    f(math::flat_index(sizes, index));
+    size_t d = n;
+    while (d > 0) {
+      --d;
+      index[d] += step[d];
+      if (index[d] < end[d]) break;
+      index[d] = start[d];
+      if (d == 0) return;
+    }
+    if (n == 0) return;
+  }
+}
+
+// ---- convolution ----------------------------------------------------------------------------
+
+struct ConvArgs {
+  std::string op;
+  size_t n = 0;  // spatial dims
+  bool allow_unbatched = false;
+  bool transposed = false;
+  std::string padding_mode;  // "" (explicit), "same" or "valid"
+  std::vector<int64_t> stride, padding, dilation, output_padding;
+  int64_t groups = 1;
+};
+
+// The shape of one convolution: input [N, Cin, *in], weight [Cout, Cin/G, *kernel] (transposed:
+// [Cin, Cout/G, *kernel]), output [N, Cout, *out]; `pad` is the left padding of each dim.
+struct ConvGeometry {
+  int64_t batch = 0, in_channels = 0, out_channels = 0, groups = 1;
+  std::vector<int64_t> in, out, kernel, stride, pad, dilation;
+  bool transposed = false;
+};
+
+// Calls f(x, w, y) for every product x * w that the convolution adds into y, each a row-major
+// position in the input, the weight and the output.
+template <class F>
+void for_each_connection(const ConvGeometry& g, F&& f) {
+  const int64_t in_per_group = g.in_channels / g.groups;
+  const int64_t out_per_group = g.out_channels / g.groups;
+  const int64_t in_size = product(g.in), out_size = product(g.out), k_size = product(g.kernel);
+  const size_t n = g.in.size();
+  if (product({g.batch, in_per_group, out_per_group, in_size, out_size, k_size}) == 0) return;
+  // The spatial position each (source, kernel offset) pair reaches, or -1 outside.
+  const std::vector<int64_t>& from = g.transposed ? g.in : g.out;
+  const std::vector<int64_t>& to = g.transposed ? g.out : g.in;
+  const int64_t from_size = g.transposed ? in_size : out_size;
+  std::vector<int64_t> reach(static_cast<size_t>(product({from_size, k_size})), -1);
+  std::vector<int64_t> fi, ki, ti(n);
+  for (int64_t a = 0; a < from_size; ++a) {
+    unflatten(a, from, fi);
+    for (int64_t k = 0; k < k_size; ++k) {
+      unflatten(k, g.kernel, ki);
+      bool inside = true;
+      for (size_t d = 0; d < n && inside; ++d) {
+        // Plain: in = out * stride - pad + k * dilation; transposed: out = in * stride - ...
+        ti[d] = fi[d] * g.stride[d] - g.pad[d] + ki[d] * g.dilation[d];
+        inside = ti[d] >= 0 && ti[d] < to[d];
+      }
+      if (inside) reach[static_cast<size_t>(a * k_size + k)] = math::flat_index(to, ti);
+    }
+  }
+  for (int64_t b = 0; b < g.batch; ++b) {
+    for (int64_t group = 0; group < g.groups; ++group) {
+      for (int64_t ic = group * in_per_group; ic < (group + 1) * in_per_group; ++ic) {
+        for (int64_t oc = group * out_per_group; oc < (group + 1) * out_per_group; ++oc) {
+          const int64_t x_base = (b * g.in_channels + ic) * in_size;
+          const int64_t y_base = (b * g.out_channels + oc) * out_size;
+          const int64_t w_base = g.transposed
+                                     ? (ic * out_per_group + (oc - group * out_per_group)) * k_size
+                                     : (oc * in_per_group + (ic - group * in_per_group)) * k_size;
+          for (int64_t a = 0; a < from_size; ++a) {
+            for (int64_t k = 0; k < k_size; ++k) {
+              const int64_t t = reach[static_cast<size_t>(a * k_size + k)];
+              if (t < 0) continue;
+              const int64_t x = g.transposed ? a : t, y = g.transposed ? t : a;
+              f(x_base + x, w_base + k, y_base + y);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Checks a convolution's arguments and computes its geometry; input must be batched here.
+ConvGeometry conv_geometry(const KernelContext& ctx, const std::vector<int64_t>& input,
+                           const std::vector<int64_t>& w, const ConvArgs& p) {
+  const size_t n = p.n;
+  check_each(ctx, p.stride, true,
+             p.op + ": non-positive stride is not supported, got " + sizes_str(p.stride));
+  check_each(ctx, p.padding, false,
+             p.op + ": negative padding is not supported, got " + sizes_str(p.padding));
+  check_each(ctx, p.dilation, true,
+             p.op + ": dilation should be greater than zero, got " + sizes_str(p.dilation));
+  if (p.groups <= 0) {
+    ctx.fail(p.op + ": non-positive groups is not supported, got " + std::to_string(p.groups));
+  }
+  if (p.transposed) {
+    check_each(
+        ctx, p.output_padding, false,
+        p.op + ": negative output_padding is not supported, got " + sizes_str(p.output_padding));
+    for (size_t i = 0; i < n; ++i) {
+      if (p.output_padding[i] >= p.stride[i] && p.output_padding[i] >= p.dilation[i]) {
+        ctx.fail(p.op + ": output padding must be smaller than either stride or dilation, got " +
+                 "output_padding " + sizes_str(p.output_padding) + ", stride " +
+                 sizes_str(p.stride) + " and dilation " + sizes_str(p.dilation));
+      }
+    }
+  }
+  const std::string groups = std::to_string(p.groups);
+  if (w[0] % p.groups != 0) {
+    ctx.fail(p.op + ": given groups=" + groups + ", expected weight to be divisible by " + groups +
+             " at dimension 0, but got weight of size " + sizes_str(w) + " instead");
+  }
+  ConvGeometry g;
+  g.batch = input[0];
+  g.in_channels = input[1];
+  g.groups = p.groups;
+  g.transposed = p.transposed;
+  Checked c;
+  if (!p.transposed) {
+    const int64_t expected = c.mul(w[1], p.groups);
+    if (c.overflow || input[1] != expected) {
+      ctx.fail(p.op + ": given groups=" + groups + ", weight of size " + sizes_str(w) +
+               ", expected input " + sizes_str(input) + " to have " + std::to_string(expected) +
+               " channels, but got " + std::to_string(input[1]) + " channels instead");
+    }
+    g.out_channels = w[0];
+  } else {
+    if (input[1] != w[0]) {
+      ctx.fail(p.op + ": given transposed=1, weight of size " + sizes_str(w) + ", expected input " +
+               sizes_str(input) + " to have " + std::to_string(w[0]) + " channels, but got " +
+               std::to_string(input[1]) + " channels instead");
+    }
+    g.out_channels = c.mul(w[1], p.groups);
+  }
+  g.in.assign(input.begin() + 2, input.end());
+  g.kernel.assign(w.begin() + 2, w.end());
+  g.stride = p.stride;
+  g.dilation = p.dilation;
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t span = c.add(c.mul(p.dilation[i], w[i + 2] - 1), 1);  // the dilated kernel
+    if (p.padding_mode == "same") {
+      // Stride 1; the total padding dilation * (k - 1) is split with the extra on the right.
+      g.pad.push_back((span - 1) / 2);
+      g.out.push_back(g.in[i]);
+    } else if (!p.transposed) {
+      const int64_t padded = c.add(g.in[i], c.mul(2, p.padding[i]));
+      if (!c.overflow && padded < span) {
+        ctx.fail(p.op + ": calculated padded input size per channel: " + std::to_string(padded) +
+                 " at spatial dim " + std::to_string(i) + ". Kernel size: " + std::to_string(span) +
+                 ". Kernel size can't be greater than actual input size");
+      }
+      g.pad.push_back(p.padding[i]);
+      g.out.push_back((padded - span) / p.stride[i] + 1);
+    } else {
+      const int64_t o = c.add(c.sub(c.mul(g.in[i] - 1, p.stride[i]), c.mul(2, p.padding[i])),
+                              c.add(span - 1, c.add(p.output_padding[i], 1)));
+      if (!c.overflow && o < 1) {
+        ctx.fail(p.op + ": given input size per channel: " + sizes_str(g.in) +
+                 ". Calculated output size per channel at spatial dim " + std::to_string(i) + ": " +
+                 std::to_string(o) + ". Output size is too small");
+      }
+      g.pad.push_back(p.padding[i]);
+      g.out.push_back(o);
+    }
+  }
+  if (c.overflow) ctx.fail(p.op + ": the output size overflows int64");
+  const int64_t table = product({product(p.transposed ? g.in : g.out), product(g.kernel)});
+  const int64_t work =
+      product({table, g.batch, g.in_channels, g.groups == 0 ? 0 : g.out_channels / g.groups});
+  if (work > 0 && (table > (int64_t{1} << 24) || work > math::kMaxWork)) {
+    ctx.fail(p.op + ": a convolution of input " + sizes_str(input) + " with weight " +
+             sizes_str(w) + " is too much work for the interpreter");
+  }
+  return g;
+}
+
+std::vector<int64_t> output_sizes(const ConvGeometry& g) {
+  std::vector<int64_t> out = {g.batch, g.out_channels};
+  out.insert(out.end(), g.out.begin(), g.out.end());
+  return out;
+}
+
+RValue conv_forward(const KernelContext& ctx, const Tensor& input, const Tensor& weight,
+                    const std::optional<Tensor>& bias, const ConvArgs& p) {
+  const size_t n = p.n;
+  const bool unbatched = p.allow_unbatched && input.rank() == n + 1;
+  if (input.rank() != n + 2 && !unbatched) {
+    ctx.fail(p.op + ": expected " +
+             (p.allow_unbatched ? std::to_string(n + 1) + "-D (unbatched) or " : "") +
+             std::to_string(n + 2) + "-D (batched) input for weight " + sizes_str(weight.sizes()) +
+             ", got input of size " + sizes_str(input.sizes()));
+  }
+  if (input.dtype() != weight.dtype() || (bias && bias->dtype() != input.dtype())) {
+    ctx.fail(p.op + ": input type (" + std::string(to_string(input.dtype())) +
+             ") and weight type (" + std::string(to_string(weight.dtype())) +
+             ") (and bias type) should be the same");
+  }
+  std::vector<int64_t> sizes = input.sizes();
+  if (unbatched) sizes.insert(sizes.begin(), 1);
+  ConvGeometry g = conv_geometry(ctx, sizes, weight.sizes(), p);
+  if (bias && (bias->rank() != 1 || bias->size(0) != g.out_channels)) {
+    ctx.fail(p.op + ": given weight of size " + sizes_str(weight.sizes()) +
+             ", expected bias to be 1-dimensional with " + std::to_string(g.out_channels) +
+             " elements, but got bias of size " + sizes_str(bias->sizes()) + " instead");
+  }
+  std::vector<int64_t> out_sizes = output_sizes(g);
+  Tensor::zeros(input.dtype(), out_sizes);  // refuses an output too large before computing
+  const int64_t per_channel = product(g.out);
+  Tensor out = dispatch(input.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> x = load<T>(input), w = load<T>(weight);
+    std::vector<T> y(static_cast<size_t>(product(out_sizes)), T{});
+    for_each_connection(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+      y[static_cast<size_t>(yi)] += x[static_cast<size_t>(xi)] * w[static_cast<size_t>(wi)];
+    });
+    if (bias) {
+      std::vector<T> b = load<T>(*bias);
+      for (size_t i = 0; i < y.size(); ++i) {
+        y[i] += b[static_cast<size_t>((static_cast<int64_t>(i) / per_channel) % g.out_channels)];
+      }
+    }
+    if (unbatched) out_sizes.erase(out_sizes.begin());
+    return store<T>(input.dtype(), out_sizes, y);
+  });
+  return RValue::of(out);
+}
+
+// The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
+size_t spatial_rank(const KernelContext& ctx, const Tensor& weight, size_t fixed,
+                    const std::string& op) {
+  if (fixed != 0 && weight.rank() != fixed + 2) {
+    ctx.fail(op + ": expected a " + std::to_string(fixed + 2) + "-D weight, got " +
+             sizes_str(weight.sizes()));
+  }
+  if (weight.rank() < 3) {
+    ctx.fail(op + ": weight should have at least three dimensions, got " +
+             sizes_str(weight.sizes()));
+  }
+  return weight.rank() - 2;
+}
+
+// convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
+// output_padding, groups, ...): always batched. The backward op reads the same parameters one
+// position later (after bias_sizes).
+ConvArgs convolution_args(const KernelContext& ctx, const Tensor& weight, size_t first) {
+  ConvArgs p;
+  p.op = "convolution";
+  p.n = spatial_rank(ctx, weight, 0, p.op);
+  p.stride = spatial_param(ctx, first, "stride", p.n, {1}, p.op);
+  p.padding = spatial_param(ctx, first + 1, "padding", p.n, {0}, p.op);
+  p.dilation = spatial_param(ctx, first + 2, "dilation", p.n, {1}, p.op);
+  p.transposed = ctx.boolean(first + 3, "transposed", false);
+  p.output_padding = spatial_param(ctx, first + 4, "output_padding", p.n, {0}, p.op);
+  p.groups = ctx.integer(first + 5, "groups", 1);
+  return p;
+}
+
+RValue convolution(KernelContext& ctx) {
+  Tensor input = ctx.tensor(0, "input");
+  Tensor weight = ctx.tensor(1, "weight");
+  ConvArgs p = convolution_args(ctx, weight, 3);
+  return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+}
+
+// conv1d/2d/3d (input, weight, bias, stride, padding, dilation, groups): padding may be the
+// strings "same" or "valid".
+Kernel conv_nd(size_t n) {
+  return [n](KernelContext& ctx) {
+    Tensor input = ctx.tensor(0, "input");
+    Tensor weight = ctx.tensor(1, "weight");
+    ConvArgs p;
+    p.op = "conv" + std::to_string(n) + "d";
+    p.n = spatial_rank(ctx, weight, n, p.op);
+    p.allow_unbatched = true;
+    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
+    const Arg* pad = ctx.arg(4, "padding");
+    if (pad && pad->kind == Arg::Kind::String) {
+      if (pad->text != "same" && pad->text != "valid") {
+        ctx.fail(p.op + ": invalid padding string '" + pad->text + "', expected 'same' or 'valid'");
+      }
+      p.padding_mode = pad->text;
+      p.padding.assign(n, 0);
+    } else {
+      p.padding = spatial_param(ctx, 4, "padding", n, {0}, p.op);
+    }
+    p.dilation = spatial_param(ctx, 5, "dilation", n, {1}, p.op);
+    p.groups = ctx.integer(6, "groups", 1);
+    if (p.padding_mode == "same") {
+      for (int64_t s : p.stride) {
+        if (s != 1) ctx.fail(p.op + ": padding='same' is not supported for strided convolutions");
+      }
+    }
+    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+  };
+}
+
+// conv_transpose1d/2d/3d (input, weight, bias, stride, padding, output_padding, groups,
+// dilation).
+Kernel conv_transpose_nd(size_t n) {
+  return [n](KernelContext& ctx) {
+    Tensor input = ctx.tensor(0, "input");
+    Tensor weight = ctx.tensor(1, "weight");
+    ConvArgs p;
+    p.op = "conv_transpose" + std::to_string(n) + "d";
+    p.n = spatial_rank(ctx, weight, n, p.op);
+    p.allow_unbatched = true;
+    p.transposed = true;
+    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
+    p.padding = spatial_param(ctx, 4, "padding", n, {0}, p.op);
+    p.output_padding = spatial_param(ctx, 5, "output_padding", n, {0}, p.op);
+    p.groups = ctx.integer(6, "groups", 1);
+    p.dilation = spatial_param(ctx, 7, "dilation", n, {1}, p.op);
+    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+  };
+}
+
+template <class T>
+T conj_of(const T& v) {
+  if constexpr (std::is_same_v<T, Complex>) {
+    return std::conj(v);
+  } else {
+    return v;
+  }
+}
+
+// convolution_backward (grad_output, input, weight, bias_sizes, stride, padding, dilation,
+// transposed, output_padding, groups, output_mask): (grad_input, grad_weight, grad_bias).
+RValue convolution_backward(KernelContext& ctx) {
+  Tensor grad = ctx.tensor(0, "grad_output");
+  Tensor input = ctx.tensor(1, "input");
+  Tensor weight = ctx.tensor(2, "weight");
+  ConvArgs p = convolution_args(ctx, weight, 4);
+  p.op = "convolution_backward";
+  const std::vector<bool> mask = math::output_mask(ctx, 10, 3);
+  if (input.rank() != p.n + 2) {
+    ctx.fail(p.op + ": expected a " + std::to_string(p.n + 2) + "-D input for weight " +
+             sizes_str(weight.sizes()) + ", got " + sizes_str(input.sizes()));
+  }
+  ConvGeometry g = conv_geometry(ctx, input.sizes(), weight.sizes(), p);
+  if (grad.sizes() != output_sizes(g)) {
+    ctx.fail(p.op + ": expected grad_output of size " + sizes_str(output_sizes(g)) + ", got " +
+             sizes_str(grad.sizes()));
+  }
+  const DType compute = promote_types(promote_types(grad.dtype(), input.dtype()), weight.dtype());
+  std::vector<RValue> out(3, RValue::none());
+  dispatch(compute, [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> gy = load<T>(grad), x = load<T>(input), w = load<T>(weight);
+    if (mask[0]) {
+      std::vector<T> gx(x.size(), T{});
+      for_each_connection(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+        gx[static_cast<size_t>(xi)] +=
+            gy[static_cast<size_t>(yi)] * conj_of(w[static_cast<size_t>(wi)]);
+      });
+      out[0] = RValue::of(store<T>(input.dtype(), input.sizes(), gx));
+    }
+    if (mask[1]) {
+      std::vector<T> gw(w.size(), T{});
+      for_each_connection(g, [&](int64_t xi, int64_t wi, int64_t yi) {
+        gw[static_cast<size_t>(wi)] +=
+            gy[static_cast<size_t>(yi)] * conj_of(x[static_cast<size_t>(xi)]);
+      });
+      out[1] = RValue::of(store<T>(weight.dtype(), weight.sizes(), gw));
+    }
+    if (mask[2]) {
+      std::vector<int64_t> bias_sizes = ctx.int_list(3, "bias_sizes", {g.out_channels});
+      for (int64_t s : bias_sizes) {
+        if (s < 0) ctx.fail(p.op + ": negative bias size in " + sizes_str(bias_sizes));
+      }
+      if (product(bias_sizes) != g.out_channels) {
+        ctx.fail(p.op + ": bias_sizes " + sizes_str(bias_sizes) + " must hold " +
+                 std::to_string(g.out_channels) + " elements");
+      }
+      std::vector<T> gb(static_cast<size_t>(g.out_channels), T{});
+      const int64_t per_channel = product(g.out);
+      for (size_t i = 0; i < gy.size(); ++i) {
+        gb[static_cast<size_t>((static_cast<int64_t>(i) / per_channel) % g.out_channels)] += gy[i];
+      }
+      out[2] = RValue::of(store<T>(grad.dtype(), bias_sizes, gb));
+    }
+    return 0;
+  });
+  return RValue::list(std::move(out));
+}
+
+// ---- pooling --------------------------------------------------------------------------------
+
+// The input of a pool over the last n dims: [*leading, *spatial] with 1 or 2 leading dims.
+void require_pool_input(const KernelContext& ctx, const Tensor& t, size_t n,
+                        const std::string& op) {
+  if (t.rank() != n + 1 && t.rank() != n + 2) {
+    ctx.fail(op + ": expected a " + std::to_string(n + 1) + "-D (unbatched) or " +
+             std::to_string(n + 2) + "-D (batched) input, got " + sizes_str(t.sizes()));
+  }
+  for (size_t d = t.rank() - n - 1; d < t.rank(); ++d) {
+    if (t.size(static_cast<int64_t>(d)) == 0) {
+      ctx.fail(op + ": expected an input with non-zero sizes except the batch dim, got " +
+               sizes_str(t.sizes()));
+    }
+  }
+}
+
+struct PoolKind {
+  std::string op;
+  size_t n = 0;
+  bool max = true;            // max pooling (with dilation); else average pooling
+  bool with_indices = false;  // (values, int64 indices)
+};
+
+struct PoolGeometry {
+  std::vector<int64_t> leading, in, out, kernel, stride, pad, dilation;
+  bool ceil_mode = false, count_include_pad = true;
+  std::optional<int64_t> divisor;
+  int64_t planes() const { return product(leading); }
+  std::vector<int64_t> out_sizes() const {
+    std::vector<int64_t> s = leading;
+    s.insert(s.end(), out.begin(), out.end());
+    return s;
+  }
+};
+
+// PyTorch's pooling_output_shape.
+int64_t pool_output_size(Checked& c, int64_t in, int64_t kernel, int64_t pad, int64_t stride,
+                         int64_t dilation, bool ceil_mode) {
+  const int64_t span = c.sub(c.add(in, c.mul(2, pad)), c.add(c.mul(dilation, kernel - 1), 1));
+  if (c.overflow) return 0;
+  int64_t out = floordiv(ceil_mode ? c.add(span, stride - 1) : span, stride) + 1;
+  if (ceil_mode && c.mul(out - 1, stride) >= c.add(in, pad)) --out;
+  return out;
+}
+
+// max_pool (self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode) and avg_pool
+// (self, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad, divisor_override):
+// the parameters are read and checked; `sizes` is the input's.
+PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>& sizes,
+                           const PoolKind& k) {
+  const size_t n = k.n;
+  if (!ctx.has(1, "kernel_size")) ctx.fail(k.op + ": missing argument 'kernel_size'");
+  PoolGeometry g;
+  g.kernel = spatial_param(ctx, 1, "kernel_size", n, {}, k.op);
+  std::vector<int64_t> stride = ctx.int_list(2, "stride", {});
+  g.stride = stride.empty() ? g.kernel : spatial_param(ctx, 2, "stride", n, {}, k.op);
+  g.pad = spatial_param(ctx, 3, "padding", n, {0}, k.op);
+  g.dilation.assign(n, 1);
+  if (k.max) g.dilation = spatial_param(ctx, 4, "dilation", n, {1}, k.op);
+  g.ceil_mode = ctx.boolean(k.max ? 5 : 4, "ceil_mode", false);
+  if (!k.max) {
+    g.count_include_pad = ctx.boolean(5, "count_include_pad", true);
+    g.divisor = ctx.optional_integer(6, "divisor_override");
+    if (g.divisor && *g.divisor == 0) ctx.fail(k.op + ": divisor must be not zero");
+  }
+  check_each(ctx, g.kernel, true,
+             k.op + ": kernel size should be greater than zero, got " + sizes_str(g.kernel));
+  check_each(ctx, g.stride, true,
+             k.op + ": stride should be greater than zero, got " + sizes_str(g.stride));
+  check_each(ctx, g.dilation, true,
+             k.op + ": dilation should be greater than zero, got " + sizes_str(g.dilation));
+  check_each(ctx, g.pad, false, k.op + ": pad must be non-negative, got " + sizes_str(g.pad));
+  for (size_t i = 0; i < n; ++i) {
+    if (g.pad[i] > g.kernel[i] / 2) {
+      ctx.fail(k.op + ": pad should be at most half of kernel size, got pad " + sizes_str(g.pad) +
+               " and kernel size " + sizes_str(g.kernel));
+    }
+  }
+  g.leading.assign(sizes.begin(), sizes.end() - static_cast<std::ptrdiff_t>(n));
+  g.in.assign(sizes.end() - static_cast<std::ptrdiff_t>(n), sizes.end());
+  Checked c;
+  for (size_t i = 0; i < n; ++i) {
+    g.out.push_back(pool_output_size(c, g.in[i], g.kernel[i], g.pad[i], g.stride[i], g.dilation[i],
+                                     g.ceil_mode));
+  }
+  if (c.overflow) ctx.fail(k.op + ": the output size overflows int64");
+  for (int64_t o : g.out) {
+    if (o < 1) {
+      ctx.fail(k.op + ": given input size " + sizes_str(sizes) + ", the calculated output size " +
+               sizes_str(g.out) + " is too small");
+    }
+  }
+  return g;
+}
+
+// The maximum of a window and its flat spatial index, as PyTorch's CPU kernels pick it: the
+// first maximum, except that a NaN always replaces the current pick. `start` is the first
+// position (its index is reported when the window is empty).
+template <class T>
+void window_max(const std::vector<T>& v, int64_t base, const std::vector<int64_t>& start,
+                const std::vector<int64_t>& end, const std::vector<int64_t>& step,
+                const std::vector<int64_t>& sizes, T& best, int64_t& best_index) {
+  best_index = math::flat_index(sizes, start);
+  if constexpr (std::is_same_v<T, double>) {
+    best = -std::numeric_limits<double>::infinity();
+  } else {
+    best = std::numeric_limits<int64_t>::min();
+  }
+  for_each_in_box(start, end, step, sizes, [&](int64_t f) {
+    const T x = v[static_cast<size_t>(base + f)];
+    bool take = x > best;
+    if constexpr (std::is_same_v<T, double>) take = take || std::isnan(x);
+    if (take) {
+      best = x;
+      best_index = f;
+    }
+  });
+}
+
+// Max values and indices over the windows of a pool or an adaptive pool: window(o) gives the
+// (start, end, step) of output position o (its multi-index).
+template <class Window>
+RValue max_over_windows(const KernelContext& ctx, const Tensor& t,
+                        const std::vector<int64_t>& leading, const std::vector<int64_t>& in,
+                        const std::vector<int64_t>& out, bool with_indices, const Window& window,
+                        const std::string& op) {
+  const math::Category cat = math::category(t.dtype());
+  if (cat == math::Category::Complex) ctx.fail(op + " does not support complex inputs");
+  std::vector<int64_t> out_sizes = leading;
+  out_sizes.insert(out_sizes.end(), out.begin(), out.end());
+  Tensor values = Tensor::zeros(t.dtype(), out_sizes);
+  Tensor indices = Tensor::zeros(DType::Int64, out_sizes);
+  const int64_t planes = product(leading), in_size = product(in), out_size = product(out);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> v;
+    if constexpr (std::is_same_v<T, double>) {
+      v = load<double>(t);
+    } else {
+      for (uint64_t x : load<uint64_t>(t)) v.push_back(static_cast<int64_t>(x));
+    }
+    std::vector<int64_t> oi, start, end, step;
+    for (int64_t plane = 0; plane < planes; ++plane) {
+      for (int64_t o = 0; o < out_size; ++o) {
+        unflatten(o, out, oi);
+        window(oi, start, end, step);
+        T best{};
+        int64_t index = 0;
+        window_max<T>(v, plane * in_size, start, end, step, in, best, index);
+        const int64_t f = plane * out_size + o;
+        if constexpr (std::is_same_v<T, double>) {
+          values.set_flat(f, Scalar::of_float(best));
+        } else {
+          values.set_flat(f, Scalar::of_int(best));
+        }
+        indices.set_flat(f, Scalar::of_int(index));
+      }
+    }
+  };
+  if (cat == math::Category::Float) {
+    run(double{0});
+  } else {
+    run(int64_t{0});
+  }
+  if (!with_indices) return RValue::of(values);
+  return RValue::list({RValue::of(values), RValue::of(indices)});
+}
+
+RValue max_pool(KernelContext& ctx, const PoolKind& k) {
+  Tensor t = ctx.tensor(0, "self");
+  require_pool_input(ctx, t, k.n, k.op);
+  PoolGeometry g = pool_geometry(ctx, t.sizes(), k);
+  auto window = [&](const std::vector<int64_t>& oi, std::vector<int64_t>& start,
+                    std::vector<int64_t>& end, std::vector<int64_t>& step) {
+    start.resize(k.n);
+    end.resize(k.n);
+    step = g.dilation;
+    for (size_t d = 0; d < k.n; ++d) {
+      start[d] = oi[d] * g.stride[d] - g.pad[d];
+      end[d] = std::min(start[d] + (g.kernel[d] - 1) * g.dilation[d] + 1, g.in[d]);
+      // The first tap inside the input: start + k * dilation >= 0.
+      if (start[d] < 0) start[d] += (-start[d] + g.dilation[d] - 1) / g.dilation[d] * g.dilation[d];
+    }
+  };
+  return max_over_windows(ctx, t, g.leading, g.in, g.out, k.with_indices, window, k.op);
+}
+
+// One average-pool window: the positions it sums (start, end) and the divisor.
+struct AvgWindow {
+  std::vector<int64_t> start, end;
+  int64_t divisor = 1;
+  bool empty = false;
+};
+
+AvgWindow avg_window(const PoolGeometry& g, const std::vector<int64_t>& oi) {
+  AvgWindow w;
+  // Products wrap like PyTorch's int64 arithmetic (only absurd kernel sizes get there).
+  uint64_t pool_size = 1, count = 1;
+  for (size_t d = 0; d < g.in.size(); ++d) {
+    int64_t s = oi[d] * g.stride[d] - g.pad[d];
+    // min(s + kernel, in + pad), without overflowing s + kernel.
+    int64_t e = g.in[d] + g.pad[d];
+    if (g.kernel[d] < e - s) e = s + g.kernel[d];
+    pool_size *= static_cast<uint64_t>(e - s);
+    s = std::max<int64_t>(s, 0);
+    e = std::min(e, g.in[d]);
+    if (s >= e) w.empty = true;
+    count *= static_cast<uint64_t>(std::max<int64_t>(e - s, 0));
+    w.start.push_back(s);
+    w.end.push_back(e);
+  }
+  w.divisor =
+      g.divisor ? *g.divisor : static_cast<int64_t>(g.count_include_pad ? pool_size : count);
+  if (w.divisor == 0) w.empty = true;  // a wrapped divisor: nothing sensible to divide by
+  return w;
+}
+
+// Integer division as C++ (and PyTorch's integer kernels) do it, without INT64_MIN / -1 UB.
+int64_t int_divide(int64_t a, int64_t b) {
+  if (b == -1) return static_cast<int64_t>(0 - static_cast<uint64_t>(a));
+  return a / b;
+}
+
+RValue avg_pool(KernelContext& ctx, const PoolKind& k) {
+  Tensor t = ctx.tensor(0, "self");
+  require_pool_input(ctx, t, k.n, k.op);
+  PoolGeometry g = pool_geometry(ctx, t.sizes(), k);
+  const math::Category cat = math::category(t.dtype());
+  if (cat == math::Category::Complex) ctx.fail(k.op + " does not support complex inputs");
+  Tensor out = Tensor::zeros(t.dtype(), g.out_sizes());
+  const int64_t planes = g.planes(), in_size = product(g.in), out_size = product(g.out);
+  const std::vector<int64_t> ones(k.n, 1);
+  dispatch(t.dtype(), [&](auto zero) {
+    using T = decltype(zero);
+    if constexpr (!std::is_same_v<T, Complex>) {
+      std::vector<T> v = load<T>(t);
+      std::vector<int64_t> oi;
+      for (int64_t plane = 0; plane < planes; ++plane) {
+        for (int64_t o = 0; o < out_size; ++o) {
+          unflatten(o, g.out, oi);
+          AvgWindow w = avg_window(g, oi);
+          if (w.empty) continue;  // stays 0
+          T sum{};
+          for_each_in_box(w.start, w.end, ones, g.in,
+                          [&](int64_t f) { sum += v[static_cast<size_t>(plane * in_size + f)]; });
+          Scalar result;
+          if constexpr (std::is_same_v<T, double>) {
+            result = Scalar::of_float(sum / static_cast<double>(w.divisor));
+          } else {
+            result = Scalar::of_int(int_divide(static_cast<int64_t>(sum), w.divisor));
+          }
+          out.set_flat(plane * out_size + o, result);
+        }
+      }
+    }
+    return 0;
+  });
+  return RValue::of(out);
+}
+
+// PyTorch's adaptive pool windows: [floor(o * in / out), ceil((o + 1) * in / out)).
+int64_t adaptive_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
+int64_t adaptive_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in + out - 1) / out; }
+
+// adaptive pools (self, output_size).
+std::vector<int64_t> adaptive_output(const KernelContext& ctx, const Tensor& t, size_t n,
+                                     const std::string& op) {
+  std::vector<int64_t> size = ctx.int_list(1, "output_size");
+  if (size.size() != n) {
+    ctx.fail(op + ": output_size must have " + std::to_string(n) + " elements, got " +
+             sizes_str(size));
+  }
+  require_pool_input(ctx, t, n, op);
+  check_each(
+      ctx, size, false,
+      op + ": elements of output_size must be greater than or equal to 0, got " + sizes_str(size));
+  return size;
+}
+
+RValue adaptive_avg_pool(KernelContext& ctx, const std::string& op, size_t n) {
+  Tensor t = ctx.tensor(0, "self");
+  std::vector<int64_t> out = adaptive_output(ctx, t, n, op);
+  if (math::category(t.dtype()) == math::Category::Complex) {
+    ctx.fail(op + " does not support complex inputs");
+  }
+  std::vector<int64_t> leading(t.sizes().begin(), t.sizes().end() - static_cast<std::ptrdiff_t>(n));
+  std::vector<int64_t> in(t.sizes().end() - static_cast<std::ptrdiff_t>(n), t.sizes().end());
+  std::vector<int64_t> out_sizes = leading;
+  out_sizes.insert(out_sizes.end(), out.begin(), out.end());
+  Tensor result = Tensor::zeros(t.dtype(), out_sizes);
+  const int64_t planes = product(leading), in_size = product(in), out_size = product(out);
+  const std::vector<int64_t> ones(n, 1);
+  std::vector<double> v = load<double>(t);
+  std::vector<int64_t> oi, start(n), end(n);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (int64_t o = 0; o < out_size; ++o) {
+      unflatten(o, out, oi);
+      int64_t count = 1;
+      for (size_t d = 0; d < n; ++d) {
+        start[d] = adaptive_start(oi[d], out[d], in[d]);
+        end[d] = adaptive_end(oi[d], out[d], in[d]);
+        count *= end[d] - start[d];
+      }
+      double sum = 0;
+      for_each_in_box(start, end, ones, in,
+                      [&](int64_t f) { sum += v[static_cast<size_t>(plane * in_size + f)]; });
+      result.set_flat(plane * out_size + o, Scalar::of_float(sum / static_cast<double>(count)));
+    }
+  }
+  return RValue::of(result);
+}
+
+RValue adaptive_max_pool(KernelContext& ctx, const std::string& op, size_t n) {
+  Tensor t = ctx.tensor(0, "self");
+  std::vector<int64_t> out = adaptive_output(ctx, t, n, op);
+  std::vector<int64_t> leading(t.sizes().begin(), t.sizes().end() - static_cast<std::ptrdiff_t>(n));
+  std::vector<int64_t> in(t.sizes().end() - static_cast<std::ptrdiff_t>(n), t.sizes().end());
+  auto window = [&](const std::vector<int64_t>& oi, std::vector<int64_t>& start,
+                    std::vector<int64_t>& end, std::vector<int64_t>& step) {
+    start.resize(n);
+    end.resize(n);
+    step.assign(n, 1);
+    for (size_t d = 0; d < n; ++d) {
+      start[d] = adaptive_start(oi[d], out[d], in[d]);
+      end[d] = adaptive_end(oi[d], out[d], in[d]);
+    }
+  };
+  return max_over_windows(ctx, t, leading, in, out, true, window, op);
+}
+
+// ---- pooling backward -----------------------------------------------------------------------
+
+// grad_output's leading dims must be self's, with n spatial dims after them.
+void require_grad_like(const KernelContext& ctx, const Tensor& grad, const Tensor& self, size_t n,
+                       const std::string& op) {
+  if (self.rank() < n + 1 || grad.rank() != self.rank() ||
+      !std::equal(self.sizes().begin(), self.sizes().end() - static_cast<std::ptrdiff_t>(n),
+                  grad.sizes().begin())) {
+    ctx.fail(op + ": grad_output " + sizes_str(grad.sizes()) + " does not match self " +
+             sizes_str(self.sizes()));
+  }
+}
+
+// The product of the last n sizes.
+int64_t trailing_product(const std::vector<int64_t>& sizes, size_t n) {
+  int64_t p = 1;
+  for (size_t d = sizes.size() - n; d < sizes.size(); ++d) p *= sizes[d];
+  return p;
+}
+
+// grad_input[plane, indices[plane, o]] += grad_output[plane, o].
+RValue scatter_by_indices(const KernelContext& ctx, const Tensor& grad, const Tensor& self,
+                          const Tensor& indices, size_t n, const std::string& op) {
+  require_grad_like(ctx, grad, self, n, op);
+  if (indices.sizes() != grad.sizes() || math::category(indices.dtype()) != math::Category::Int) {
+    ctx.fail(op + ": expected integer indices of grad_output's size " + sizes_str(grad.sizes()) +
+             ", got " + indices.str());
+  }
+  const int64_t in_size = trailing_product(self.sizes(), n);
+  const int64_t out_size = trailing_product(grad.sizes(), n);
+  const int64_t count = grad.numel();
+  const DType compute = promote_types(grad.dtype(), self.dtype());
+  return dispatch(compute, [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> g = load<T>(grad);
+    std::vector<T> out(static_cast<size_t>(self.numel()), T{});
+    for (int64_t f = 0; f < count; ++f) {
+      const int64_t index = indices.flat(f).as_int();
+      if (index < 0 || index >= in_size) {
+        ctx.fail(op + ": index " + std::to_string(index) +
+                 " is out of range for an input plane of " + std::to_string(in_size) + " elements");
+      }
+      out[static_cast<size_t>((f / out_size) * in_size + index)] += g[static_cast<size_t>(f)];
+    }
+    return RValue::of(store<T>(self.dtype(), self.sizes(), out));
+  });
+}
+
+// avg_poolNd_backward (grad_output, self, kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override).
+RValue avg_pool_backward(KernelContext& ctx, const PoolKind& k) {
+  Tensor grad = ctx.tensor(0, "grad_output");
+  Tensor self = ctx.tensor(1, "self");
+  // The parameters sit one position later than in the forward op.
+  require_pool_input(ctx, self, k.n, k.op);
+  PoolGeometry g;
+  {
+    g.kernel = spatial_param(ctx, 2, "kernel_size", k.n, {}, k.op);
+    std::vector<int64_t> stride = ctx.int_list(3, "stride", {});
+    g.stride = stride.empty() ? g.kernel : spatial_param(ctx, 3, "stride", k.n, {}, k.op);
+    g.pad = spatial_param(ctx, 4, "padding", k.n, {0}, k.op);
+    g.ceil_mode = ctx.boolean(5, "ceil_mode", false);
+    g.count_include_pad = ctx.boolean(6, "count_include_pad", true);
+    g.divisor = ctx.optional_integer(7, "divisor_override");
+    if (g.divisor && *g.divisor == 0) ctx.fail(k.op + ": divisor must be not zero");
+    g.dilation.assign(k.n, 1);
+    check_each(ctx, g.kernel, true, k.op + ": kernel size should be greater than zero");
+    check_each(ctx, g.stride, true, k.op + ": stride should be greater than zero");
+    check_each(ctx, g.pad, false, k.op + ": pad must be non-negative");
+    const std::vector<int64_t>& s = self.sizes();
+    g.leading.assign(s.begin(), s.end() - static_cast<std::ptrdiff_t>(k.n));
+    g.in.assign(s.end() - static_cast<std::ptrdiff_t>(k.n), s.end());
+    Checked c;
+    for (size_t i = 0; i < k.n; ++i) {
+      g.out.push_back(
+          pool_output_size(c, g.in[i], g.kernel[i], g.pad[i], g.stride[i], 1, g.ceil_mode));
+    }
+    if (c.overflow) ctx.fail(k.op + ": the output size overflows int64");
+  }
+  if (grad.sizes() != g.out_sizes()) {
+    ctx.fail(k.op + ": expected grad_output of size " + sizes_str(g.out_sizes()) + ", got " +
+             sizes_str(grad.sizes()));
+  }
+  if (math::category(self.dtype()) == math::Category::Complex) {
+    ctx.fail(k.op + " does not support complex inputs");
+  }
+  const int64_t planes = g.planes(), in_size = product(g.in), out_size = product(g.out);
+  const std::vector<int64_t> ones(k.n, 1);
+  const bool integral = math::category(self.dtype()) == math::Category::Int;
+  std::vector<double> gv = load<double>(grad);
+  std::vector<uint64_t> gi = integral ? load<uint64_t>(grad) : std::vector<uint64_t>{};
+  std::vector<double> out(static_cast<size_t>(self.numel()), 0.0);
+  std::vector<uint64_t> out_int(integral ? out.size() : 0, 0);
+  std::vector<int64_t> oi;
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (int64_t o = 0; o < out_size; ++o) {
+      unflatten(o, g.out, oi);
+      AvgWindow w = avg_window(g, oi);
+      if (w.empty) continue;
+      const size_t src = static_cast<size_t>(plane * out_size + o);
+      for_each_in_box(w.start, w.end, ones, g.in, [&](int64_t f) {
+        const size_t dst = static_cast<size_t>(plane * in_size + f);
+        if (integral) {
+          out_int[dst] +=
+              static_cast<uint64_t>(int_divide(static_cast<int64_t>(gi[src]), w.divisor));
+        } else {
+          out[dst] += gv[src] / static_cast<double>(w.divisor);
+        }
+      });
+    }
+  }
+  if (integral) return RValue::of(store<uint64_t>(self.dtype(), self.sizes(), out_int));
+  return RValue::of(store<double>(self.dtype(), self.sizes(), out));
+}
+
+// _adaptive_avg_poolNd_backward (grad_output, self).
+RValue adaptive_avg_pool_backward(KernelContext& ctx, const std::string& op, size_t n) {
+  Tensor grad = ctx.tensor(0, "grad_output");
+  Tensor self = ctx.tensor(1, "self");
+  require_grad_like(ctx, grad, self, n, op);
+  if (math::category(self.dtype()) == math::Category::Complex) {
+    ctx.fail(op + " does not support complex inputs");
+  }
+  std::vector<int64_t> in(self.sizes().end() - static_cast<std::ptrdiff_t>(n), self.sizes().end());
+  std::vector<int64_t> out(grad.sizes().end() - static_cast<std::ptrdiff_t>(n), grad.sizes().end());
+  const int64_t planes = product(std::vector<int64_t>(
+      self.sizes().begin(), self.sizes().end() - static_cast<std::ptrdiff_t>(n)));
+  const int64_t in_size = product(in), out_size = product(out);
+  const std::vector<int64_t> ones(n, 1);
+  std::vector<double> gv = load<double>(grad);
+  std::vector<double> result(static_cast<size_t>(self.numel()), 0.0);
+  std::vector<int64_t> oi, start(n), end(n);
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    for (int64_t o = 0; o < out_size; ++o) {
+      unflatten(o, out, oi);
+      int64_t count = 1;
+      for (size_t d = 0; d < n; ++d) {
+        start[d] = adaptive_start(oi[d], out[d], in[d]);
+        end[d] = adaptive_end(oi[d], out[d], in[d]);
+        count *= end[d] - start[d];
+      }
+      const double share = gv[static_cast<size_t>(plane * out_size + o)] / double(count);
+      for_each_in_box(start, end, ones, in, [&](int64_t f) {
+        result[static_cast<size_t>(plane * in_size + f)] += share;
+      });
+    }
+  }
+  return RValue::of(store<double>(self.dtype(), self.sizes(), result));
+}
+
+}  // namespace
+
+void register_conv_pool(KernelRegistry& r) {
+  r.add("aten.convolution", convolution);
+  r.add("aten._convolution", convolution);
+  for (size_t n = 1; n <= 3; ++n) {
+    const std::string d = std::to_string(n) + "d";
+    r.add("aten.conv" + d, conv_nd(n));
+    r.add("aten.conv_transpose" + d, conv_transpose_nd(n));
+
+    PoolKind max{"max_pool" + d, n, true, false};
+    r.add("aten.max_pool" + d, [max](KernelContext& ctx) { return max_pool(ctx, max); });
+    PoolKind max_indices{"max_pool" + d + "_with_indices", n, true, true};
+    r.add("aten." + max_indices.op,
+          [max_indices](KernelContext& ctx) { return max_pool(ctx, max_indices); });
+    PoolKind avg{"avg_pool" + d, n, false, false};
+    r.add("aten.avg_pool" + d, [avg](KernelContext& ctx) { return avg_pool(ctx, avg); });
+
+    const std::string avg_name = "adaptive_avg_pool" + d;
+    r.add("aten." + avg_name,
+          [avg_name, n](KernelContext& ctx) { return adaptive_avg_pool(ctx, avg_name, n); });
+    r.add("aten._" + avg_name,
+          [avg_name, n](KernelContext& ctx) { return adaptive_avg_pool(ctx, avg_name, n); });
+    const std::string max_name = "adaptive_max_pool" + d;
+    r.add("aten." + max_name,
+          [max_name, n](KernelContext& ctx) { return adaptive_max_pool(ctx, max_name, n); });
+
+    // max_pool_with_indices_backward (grad_output, self, kernel_size, stride, padding, dilation,
+    // ceil_mode, indices).
+    const std::string max_back = "max_pool" + d + "_with_indices_backward";
+    r.add("aten." + max_back, [max_back, n](KernelContext& ctx) {
+      return scatter_by_indices(ctx, ctx.tensor(0, "grad_output"), ctx.tensor(1, "self"),
+                                ctx.tensor(7, "indices"), n, max_back);
+    });
+    PoolKind avg_back{"avg_pool" + d + "_backward", n, false, false};
+    r.add("aten." + avg_back.op,
+          [avg_back](KernelContext& ctx) { return avg_pool_backward(ctx, avg_back); });
+    const std::string adaptive_avg_back = "_adaptive_avg_pool" + d + "_backward";
+    r.add("aten." + adaptive_avg_back, [adaptive_avg_back, n](KernelContext& ctx) {
+      return adaptive_avg_pool_backward(ctx, adaptive_avg_back, n);
+    });
+    // adaptive_max_pool_backward (grad_output, self, indices).
+    const std::string adaptive_max_back = "adaptive_max_pool" + d + "_backward";
+    r.add("aten." + adaptive_max_back, [adaptive_max_back, n](KernelContext& ctx) {
+      return scatter_by_indices(ctx, ctx.tensor(0, "grad_output"), ctx.tensor(1, "self"),
+                                ctx.tensor(2, "indices"), n, adaptive_max_back);
+    });
+  }
+  r.add("aten.convolution_backward", convolution_backward);
+}
+
+}  // namespace symshape::interp::kernels

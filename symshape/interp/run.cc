@@ -1,0 +1,553 @@
+// run(): binds the graph's named dims, generates its inputs and constants, and runs every node
+// on every simulated rank.
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "symshape/interp.h"
+#include "symshape/propagate.h"
+
+namespace symshape::interp {
+
+namespace {
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+uint64_t hash_text(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A seed for one stream of randomness: the run's seed, a purpose, a name and a rank.
+uint64_t stream_seed(uint64_t seed, std::string_view purpose, std::string_view name,
+                     uint64_t rank) {
+  return splitmix(splitmix(seed ^ hash_text(purpose)) ^ hash_text(name) ^ splitmix(rank + 1));
+}
+
+std::string label(const Node& n) {
+  return "node " + n.name + (n.target.empty() ? "" : " (" + n.target + ")");
+}
+
+std::string shape_text(const std::vector<Expr>& shape) {
+  std::string s = "[";
+  for (size_t k = 0; k < shape.size(); ++k) s += (k ? ", " : "") + shape[k].str();
+  return s + "]";
+}
+
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (size_t k = 0; k < sizes.size(); ++k) s += (k ? ", " : "") + std::to_string(sizes[k]);
+  return s + "]";
+}
+
+bool is_collective(const std::string& target) {
+  return target.rfind("_c10d_functional.", 0) == 0 || target.rfind("c10d_functional.", 0) == 0;
+}
+
+// A generated element: floats uniform in [-1, 1], complex both parts, ints in [0, 2), bools.
+Scalar random_element(DType d, std::mt19937_64& rng) {
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  switch (scalar_kind(d)) {
+    case Scalar::Kind::Bool: return Scalar::of_bool((rng() & 1) != 0);
+    case Scalar::Kind::Int: return Scalar::of_int(static_cast<int64_t>(rng() % 2));
+    case Scalar::Kind::Float: return Scalar::of_float(real(rng));
+    case Scalar::Kind::Complex: {
+      double re = real(rng);
+      double im = real(rng);
+      return Scalar::of_complex(Complex(re, im));
+    }
+  }
+  return {};
+}
+
+class Runner {
+ public:
+  Runner(const Graph& g, const RunOptions& o, RunResult& r) : graph_(g), options_(o), result_(r) {}
+
+  void run() {
+    if (auto problem = verify(graph_)) throw Error(*problem);
+    collect_symbols();
+    bind_given();
+    choose_dims();
+    check_pending();
+    result_.dims = dims_;
+    choose_world_size();
+    execute();
+  }
+
+ private:
+  // ---- dims ----
+
+  void note_symbols(const Expr& e) {
+    for (const std::string& s : e.free_symbols()) {
+      if (std::find(symbols_.begin(), symbols_.end(), s) == symbols_.end()) symbols_.push_back(s);
+    }
+  }
+
+  void note_arg_symbols(const Arg& a) {
+    if (a.kind == Arg::Kind::Int) note_symbols(a.integer);
+    for (const Arg& item : a.items) note_arg_symbols(item);
+  }
+
+  // The named dims: in the inputs' and constants' declared shapes and strides (as propagation
+  // creates them), the declared dims, and symbolic int arguments.
+  void collect_symbols() {
+    for (const Node& n : graph_.nodes) {
+      if (n.op != NodeOp::Placeholder && n.op != NodeOp::GetAttr) continue;
+      if (n.shape) {
+        for (const Expr& e : *n.shape) note_symbols(e);
+      }
+      if (n.stride) {
+        for (const Expr& e : *n.stride) note_symbols(e);
+      }
+    }
+    for (const auto& [name, d] : graph_.dims) note_symbols(Expr::symbol(name));
+    for (const Node& n : graph_.nodes) {
+      for (const Arg& a : n.args) note_arg_symbols(a);
+      for (const auto& [k, a] : n.kwargs) note_arg_symbols(a);
+    }
+  }
+
+  void bind(const std::string& name, const Int& value, const std::string& why) {
+    auto it = dims_.find(name);
+    if (it != dims_.end()) {
+      if (it->second != value) {
+        throw Error("dim " + name + " is " + to_string(it->second) + " but " + why + " makes it " +
+                    to_string(value));
+      }
+      return;
+    }
+    if (value < 0) throw Error(why + " makes dim " + name + " negative (" + to_string(value) + ")");
+    dims_[name] = value;
+  }
+
+  struct Pending {
+    Expr declared;
+    Int value;
+    std::string where;  // "dim 0 of input 'x'"
+  };
+
+  // Solves `declared == value` for its one unbound symbol when declared is linear in it.
+  // Returns false when it cannot (several unbound symbols, or not linear).
+  bool solve(const Pending& p) {
+    std::map<std::string, Expr> known;
+    for (const auto& [name, v] : dims_) known[name] = Expr(v);
+    Expr e = p.declared.subs(known);
+    std::vector<std::string> free = e.free_symbols();
+    if (free.empty()) {
+      Int v = evaluate(e, dims_);
+      if (v != p.value) throw Error(mismatch(p, v));
+      return true;
+    }
+    if (free.size() != 1) return false;
+    const std::string& name = free[0];
+    GiNaC::ex x = e.ex().expand();
+    const Expr symbol = Expr::symbol(name);
+    const GiNaC::symbol& sym = GiNaC::ex_to<GiNaC::symbol>(symbol.ex());
+    if (!x.is_polynomial(sym) || x.degree(sym) != 1) return false;
+    GiNaC::ex a = x.coeff(sym, 1), b = x.coeff(sym, 0);
+    if (!GiNaC::is_a<GiNaC::numeric>(a) || !GiNaC::is_a<GiNaC::numeric>(b)) return false;
+    GiNaC::numeric na = GiNaC::ex_to<GiNaC::numeric>(a), nb = GiNaC::ex_to<GiNaC::numeric>(b);
+    if (!na.is_rational() || !nb.is_rational() || na.is_zero()) return false;
+    GiNaC::numeric s = (GiNaC::numeric(to_string(p.value).c_str()) - nb) / na;
+    if (!s.is_integer()) {
+      throw Error(p.where + " is declared " + p.declared.str() + ", which cannot be " +
+                  to_string(p.value) + " for an integer " + name);
+    }
+    std::ostringstream text;
+    text << s;
+    auto parsed = parse_int(text.str());
+    if (!parsed) return false;
+    bind(name, *parsed,
+         p.where + " (declared " + p.declared.str() + ", size " + to_string(p.value) + ")");
+    return true;
+  }
+
+  // "2*seq, which is 8 with seq=4, but its size is 7"; "128 but its size is 127".
+  std::string mismatch(const Pending& p, const Int& v) const {
+    std::string s;
+    for (const std::string& name : p.declared.free_symbols()) {
+      auto it = dims_.find(name);
+      if (it == dims_.end()) continue;
+      s += (s.empty() ? "" : ", ") + name + "=" + to_string(it->second);
+    }
+    std::string text = p.where + " is declared " + p.declared.str();
+    if (!s.empty()) text += ", which is " + to_string(v) + " with " + s + ",";
+    return text + " but its size is " + to_string(p.value);
+  }
+
+  // Binds dims from options.dims, then from the given inputs' sizes against their declared shapes.
+  void bind_given() {
+    for (const auto& [name, v] : options_.dims) bind(name, Int(v), "--dim " + name);
+    for (const Node& n : graph_.nodes) {
+      if (n.op != NodeOp::Placeholder || !n.shape) continue;
+      std::optional<std::vector<int64_t>> sizes;
+      if (auto it = options_.inputs.find(n.name); it != options_.inputs.end()) {
+        sizes = it->second.sizes();
+      } else if (auto it2 = options_.sizes.find(n.name); it2 != options_.sizes.end()) {
+        sizes = it2->second;
+      }
+      if (!sizes) continue;
+      if (sizes->size() != n.shape->size()) {
+        throw Error("input '" + n.name + "' is declared with " + std::to_string(n.shape->size()) +
+                    " dims " + shape_text(*n.shape) + " but was given sizes " + sizes_text(*sizes));
+      }
+      for (size_t k = 0; k < sizes->size(); ++k) {
+        if ((*sizes)[k] < 0) {
+          throw Error("input '" + n.name + "' was given a negative size " + sizes_text(*sizes));
+        }
+        pending_.push_back({(*n.shape)[k], Int((*sizes)[k]),
+                            "dim " + std::to_string(k) + " of input '" + n.name + "'"});
+      }
+    }
+    for (const auto& [name, t] : options_.inputs) {
+      const Node* n = graph_.find(name);
+      if (!n || n->op != NodeOp::Placeholder) {
+        throw Error("an input was given for '" + name + "', which is not a placeholder");
+      }
+    }
+    for (const auto& [name, s] : options_.sizes) {
+      const Node* n = graph_.find(name);
+      if (!n || n->op != NodeOp::Placeholder) {
+        throw Error("sizes were given for '" + name + "', which is not a placeholder");
+      }
+    }
+    resolve_pending();
+  }
+
+  void resolve_pending() {
+    bool progress = true;
+    while (progress) {
+      progress = false;
+      for (size_t k = 0; k < pending_.size();) {
+        if (solve(pending_[k])) {
+          pending_.erase(pending_.begin() + static_cast<long>(k));
+          progress = true;
+        } else {
+          ++k;
+        }
+      }
+    }
+  }
+
+  DimDecl decl(const std::string& name) const {
+    const DimDecl* d = graph_.dim(name);
+    return d ? *d : DimDecl{};
+  }
+
+  static Int hint_for(const DimDecl& d) {
+    if (d.hint) return *d.hint;
+    Int h = 8;
+    if (d.min && h < *d.min) h = *d.min;
+    if (d.max && h > *d.max) h = *d.max;
+    if (h < 2 && (!d.max || *d.max >= 2)) h = 2;
+    return h;
+  }
+
+  Int random_in_range(const DimDecl& d, std::mt19937_64& rng) const {
+    Int lo = d.min && *d.min > 2 ? *d.min : Int(2);
+    Int hi = Int(options_.max_random_dim);
+    if (d.max && *d.max < hi) hi = *d.max;
+    if (hi < lo) {
+      hi = lo;
+      if (d.max && *d.max < lo) lo = hi = *d.max;
+    }
+    auto l = to_int64(lo), h = to_int64(hi);
+    if (!l || !h) return lo;
+    std::uniform_int_distribution<int64_t> pick(*l, *h);
+    return Int(pick(rng));
+  }
+
+  void choose_dims() {
+    std::vector<std::string> free;
+    for (const std::string& s : symbols_) {
+      if (!dims_.count(s)) free.push_back(s);
+    }
+    if (free.empty()) return;
+    std::mt19937_64 rng(stream_seed(options_.seed, "dims", "", 0));
+    const Bindings given = dims_;
+    constexpr int kAttempts = 12;
+    Bindings first;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      dims_ = given;
+      for (const std::string& s : free) {
+        if (dims_.count(s)) continue;  // bound by a pending size solved below
+        DimDecl d = decl(s);
+        Int v = options_.random_dims || attempt > 0 ? random_in_range(d, rng) : hint_for(d);
+        dims_[s] = v;
+        resolve_pending_quietly();
+      }
+      if (attempt == 0) first = dims_;
+      if (propagates()) return;
+    }
+    dims_ = first;  // nothing type-checks: run at the first choice and let the kernels say why
+  }
+
+  // Pending sizes solved with the dims chosen so far (binding the names they determine); the
+  // pending list itself is kept for the final check. A contradiction is left to that check.
+  void resolve_pending_quietly() {
+    const std::vector<Pending> pending = pending_;
+    try {
+      resolve_pending();
+    } catch (const Error&) {
+    }
+    pending_ = pending;
+  }
+
+  // Whether the graph's shapes type-check with the chosen dims as hints.
+  bool propagates() const {
+    PropagateOptions po;
+    for (const auto& [name, v] : dims_) {
+      DimDecl d = decl(name);
+      d.hint = v;
+      po.dims[name] = d;
+    }
+    ShapeEnv env;
+    Propagation p = propagate(graph_, env, po);
+    return p.ok();
+  }
+
+  void check_pending() {
+    for (const Pending& p : pending_) {
+      Int v;
+      try {
+        v = evaluate(p.declared, dims_);
+      } catch (const Error& e) {
+        throw Error(p.where + " is declared " + p.declared.str() +
+                    ", whose dims cannot be bound (" + e.what() + ")");
+      }
+      if (v != p.value) throw Error(mismatch(p, v));
+    }
+  }
+
+  int64_t eval_int(const Expr& e, const std::string& what) const {
+    Int v = evaluate(e, dims_);
+    auto small = to_int64(v);
+    if (!small) throw Error(what + " " + e.str() + " = " + to_string(v) + " does not fit in int64");
+    return *small;
+  }
+
+  // ---- world size ----
+
+  std::optional<int64_t> group_size_of(const Node& n) const {
+    const Arg* a = n.kwarg("group_size");
+    if (!a) {
+      const bool legacy = n.target.rfind("c10d_functional.", 0) == 0;
+      std::optional<size_t> pos;
+      if (n.target.find(".all_gather_into_tensor") != std::string::npos) pos = legacy ? 3 : 1;
+      if (n.target.find(".reduce_scatter_tensor") != std::string::npos) pos = legacy ? 4 : 2;
+      if (legacy && n.target.find(".all_reduce") != std::string::npos) pos = 4;
+      if (pos && *pos < n.args.size()) a = &n.args[*pos];
+      if (!a && legacy) {
+        // The legacy ops' ranks list names the group.
+        const Arg* ranks = n.kwarg("ranks");
+        size_t rpos = n.target.find(".all_reduce") != std::string::npos ? 3 : 2;
+        if (!ranks && rpos < n.args.size()) ranks = &n.args[rpos];
+        if (ranks && ranks->kind == Arg::Kind::List && !ranks->items.empty()) {
+          return static_cast<int64_t>(ranks->items.size());
+        }
+      }
+    }
+    if (!a || a->kind != Arg::Kind::Int) return std::nullopt;
+    return eval_int(a->integer, "group size");
+  }
+
+  void choose_world_size() {
+    world_ = options_.world_size;
+    if (world_ == 0) {
+      for (const Node& n : graph_.nodes) {
+        if (n.op != NodeOp::CallFunction || !is_collective(n.target)) continue;
+        if (auto w = group_size_of(n)) {
+          if (*w < 1 || *w > 1024) {
+            throw Error(label(n) + ": group size " + std::to_string(*w) +
+                        " cannot be simulated (1..1024 ranks)");
+          }
+          world_ = static_cast<size_t>(*w);
+          break;
+        }
+      }
+    }
+    if (world_ == 0) world_ = 1;
+  }
+
+  // ---- inputs ----
+
+  Tensor generate(const Node& n, size_t rank) const {
+    std::vector<int64_t> sizes;
+    for (const Expr& e : *n.shape) {
+      int64_t v = eval_int(e, "size");
+      if (v < 0) {
+        throw Error("size " + e.str() + " = " + std::to_string(v) + " is negative");
+      }
+      sizes.push_back(v);
+    }
+    std::mt19937_64 rng(stream_seed(options_.seed, "input", n.name, rank));
+    if (n.op == NodeOp::GetAttr && !n.value.is_null()) return constant(n, sizes);
+    if (!n.stride) {
+      Tensor t = Tensor::zeros(*n.dtype, sizes);
+      for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, random_element(*n.dtype, rng));
+      return t;
+    }
+    if (n.stride->size() != sizes.size()) {
+      throw Error(std::to_string(n.stride->size()) + " strides for " +
+                  std::to_string(sizes.size()) + " sizes");
+    }
+    std::vector<int64_t> strides;
+    int64_t extent = 1;
+    bool empty = false;
+    for (int64_t s : sizes) empty |= s == 0;
+    for (size_t k = 0; k < sizes.size(); ++k) {
+      int64_t st = eval_int((*n.stride)[k], "stride");
+      if (st < 0) throw Error("negative stride " + std::to_string(st));
+      strides.push_back(st);
+      if (!empty) {
+        if (sizes[k] > 1 && st > (Tensor::kMaxElements - extent) / (sizes[k] - 1)) {
+          throw Error("strides reach too far for the interpreter");
+        }
+        extent += (sizes[k] - 1) * st;
+      }
+    }
+    Tensor base = Tensor::zeros(*n.dtype, {empty ? 0 : extent});
+    for (int64_t k = 0; k < base.numel(); ++k) base.set_flat(k, random_element(*n.dtype, rng));
+    return base.as_strided(sizes, strides, 0);
+  }
+
+  static void flatten(const nlohmann::ordered_json& j, std::vector<Scalar>& out) {
+    if (j.is_array()) {
+      for (const auto& item : j) flatten(item, out);
+    } else if (j.is_boolean()) {
+      out.push_back(Scalar::of_bool(j.get<bool>()));
+    } else if (j.is_number_integer()) {
+      out.push_back(Scalar::of_int(j.get<int64_t>()));
+    } else if (j.is_number()) {
+      out.push_back(Scalar::of_float(j.get<double>()));
+    } else {
+      throw Error("a constant's value must hold numbers, got " + j.dump());
+    }
+  }
+
+  Tensor constant(const Node& n, const std::vector<int64_t>& sizes) const {
+    std::vector<Scalar> flat;
+    flatten(n.value, flat);
+    Tensor t = Tensor::zeros(*n.dtype, sizes);
+    const size_t numel = static_cast<size_t>(t.numel());
+    if (is_complex(*n.dtype) && flat.size() == 2 * numel) {
+      std::vector<Scalar> pairs;
+      for (size_t k = 0; k < numel; ++k) {
+        pairs.push_back(
+            Scalar::of_complex(Complex(flat[2 * k].as_double(), flat[2 * k + 1].as_double())));
+      }
+      flat = std::move(pairs);
+    }
+    if (flat.size() != numel) {
+      throw Error("its value holds " + std::to_string(flat.size()) +
+                  " numbers for a tensor of shape " + sizes_text(sizes));
+    }
+    return Tensor::from(*n.dtype, sizes, flat);
+  }
+
+  // ---- execution ----
+
+  void execute() {
+    const size_t count = graph_.nodes.size();
+    ranks_.assign(world_, std::vector<RValue>(count));
+    const KernelRegistry& registry = KernelRegistry::instance();
+    size_t i = 0;
+    try {
+      for (; i < count; ++i) {
+        const Node& n = graph_.nodes[i];
+        for (size_t r = 0; r < world_; ++r) ranks_[r][i] = run_node(registry, n, i, r);
+      }
+    } catch (const RunError& e) {
+      fail(e.what(), i);
+      return;
+    } catch (const std::exception& e) {
+      fail(i < count ? label(graph_.nodes[i]) + ": " + e.what() : std::string(e.what()), i);
+      return;
+    }
+    result_.ok = true;
+    finish();
+  }
+
+  RValue run_node(const KernelRegistry& registry, const Node& n, size_t i, size_t r) {
+    switch (n.op) {
+      case NodeOp::Placeholder: {
+        auto it = options_.inputs.find(n.name);
+        if (it == options_.inputs.end()) return RValue::of(generate(n, r));
+        if (n.dtype && it->second.dtype() != *n.dtype) {
+          throw Error("input '" + n.name + "' is declared " + std::string(to_string(*n.dtype)) +
+                      " but was given " + it->second.str());
+        }
+        // Every rank gets its own copy, so that an in-place op on one rank leaves the others'.
+        return RValue::of(r == 0 ? it->second : it->second.clone());
+      }
+      case NodeOp::GetAttr: return RValue::of(generate(n, r));
+      case NodeOp::Output: {
+        std::mt19937_64 rng(0);
+        KernelContext ctx(graph_, n, ranks_, r, dims_, rng);
+        return n.args.empty() ? RValue::none() : ctx.value_of(n.args[0]);
+      }
+      case NodeOp::CallFunction: break;
+    }
+    const Kernel* kernel = registry.find(n.target);
+    if (!kernel) throw RunError(n, "no kernel for op '" + n.target + "'");
+    std::mt19937_64 rng(stream_seed(options_.seed, "node", n.name, r) ^ i);
+    KernelContext ctx(graph_, n, ranks_, r, dims_, rng);
+    return (*kernel)(ctx);
+  }
+
+  void fail(std::string message, size_t i) {
+    result_.ok = false;
+    result_.error = std::move(message);
+    result_.failed_node = i;
+    for (auto& values : ranks_) {
+      for (size_t k = i; k < values.size(); ++k) values[k] = RValue::none();
+    }
+    finish();
+  }
+
+  void finish() {
+    if (ranks_.empty()) return;
+    result_.values = ranks_[0];
+    if (world_ > 1) result_.ranks = ranks_;
+  }
+
+  const Graph& graph_;
+  const RunOptions& options_;
+  RunResult& result_;
+  std::vector<std::string> symbols_;
+  Bindings dims_;
+  std::vector<Pending> pending_;
+  size_t world_ = 1;
+  std::vector<std::vector<RValue>> ranks_;
+};
+
+}  // namespace
+
+RunResult run(const Graph& graph, const RunOptions& options) {
+  RunResult result;
+  result.values.assign(graph.nodes.size(), RValue::none());
+  try {
+    Runner(graph, options, result).run();
+  } catch (const std::exception& e) {
+    // Errors before any node ran (dims, inputs): no node to name beyond the message's own.
+    result.ok = false;
+    result.error = e.what();
+    result.failed_node = graph.nodes.size();  // no node ran into it
+  }
+  if (result.values.size() != graph.nodes.size()) {
+    result.values.assign(graph.nodes.size(), RValue::none());
+  }
+  return result;
+}
+
+}  // namespace symshape::interp

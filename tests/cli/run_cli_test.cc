@@ -1,0 +1,165 @@
+// End-to-end tests of `symshape run`: the real binary on the examples and on small graphs written
+// by the tests, checking the printed lines, determinism and the exit codes 0, 1 and 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_runner.h"
+
+namespace symshape::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Runs `symshape run ARGS...` from the repository root.
+CliResult run_run(const std::vector<std::string>& args) {
+  static const bool in_root = [] {
+    fs::current_path(SYMSHAPE_SOURCE_DIR);
+    return true;
+  }();
+  (void)in_root;
+  std::vector<std::string> full = {"run"};
+  full.insert(full.end(), args.begin(), args.end());
+  return run_cli(full);
+}
+
+std::string describe(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\nstdout:\n" + r.out + "stderr:\n" + r.err;
+}
+
+// A graph file in a temporary directory, removed at the end of the test.
+class GraphFile {
+ public:
+  GraphFile(const std::string& name, const std::string& nodes, const std::string& dims = "{}") {
+    path_ =
+        fs::temp_directory_path() / ("symshape_run_cli_" + std::to_string(::getpid()) + "_" + name);
+    std::ofstream out(path_);
+    out << "{\"format\": \"symshape-graph\", \"version\": 1, \"dims\": " << dims << ", \"nodes\": ["
+        << nodes << "]}\n";
+  }
+  ~GraphFile() { fs::remove(path_); }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+TEST(RunCli, MlpPrintsDimsAndOneLinePerOutput) {
+  CliResult r = run_run({"examples/mlp.json", "--dim", "batch=2"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  EXPECT_EQ(r.err, "");
+  std::regex expected("dims: batch=2\nrelu: float32\\[2, 64\\] checksum [0-9a-f]{16}\n");
+  EXPECT_TRUE(std::regex_match(r.out, expected)) << r.out;
+  // --size binds batch from the input's sizes; the same seed prints the same checksum.
+  CliResult sized = run_run({"examples/mlp.json", "--size", "x=2,128"});
+  ASSERT_EQ(sized.exit_code, 0) << describe(sized);
+  EXPECT_EQ(sized.out, r.out);
+  CliResult other = run_run({"examples/mlp.json", "--dim", "batch=2", "--seed", "5"});
+  ASSERT_EQ(other.exit_code, 0) << describe(other);
+  EXPECT_NE(other.out, r.out);
+  EXPECT_EQ(other.out.substr(0, other.out.find("checksum")),
+            r.out.substr(0, r.out.find("checksum")));
+}
+
+TEST(RunCli, PrintValues) {
+  GraphFile g("values.json",
+              R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
+  {"name": "w", "op": "get_attr", "target": "w", "dtype": "bool", "shape": [2], "value": [true, false]},
+  {"name": "r", "op": "call_function", "target": "aten.arange.start", "args": [{"expr": "n - 1"}, {"expr": "2*n"}]},
+  {"name": "h", "op": "call_function", "target": "aten.full.default", "args": [[2, 1], 0.1], "kwargs": {"dtype": {"dtype": "float16"}}},
+  {"name": "n2", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
+  {"name": "output", "op": "output", "args": [[{"node": "r"}, {"node": "w"}, {"node": "h"}, {"node": "n2"}]]})");
+  CliResult r = run_run({g.path(), "--size", "x=3", "--print-values"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::regex expected(
+      "dims: n=3\n"
+      "r: int64\\[4\\] checksum [0-9a-f]{16}\n  \\[2, 3, 4, 5\\]\n"
+      "w: bool\\[2\\] checksum [0-9a-f]{16}\n  \\[True, False\\]\n"
+      "h: float16\\[2, 1\\] checksum [0-9a-f]{16}\n  \\[\\[0.099975586\\], \\[0.099975586\\]\\]\n"
+      "n2: 3\n");
+  EXPECT_TRUE(std::regex_match(r.out, expected)) << r.out;
+  // Large tensors are not printed.
+  CliResult big = run_run({g.path(), "--dim", "n=70", "--print-values"});
+  ASSERT_EQ(big.exit_code, 0) << describe(big);
+  EXPECT_EQ(big.out.find("[69,"), std::string::npos) << big.out;
+  EXPECT_NE(big.out.find("r: int64[71]"), std::string::npos) << big.out;
+}
+
+TEST(RunCli, SimulatesCollectives) {
+  CliResult r =
+      run_run({"examples/tp_mlp.json", "--dim", "batch=2", "--dim", "seq_shard=1", "--dim", "W=2"});
+  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  std::regex expected(
+      "dims: W=2 batch=2 seq_shard=1\nworld size: 2 \\(outputs of rank 0\\)\n"
+      "out: bfloat16\\[1, 2, 1024\\] checksum [0-9a-f]{16}\n");
+  EXPECT_TRUE(std::regex_match(r.out, expected)) << r.out;
+  // The graph's group size is W: simulating another number of ranks is a run-time error.
+  CliResult wrong = run_run({"examples/tp_mlp.json", "--dim", "batch=2", "--dim", "seq_shard=1",
+                             "--dim", "W=2", "--world-size", "3"});
+  EXPECT_EQ(wrong.exit_code, 1) << describe(wrong);
+  EXPECT_NE(wrong.err.find("node all_gather"), std::string::npos) << wrong.err;
+}
+
+TEST(RunCli, RunTimeFailureExitsOneNamingTheNode) {
+  GraphFile g("assert.json",
+              R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
+  {"name": "size", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
+  {"name": "big", "op": "call_function", "target": "operator.ge", "args": [{"node": "size"}, 5]},
+  {"name": "check", "op": "call_function", "target": "aten._assert_scalar.default", "args": [{"node": "big"}, "n >= 5"]},
+  {"name": "output", "op": "output", "args": [{"node": "x"}]})");
+  CliResult r = run_run({g.path(), "--size", "x=3"});
+  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.out, "dims: n=3\n");
+  EXPECT_EQ(
+      r.err,
+      "symshape: error: node check (aten._assert_scalar.default): assertion failed: n >= 5\n");
+  CliResult ok = run_run({g.path(), "--size", "x=5"});
+  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+}
+
+TEST(RunCli, BadInputExitsTwo) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {{"examples/mlp.json", "--size", "x=2,127"},
+       "dim 1 of input 'x' is declared 128 but its size is 127"},
+      {{"examples/mlp.json", "--size", "x=2"}, "input 'x' is declared with 2 dims"},
+      {{"examples/mlp.json", "--size", "y=2"}, "'y', which is not a placeholder"},
+      {{"examples/mlp.json", "--size", "x=2,a"}, "bad value 'a'"},
+      {{"examples/mlp.json", "--dim", "batch"}, "expected NAME=INT"},
+      {{"examples/mlp.json", "--world-size", "0"}, "--world-size 0 is out of range"},
+      {{"examples/mlp.json", "--seed", "x"}, "bad value 'x' for --seed"},
+      {{"examples/mlp.json", "--frobnicate"}, "unknown flag"},
+      {{"no/such/graph.json"}, "no/such/graph.json"},
+      {{}, "GRAPH.json"},
+  };
+  for (const Case& c : cases) {
+    CliResult r = run_run(c.args);
+    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.signal, 0);
+    EXPECT_NE(r.err.find(c.error), std::string::npos) << "wanted '" << c.error << "' in " << r.err;
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
+  }
+  // Sizes too large for the interpreter are bad input too, never a crash.
+  CliResult huge = run_run({"examples/mlp.json", "--dim", "batch=1000000"});
+  EXPECT_EQ(huge.exit_code, 2) << describe(huge);
+  EXPECT_NE(huge.err.find("too large"), std::string::npos) << huge.err;
+}
+
+TEST(RunCli, Help) {
+  CliResult r = run_run({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out.rfind("usage: symshape run GRAPH.json", 0), 0u) << r.out;
+  CliResult top = run_cli({"--help"});
+  EXPECT_NE(top.out.find("  run "), std::string::npos) << top.out;
+}
+
+}  // namespace
+}  // namespace symshape::cli_test
