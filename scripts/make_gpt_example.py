@@ -103,5 +103,4 @@ graph = {"format": "symshape-graph", "version": 1,
 print("{\"format\": \"symshape-graph\", \"version\": 1,")
 print(" \"dims\": " + json.dumps(graph["dims"]) + ",")
 print(" \"nodes\": [")
-print(",\n".join("  " + json.dumps(n) for n in nodes))
-print(" ]}")
+print(",\n".join("  " + json.dumps(n) for n in nodes) + "]}")
