@@ -33,6 +33,10 @@ struct Propagation {
 // metadata against the result. Never throws.
 Propagation propagate(const Graph& graph, ShapeEnv& env, const PropagateOptions& options = {});
 
+// A declared dim's example value when it gives none: 8 moved into [max(min, 2), max], so that a
+// default never lands on the specialized sizes 0 and 1.
+Int default_hint(const DimDecl& d);
+
 // The source PyTorch prints for a placeholder's size: L['x'].size()[0].
 std::string size_source(const std::string& input, size_t dim);
 std::string stride_source(const std::string& input, size_t dim);

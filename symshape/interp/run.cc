@@ -244,15 +244,6 @@ class Runner {
     return d ? *d : DimDecl{};
   }
 
-  static Int hint_for(const DimDecl& d) {
-    if (d.hint) return *d.hint;
-    Int h = 8;
-    if (d.min && h < *d.min) h = *d.min;
-    if (d.max && h > *d.max) h = *d.max;
-    if (h < 2 && (!d.max || *d.max >= 2)) h = 2;
-    return h;
-  }
-
   Int random_in_range(const DimDecl& d, std::mt19937_64& rng) const {
     Int lo = d.min && *d.min > 2 ? *d.min : Int(2);
     Int hi = Int(options_.max_random_dim);
@@ -282,7 +273,7 @@ class Runner {
       for (const std::string& s : free) {
         if (dims_.count(s)) continue;  // bound by a pending size solved below
         DimDecl d = decl(s);
-        Int v = options_.random_dims || attempt > 0 ? random_in_range(d, rng) : hint_for(d);
+        Int v = options_.random_dims || attempt > 0 ? random_in_range(d, rng) : default_hint(d);
         dims_[s] = v;
         resolve_pending_quietly();
       }

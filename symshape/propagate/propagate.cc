@@ -12,11 +12,9 @@ std::string stride_source(const std::string& input, size_t dim) {
   return "L['" + input + "'].stride()[" + std::to_string(dim) + "]";
 }
 
-namespace {
-
 // A declared dim's example value: its hint, else 8 moved into [max(min, 2), max] so that a
 // default never lands on the specialized sizes 0 and 1.
-Int hint_for(const DimDecl& d) {
+Int default_hint(const DimDecl& d) {
   if (d.hint) return *d.hint;
   Int h = 8;
   if (d.min && h < *d.min) h = *d.min;
@@ -24,6 +22,8 @@ Int hint_for(const DimDecl& d) {
   if (h < 2 && (!d.max || *d.max >= 2)) h = 2;
   return h;
 }
+
+namespace {
 
 class Propagator {
  public:
@@ -83,7 +83,7 @@ class Propagator {
     SymbolOptions opts;
     opts.name = name;
     if (d.min || d.max) opts.constraint = ValueRange(d.min, d.max);
-    env_.create_symbol(hint_for(d), source, DimPolicy::Dynamic, opts);
+    env_.create_symbol(default_hint(d), source, DimPolicy::Dynamic, opts);
   }
 
   // Named dims become symbols: first those written bare (with the size they stand for as their

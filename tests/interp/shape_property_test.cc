@@ -61,16 +61,6 @@ std::vector<std::pair<std::string, OpCase>> all_cases() {
 
 Graph build_graph(const OpCase& c) { return graph_of(c.inputs, c.calls, c.dims); }
 
-// What propagate uses as a dim's example value (symshape/propagate/propagate.cc's hint_for).
-Int hint_for(const DimDecl& d) {
-  if (d.hint) return *d.hint;
-  Int h = 8;
-  if (d.min && h < *d.min) h = *d.min;
-  if (d.max && h > *d.max) h = *d.max;
-  if (h < 2 && (!d.max || *d.max >= 2)) h = 2;
-  return h;
-}
-
 // The named dims of a graph: in its shapes, strides, arguments and declarations.
 std::vector<std::string> dim_names(const Graph& g) {
   std::set<std::string> names;
@@ -142,7 +132,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
     const bool wide = attempt % 5 == 4;  // every fifth try may break guards
     Bindings values;
     for (const std::string& name : names) {
-      if (!env.has_symbol(name)) values[name] = hint_for(decl_of(name));
+      if (!env.has_symbol(name)) values[name] = default_hint(decl_of(name));
     }
     // Symbols in creation order: a replaced symbol follows its replacement (so that equality
     // guards mostly hold); the others are drawn at random.
@@ -216,7 +206,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
   // realistic sizes, too large for the interpreter), then random assignments.
   if (run_hints) {
     Bindings hints;
-    for (const std::string& name : names) hints[name] = hint_for(decl_of(name));
+    for (const std::string& name : names) hints[name] = default_hint(decl_of(name));
     for (const SymbolInfo& s : env.symbols()) {
       if (s.kind == SymbolKind::Backed && s.hint) hints[s.name] = *s.hint;
     }
