@@ -813,10 +813,17 @@ void register_elementwise(KernelRegistry& r) {
     Tensor t = ctx.tensor(0, "self");
     return RValue::of(Tensor::zeros(t.dtype(), t.sizes()));
   });
-  r.add("aten.square", same_dtype("square", [](KernelContext&) {
-          return Unary{[](int64_t x) { return I(wrap_mul(x, x)); },
-                       [](double x) { return R(x * x); }, [](Complex x) { return C(x * x); }};
-        }));
+  // square is pow(self, 2): bool squares to int64, others keep their dtype.
+  r.add("aten.square", [](KernelContext& ctx) {
+    Tensor t = ctx.tensor(0, "self");
+    if (t.dtype() == DType::Bool) {
+      return RValue::of(map1(t, DType::Int64, DType::Int64, [](const Scalar& x) { return x; }));
+    }
+    return same_dtype("square", [](KernelContext&) {
+      return Unary{[](int64_t x) { return I(wrap_mul(x, x)); }, [](double x) { return R(x * x); },
+                   [](Complex x) { return C(x * x); }};
+    })(ctx);
+  });
   // elu(self, alpha=1, scale=1, input_scale=1), celu(self, alpha=1), selu(self).
   r.add("aten.elu", same_dtype("elu", [](KernelContext& ctx) {
           double alpha = ctx.real(1, "alpha", 1), scale = ctx.real(2, "scale", 1),
@@ -874,7 +881,7 @@ void register_elementwise(KernelRegistry& r) {
                    [fix](Complex x) { return C(Complex(fix(x.real()), fix(x.imag()))); }};
     })(ctx);
   });
-  // clamp_min(self, min) / clamp_max(self, max): self's dtype (the shape rule's).
+  // clamp_min(self, min) / clamp_max(self, max): the promoted dtype, as clamp.
   for (bool is_min : {true, false}) {
     r.add(is_min ? "aten.clamp_min" : "aten.clamp_max", [is_min](KernelContext& ctx) {
       Operand self = operand(ctx, 0, "self"), bound = operand(ctx, 1, is_min ? "min" : "max");
@@ -882,7 +889,7 @@ void register_elementwise(KernelRegistry& r) {
         ctx.fail(std::string("missing argument '") + (is_min ? "min" : "max") + "'");
       DType d = promoted({self, bound});
       if (is_complex(d)) ctx.fail("clamp is not supported for complex types");
-      return RValue::of(map({self.t, bound.t}, d, self.t.dtype(), [d, is_min](const Args& v) {
+      return RValue::of(map({self.t, bound.t}, d, d, [d, is_min](const Args& v) {
         if (scalar_kind(d) == Kind::Float) {
           double x = v[0].f, b = v[1].f;
           if (std::isnan(x) || std::isnan(b)) return R(kNaN);

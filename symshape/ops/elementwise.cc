@@ -166,10 +166,26 @@ void register_elementwise(OpRegistry& r) {
                          "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias", "positive"}) {
     add(op, pointwise({{0, "self"}}, Out::Same));
   }
-  for (const char* op : {"fill", "zero", "detach", "contiguous", "square", "elu", "celu", "selu",
-                         "hardshrink", "threshold", "nan_to_num", "clamp_min", "clamp_max", "frac",
-                         "dropout", "lift_fresh_copy", "native_dropout_backward"}) {
+  for (const char* op :
+       {"fill", "zero", "detach", "contiguous", "elu", "celu", "selu", "hardshrink", "threshold",
+        "nan_to_num", "frac", "dropout", "lift_fresh_copy", "native_dropout_backward"}) {
     add(op, pointwise({{0, "self"}}, Out::Same));
+  }
+  // square is pow(self, 2): a bool tensor squares to int64.
+  add("square", [](OpContext& ctx) {
+    Value out = pointwise({{0, "self"}}, Out::Same)(ctx);
+    if (out.tensor.dtype == DType::Bool) out.tensor.dtype = DType::Int64;
+    return out;
+  });
+  // clamp_min(self, min) and clamp_max(self, max) promote like clamp: an int tensor clamped by
+  // a float bound gives float32.
+  for (const auto& [op, bound] : {std::pair{"clamp_min", "min"}, std::pair{"clamp_max", "max"}}) {
+    add(op, [bound](OpContext& ctx) {
+      if (!ctx.has(1, bound)) ctx.bad_input("missing argument '" + std::string(bound) + "'");
+      Value out = pointwise({{0, "self"}, {1, bound}}, Out::Promoted)(ctx);
+      if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
+      return out;
+    });
   }
   for (const char* op :
        {"exp",     "exp2",      "expm1",       "log",      "log2",       "log10",       "log1p",

@@ -52,6 +52,21 @@ Tensor unary(const std::string& target, const Tensor& a, Kwargs kwargs = {}) {
 const std::vector<int64_t> kDividends = {7, -7, 7, -7, 0, -1, 1};
 const std::vector<int64_t> kDivisors = {2, 2, -2, -2, 3, 5, -5};
 
+TEST(ElementwiseKernels, ClampByAFloatBoundAndSquareOfBoolPromote) {
+  // torch.clamp_min(torch.tensor([-2, 0, 3]), 0.5) == tensor([0.5, 0.5, 3.])
+  Tensor lo = with_number("aten.clamp_min", int_tensor({3}, {-2, 0, 3}), F(0.5));
+  EXPECT_EQ(lo.dtype(), F32);
+  EXPECT_EQ(reals_of(lo), (std::vector<double>{0.5, 0.5, 3.0}));
+  Tensor hi = with_number("aten.clamp_max", int_tensor({3}, {-2, 0, 3}), F(0.5));
+  EXPECT_EQ(reals_of(hi), (std::vector<double>{-2.0, 0.0, 0.5}));
+  // An int bound keeps the int dtype.
+  EXPECT_EQ(with_number("aten.clamp_min", int_tensor({2}, {-2, 3}), I(0)).dtype(), I64);
+  // torch.square(torch.tensor([True, False])) == tensor([1, 0])
+  Tensor sq = unary("aten.square", int_tensor({2}, {1, 0}, B8));
+  EXPECT_EQ(sq.dtype(), I64);
+  EXPECT_EQ(ints_of(sq), (std::vector<int64_t>{1, 0}));
+}
+
 // ---- integer division and modulo (Python semantics, values from Python's // and %) ----
 
 TEST(ElementwiseKernels, FloorDivideOfNegativeIntegers) {
@@ -589,6 +604,11 @@ std::vector<OpCase> elementwise_cases() {
       {T("x"), T("v")});
   one("clamp_min.tensor", {In("x", F32, {"a", "b"}), In("m", F32, {"a", "b"})},
       "aten.clamp_min.Tensor", {T("x"), T("m")});
+  // Promotion the rules once got wrong: an int tensor clamped by a float bound is float32, and
+  // a bool tensor squares to int64.
+  one("clamp_min.int_by_float", {In("x", I64, {"a", "b"})}, "aten.clamp_min", {T("x"), F(0.5)});
+  one("clamp_max.int_by_float", {In("x", I32, {"a"})}, "aten.clamp_max", {T("x"), F(0.5)});
+  one("square.bool", {In("x", B8, {"a", "b"})}, "aten.square", {T("x")});
   one("abs.complex", {In("x", C64, {"a", "b"})}, "aten.abs", {T("x")});
   one("neg.complex", {In("x", C64, {"a"})}, "aten.neg", {T("x")});
   one("dropout.eval", {In("x", F32, {"a", "b"})}, "aten.dropout", {T("x"), F(0.1), B(false)});

@@ -107,6 +107,15 @@ TEST(TypePromotion, FloatOnlyBinaryOpsOnIntegers) {
   EXPECT_EQ(hf.str(), "float64[3]");
 }
 
+TEST(TypePromotion, ClampBoundsAndSquareOfBool) {
+  EXPECT_EQ(with_scalar("aten.clamp_min.default", I64, F(0.5)), "float32[3]");
+  EXPECT_EQ(with_scalar("aten.clamp_max.default", I32, I(2)), "int32[3]");
+  EXPECT_EQ(run_op({tensor("x", {"3"}, B8)}, "aten.square.default", {T("x")}).str(), "int64[3]");
+  EXPECT_EQ(run_op({tensor("x", {"3"}, I32)}, "aten.square.default", {T("x")}).str(), "int32[3]");
+  OpRun c = run_op({tensor("x", {"3"}, C64)}, "aten.clamp_min.default", {T("x"), F(0.5)});
+  EXPECT_TRUE(Contains(c.error(), "clamp is not supported for complex types")) << c.error();
+}
+
 TEST(TypePromotion, UnaryOps) {
   std::vector<Input> ints = {tensor("x", {"a"}, I32)};
   EXPECT_EQ(run_op(ints, "aten.sigmoid.default", {T("x")}).str(), "float32[a]");
