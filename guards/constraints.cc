@@ -35,7 +35,7 @@ Int floor_div(const Int& a, const Int& b) { return cln::floor1(a, b); }
 
 class ConstraintChecker {
  public:
-  ConstraintChecker(const ShapeEnv& env, const GuardSet& set) : env_(env), set_(set) {}
+  explicit ConstraintChecker(const ShapeEnv& env) : env_(env) {}
 
   std::vector<ConstraintProblem> run() {
     for (const SymbolInfo& info : env_.symbols()) {
@@ -177,14 +177,13 @@ class ConstraintChecker {
   }
 
   const ShapeEnv& env_;
-  const GuardSet& set_;
   std::vector<ConstraintProblem> problems_;
 };
 
 }  // namespace
 
-std::vector<ConstraintProblem> check_constraints(const ShapeEnv& env, const GuardSet& set) {
-  return ConstraintChecker(env, set).run();
+std::vector<ConstraintProblem> check_constraints(const ShapeEnv& env) {
+  return ConstraintChecker(env).run();
 }
 
 std::string format_constraint_problems(const std::vector<ConstraintProblem>& problems) {

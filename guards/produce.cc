@@ -288,8 +288,6 @@ class Producer {
   }
 
   Provenance equality_cause(const Read& r, size_t index) const {
-    const Node* none = nullptr;
-    (void)none;
     if (stride_reads_.count(index)) {
       return {r.input, "placeholder", r.declared.is_constant() ? "stride" : "strides"};
     }
@@ -432,7 +430,6 @@ class Producer {
       if (r.hi()) parts.push_back(Cond::rel(RelOp::Le, on, Expr(*r.hi())));
       ProducedGuard g{ProducedGuard::Kind::Range, Cond::all(parts), range_cause(info)};
       set_.guards.push_back(std::move(g));
-      ranges_.push_back({set_.guards.size() - 1, on, r});
     }
   }
 
@@ -454,14 +451,6 @@ class Producer {
   std::map<std::string, ValueRange> bounds_;  // lone-symbol bounds kept as guards by the env
   std::vector<Provenance> absorbed_;
   std::vector<std::vector<std::string>> absorbed_symbols_;
-
- public:
-  struct RangeLine {
-    size_t guard;
-    Expr on;
-    ValueRange range;
-  };
-  std::vector<RangeLine> ranges_;
 };
 
 }  // namespace

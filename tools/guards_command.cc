@@ -44,7 +44,7 @@ int run_guards(const Args& args) {
     return exit_code(loaded.result.status);
   }
   GuardSet set = produce_guards(*loaded.env, graph_inputs(loaded.graph));
-  std::vector<ConstraintProblem> problems = check_constraints(*loaded.env, set);
+  std::vector<ConstraintProblem> problems = check_constraints(*loaded.env);
   if (!problems.empty()) {
     std::cerr << format_constraint_problems(problems);
     return kExitShapeError;

@@ -107,7 +107,8 @@ struct CheckFailure {
   std::string str() const;
 };
 
-// The guards lowered to a compact register program over int64. Every operation checks for
+// The guards lowered to a compact register program over int64. The GuardSet must outlive the
+// checker (failures are explained from it). Every operation checks for
 // overflow; a guard whose evaluation overflows is evaluated again with exact arithmetic.
 class GuardChecker {
  public:
@@ -154,7 +155,7 @@ struct ConstraintProblem {
 // The declared dims (symbols with a user constraint) that the guards restrict: specialized to a
 // constant, narrowed, forced to a multiple (a derived dim), equal to another dim, or tied by
 // another guard. Empty when the declarations hold.
-std::vector<ConstraintProblem> check_constraints(const ShapeEnv& env, const GuardSet& set);
+std::vector<ConstraintProblem> check_constraints(const ShapeEnv& env);
 // torch.export's report: `Constraints violated (batch)! ...`, each problem, then
 // `Suggested fixes:` with the fixes (merged, in order).
 std::string format_constraint_problems(const std::vector<ConstraintProblem>& problems);

@@ -8,7 +8,7 @@ namespace {
 
 std::vector<ConstraintProblem> problems(const Produced& p) {
   EXPECT_TRUE(p.result.ok()) << p.result.error;
-  return check_constraints(*p.env, p.set);
+  return check_constraints(*p.env);
 }
 
 std::string fixes(const std::vector<ConstraintProblem>& ps) {
@@ -108,8 +108,7 @@ TEST(Constraints, GuardTyingTwoDimsIsReportedWithoutAFix) {
   SymInt a = env.create_symbol(Int(8), "L['x'].size()[0]", DimPolicy::Dynamic, oa);
   SymInt b = env.create_symbol(Int(6), "L['y'].size()[0]", DimPolicy::Dynamic, ob);
   EXPECT_TRUE(env.evaluate(a * b > 40, {"mul", "aten.mul.Tensor", "test"}));
-  GuardSet set = produce_guards(env, {{"x", {a.expr()}, {}}, {"y", {b.expr()}, {}}});
-  std::vector<ConstraintProblem> ps = check_constraints(env, set);
+  std::vector<ConstraintProblem> ps = check_constraints(env);
   ASSERT_EQ(ps.size(), 2u);  // reported for each dim the guard restricts
   EXPECT_EQ(ps[0].dim, "a");
   EXPECT_EQ(ps[1].dim, "b");
