@@ -48,7 +48,7 @@ TEST(GuardsCli, EveryLanguage) {
     std::vector<std::string> args = {"guards", g, "--lang", lang};
     CliResult r = run_in_root(args);
     ASSERT_EQ(r.exit_code, 0) << describe(args, r);
-    expect_golden(std::string("derived.guards.") + lang, r.out);
+    expect_golden(std::string("derived.guards.") + lang + ".txt", r.out);
   }
   // python is the default.
   EXPECT_EQ(run_in_root({"guards", g}).out, run_in_root({"guards", g, "--lang", "python"}).out);
