@@ -29,11 +29,13 @@ class InputError : public Error {
   InputError(const Node& node, const std::string& message);
 };
 
+// The value an earlier node produced, by its name; nullptr when no such node has a value.
+using ValueLookup = std::function<const Value*(std::string_view name)>;
+
 class OpContext {
  public:
-  // `index` (node name -> position), when given, spares a scan of the graph per reference.
-  OpContext(ShapeEnv& env, const Graph& graph, const Node& node, const std::vector<Value>& values,
-            const std::unordered_map<std::string, size_t>* index = nullptr);
+  // `values` finds the value of every node the arguments refer to.
+  OpContext(ShapeEnv& env, const Node& node, ValueLookup values);
 
   ShapeEnv& env() const { return env_; }
   const Node& node() const { return node_; }
@@ -90,26 +92,31 @@ class OpContext {
  private:
   const Arg* lookup(size_t i, std::string_view name) const;
   ShapeEnv& env_;
-  const Graph& graph_;
   const Node& node_;
-  const std::vector<Value>& values_;
-  const std::unordered_map<std::string, size_t>* index_;
+  ValueLookup values_;
 };
 
 using ShapeRule = std::function<Value(OpContext&)>;
 
-// The registered shape rules, by target. A target `aten.add.Tensor` is found under its full
-// name or, failing that, under its overload packet `aten.add`; `aten.add_` (in place) falls back
-// to `aten.add` with the result required to keep self's shape.
+// The registered shape rules, by target, found by resolve_target (ir.h): a target
+// `aten.add.Tensor` under its full name or its overload packet `aten.add`; `aten.add_.Tensor`
+// without a rule of its own gets `aten.add.Tensor`'s, with the result written into self (its
+// shape and a dtype castable to self's). A registry is a value: copy the standard one to narrow
+// or extend it for a test or a pass.
 class OpRegistry {
  public:
+  // Every family's rules.
   static const OpRegistry& instance();
   void add(const std::string& target, ShapeRule rule);
+  void remove(std::string_view target);
+  // The rule for target, or nullptr.
   const ShapeRule* find(std::string_view target) const;
-  std::vector<std::string> targets() const;  // sorted
+  std::vector<std::string> targets() const;  // registered names, sorted
 
  private:
   std::map<std::string, ShapeRule, std::less<>> rules_;
+  // In-place rules made from functional ones on first use, kept so pointers stay valid.
+  mutable std::map<std::string, ShapeRule, std::less<>> in_place_;
 };
 
 }  // namespace symshape

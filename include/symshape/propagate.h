@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "symshape/ir.h"
@@ -17,6 +18,8 @@ struct PropagateOptions {
   std::map<std::string, DimDecl> dims;
   // Skip nodes whose op has no rule (their outputs must carry declared metadata).
   bool skip_unknown_ops = false;
+  // The shape rules to use; nullptr: OpRegistry::instance().
+  const OpRegistry* registry = nullptr;
 };
 
 struct Propagation {
@@ -37,8 +40,15 @@ Propagation propagate(const Graph& graph, ShapeEnv& env, const PropagateOptions&
 // default never lands on the specialized sizes 0 and 1.
 Int default_hint(const DimDecl& d);
 
-// The source PyTorch prints for a placeholder's size: L['x'].size()[0].
+// The source PyTorch prints for a placeholder's size: L['x'].size()[0]. The name is written as
+// a Python string literal (python_string_literal), whatever bytes it holds.
 std::string size_source(const std::string& input, size_t dim);
 std::string stride_source(const std::string& input, size_t dim);
+
+// `text` as a Python string literal that evaluates to it, in single quotes and ASCII only: a
+// quote, a backslash, a line break or any other control character is escaped, other non-ASCII
+// characters become \xNN, \uNNNN or \UNNNNNNNN, and a byte that is not UTF-8 becomes its
+// surrogateescape code point \udcNN (so `s.encode('utf-8', 'surrogateescape')` gives the bytes back).
+std::string python_string_literal(std::string_view text);
 
 }  // namespace symshape

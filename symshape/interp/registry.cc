@@ -31,26 +31,15 @@ Kernel in_place(const Kernel& functional) {
 }  // namespace
 
 const Kernel* KernelRegistry::find(std::string_view target) const {
-  auto exact = kernels_.find(target);
-  if (exact != kernels_.end()) return &exact->second;
-  size_t first = target.find('.'), last = target.rfind('.');
-  if (first != std::string_view::npos && last != first) {
-    auto packet = kernels_.find(target.substr(0, last));
-    if (packet != kernels_.end()) return &packet->second;
-  }
-  // `aten.foo_.overload` without a kernel of its own: `aten.foo.overload`, written into self.
-  if (last == std::string_view::npos) return nullptr;
-  std::string_view packet = first != last ? target.substr(0, last) : target;
-  std::string_view overload = first != last ? target.substr(last) : std::string_view();
-  if (packet.size() < 2 || packet.back() != '_') return nullptr;
-  std::string functional = std::string(packet.substr(0, packet.size() - 1)) + std::string(overload);
-  const Kernel* f = find(functional);
-  if (!f) return nullptr;
+  auto match = resolve_target(target, [&](std::string_view t) { return kernels_.count(t) > 0; });
+  if (!match) return nullptr;
+  const Kernel& kernel = kernels_.find(match->key)->second;
+  if (!match->in_place) return &kernel;
   std::lock_guard<std::mutex> lock(in_place_mutex);
   auto& made = in_place_kernels();
   auto key = std::make_pair(this, std::string(target));
   auto it = made.find(key);
-  if (it == made.end()) it = made.emplace(key, in_place(*f)).first;
+  if (it == made.end()) it = made.emplace(key, in_place(kernel)).first;
   return &it->second;
 }
 

@@ -186,11 +186,58 @@ const Node* Graph::find(std::string_view name) const {
   return i < nodes.size() ? &nodes[i] : nullptr;
 }
 
-size_t Graph::index_of(std::string_view name) const {
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    if (nodes[i].name == name) return i;
-  }
-  return nodes.size();
+size_t Graph::index_of(std::string_view name) const { return name_index.find(nodes, name); }
+
+namespace detail {
+
+size_t NameIndexCache::find(const std::vector<Node>& nodes, std::string_view name) const {
+  const std::string key(name);
+  auto hit = positions_.find(key);
+  if (hit != positions_.end() && hit->second < nodes.size() && nodes[hit->second].name == name)
+    return hit->second;
+  positions_.clear();
+  positions_.reserve(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) positions_.emplace(nodes[i].name, i);
+  auto it = positions_.find(key);
+  return it == positions_.end() ? nodes.size() : it->second;
+}
+
+}  // namespace detail
+
+TargetName parse_target(std::string_view target) {
+  TargetName t;
+  // `ns.op.overload` has an overload; `ns.op` (and `operator.getitem`) has none.
+  size_t first = target.find('.'), last = target.rfind('.');
+  bool has_overload = first != std::string_view::npos && last != first;
+  t.packet = has_overload ? target.substr(0, last) : target;
+  t.overload = has_overload ? target.substr(last + 1) : std::string_view();
+  size_t op_start = t.packet.rfind('.');
+  std::string_view op = op_start == std::string_view::npos ? t.packet : t.packet.substr(op_start + 1);
+  // `add_` is in place; `__and__`, `_foo` and `_` are not.
+  t.in_place = op.size() >= 2 && op.back() == '_' && op[op.size() - 2] != '_';
+  return t;
+}
+
+std::string TargetName::functional() const {
+  if (!in_place) return "";
+  std::string f(packet.substr(0, packet.size() - 1));
+  if (!overload.empty()) f += "." + std::string(overload);
+  return f;
+}
+
+std::optional<TargetMatch> resolve_target(
+    std::string_view target, const std::function<bool(std::string_view)>& registered) {
+  auto direct = [&](std::string_view t) -> std::optional<std::string> {
+    if (registered(t)) return std::string(t);
+    TargetName parts = parse_target(t);
+    if (!parts.overload.empty() && registered(parts.packet)) return std::string(parts.packet);
+    return std::nullopt;
+  };
+  if (auto key = direct(target)) return TargetMatch{*key, false};
+  TargetName parts = parse_target(target);
+  if (!parts.in_place) return std::nullopt;
+  if (auto key = direct(parts.functional())) return TargetMatch{*key, true};
+  return std::nullopt;
 }
 
 const DimDecl* Graph::dim(std::string_view name) const {

@@ -15,10 +15,8 @@ ShapeError::ShapeError(const Node& node, const std::string& message)
 InputError::InputError(const Node& node, const std::string& message)
     : Error(label(node) + ": " + message) {}
 
-OpContext::OpContext(ShapeEnv& env, const Graph& graph, const Node& node,
-                     const std::vector<Value>& values,
-                     const std::unordered_map<std::string, size_t>* index)
-    : env_(env), graph_(graph), node_(node), values_(values), index_(index) {}
+OpContext::OpContext(ShapeEnv& env, const Node& node, ValueLookup values)
+    : env_(env), node_(node), values_(std::move(values)) {}
 
 void OpContext::fail(const std::string& message) const { throw ShapeError(node_, message); }
 void OpContext::bad_input(const std::string& message) const { throw InputError(node_, message); }
@@ -43,15 +41,9 @@ Value OpContext::value_of(const Arg& a) const {
     case Arg::Kind::Int: return Value::of_int(a.integer);
     case Arg::Kind::Float: return Value::of_float(a.real);
     case Arg::Kind::Node: {
-      size_t index = values_.size();
-      if (index_) {
-        auto it = index_->find(a.text);
-        if (it != index_->end()) index = it->second;
-      } else {
-        index = graph_.index_of(a.text);
-      }
-      if (index >= values_.size()) bad_input("refers to '" + a.text + "', which has no value yet");
-      return values_[index];
+      const Value* v = values_(a.text);
+      if (!v) bad_input("refers to '" + a.text + "', which has no value yet");
+      return *v;
     }
     case Arg::Kind::List: {
       std::vector<Value> items;

@@ -1,21 +1,33 @@
+#include <mutex>
+
 #include "symshape/ops/families.h"
 
 namespace symshape {
 
 void OpRegistry::add(const std::string& target, ShapeRule rule) {
   rules_[target] = std::move(rule);
+  in_place_.clear();
 }
 
+void OpRegistry::remove(std::string_view target) {
+  auto it = rules_.find(target);
+  if (it != rules_.end()) rules_.erase(it);
+  in_place_.clear();
+}
+
+namespace {
+std::mutex in_place_mutex;  // registries are shared between threads that each own an env
+}  // namespace
+
 const ShapeRule* OpRegistry::find(std::string_view target) const {
-  auto exact = rules_.find(target);
-  if (exact != rules_.end()) return &exact->second;
-  // `aten.add.Tensor` -> `aten.add`: an overload (a third name part) falls back to its packet.
-  size_t first = target.find('.'), last = target.rfind('.');
-  if (first != std::string_view::npos && last != first) {
-    auto packet = rules_.find(target.substr(0, last));
-    if (packet != rules_.end()) return &packet->second;
-  }
-  return nullptr;
+  auto match = resolve_target(target, [&](std::string_view t) { return rules_.count(t) > 0; });
+  if (!match) return nullptr;
+  const ShapeRule& rule = rules_.find(match->key)->second;
+  if (!match->in_place) return &rule;
+  std::lock_guard<std::mutex> lock(in_place_mutex);
+  auto it = in_place_.find(target);
+  if (it == in_place_.end()) it = in_place_.emplace(std::string(target), ops::in_place(rule)).first;
+  return &it->second;
 }
 
 std::vector<std::string> OpRegistry::targets() const {

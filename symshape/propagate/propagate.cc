@@ -5,11 +5,11 @@
 namespace symshape {
 
 std::string size_source(const std::string& input, size_t dim) {
-  return "L['" + input + "'].size()[" + std::to_string(dim) + "]";
+  return "L[" + python_string_literal(input) + "].size()[" + std::to_string(dim) + "]";
 }
 
 std::string stride_source(const std::string& input, size_t dim) {
-  return "L['" + input + "'].stride()[" + std::to_string(dim) + "]";
+  return "L[" + python_string_literal(input) + "].stride()[" + std::to_string(dim) + "]";
 }
 
 // A declared dim's example value: its hint, else 8 moved into [max(min, 2), max] so that a
@@ -127,27 +127,14 @@ class Propagator {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr: return Value::of(declared_tensor(n));
       case NodeOp::Output: {
-        OpContext ctx(env_, graph_, n, values, &index_);
+        OpContext ctx(env_, n, lookup(values));
         return n.args.empty() ? Value::none() : ctx.value_of(n.args[0]);
       }
       case NodeOp::CallFunction: break;
     }
-    OpContext ctx(env_, graph_, n, values, &index_);
-    const OpRegistry& registry = OpRegistry::instance();
+    OpContext ctx(env_, n, lookup(values));
+    const OpRegistry& registry = options_.registry ? *options_.registry : OpRegistry::instance();
     const ShapeRule* rule = registry.find(n.target);
-    ShapeRule in_place_rule;
-    if (!rule) {
-      // `aten.foo_.Tensor` without a rule of its own is `aten.foo`'s, written into self.
-      std::string packet = n.target.substr(0, n.target.rfind('.'));
-      if (!packet.empty() && packet.back() == '_') {
-        std::string functional =
-            packet.substr(0, packet.size() - 1) + n.target.substr(n.target.rfind('.'));
-        if (const ShapeRule* f = registry.find(functional)) {
-          in_place_rule = ops::in_place(*f);
-          rule = &in_place_rule;
-        }
-      }
-    }
     if (!rule) {
       if (options_.skip_unknown_ops && n.dtype && n.shape) return Value::of(declared_tensor(n));
       throw InputError(n, "unknown op '" + n.target + "' (no shape rule)");
@@ -155,6 +142,14 @@ class Propagator {
     Value out = (*rule)(ctx);
     check_declared(ctx, out);
     return out;
+  }
+
+  // The values of the nodes run so far, by name.
+  ValueLookup lookup(const std::vector<Value>& values) const {
+    return [this, &values](std::string_view name) -> const Value* {
+      auto it = index_.find(std::string(name));
+      return it != index_.end() && it->second < values.size() ? &values[it->second] : nullptr;
+    };
   }
 
   // Metadata written on a call_function node must agree with what its rule computed.
