@@ -4,10 +4,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -141,14 +144,154 @@ struct DimDecl {
   std::optional<Int> min, max, hint;
 };
 
+namespace detail {
+// Graph::index_of's name -> position map. Every hit is checked against the node it points at and
+// a miss rebuilds the map, so edits to Graph::nodes can make it slower once, never wrong.
+class NameIndexCache {
+ public:
+  size_t find(const std::vector<Node>& nodes, std::string_view name) const;
+
+ private:
+  mutable std::unordered_map<std::string, size_t> positions_;
+};
+}  // namespace detail
+
 struct Graph {
   std::vector<std::pair<std::string, DimDecl>> dims;  // in the order written
   std::vector<Node> nodes;                            // topological order
   nlohmann::ordered_json extra;                       // unknown top-level keys
 
   const Node* find(std::string_view name) const;
-  size_t index_of(std::string_view name) const;  // nodes.size() when absent
+  // The position of the (first) node with this name, nodes.size() when absent; constant time
+  // while the graph is not edited.
+  size_t index_of(std::string_view name) const;
   const DimDecl* dim(std::string_view name) const;
+
+  detail::NameIndexCache name_index{};  // index_of's cache; nothing else reads it
+};
+
+// The parts of an op target, as the registries look them up: `aten.add_.Tensor` has the packet
+// `aten.add_`, the overload `Tensor`, and is the in-place form of `aten.add.Tensor`.
+struct TargetName {
+  std::string_view packet;    // everything before the overload: `aten.add_`
+  std::string_view overload;  // `Tensor`; empty for `aten.add` and `operator.getitem`
+  bool in_place = false;      // the packet's last name ends in `_` (not `__`, not only `_`)
+  // The functional target of an in-place one (`aten.add.Tensor`); empty when not in place.
+  std::string functional() const;
+};
+TargetName parse_target(std::string_view target);
+
+// How a target is found among registered names: the full name, else its packet (an overload
+// falls back to its packet's entry), else, for an in-place target, its functional form found the
+// same way. `registered` says whether a name has an entry. The one resolver every registry,
+// propagation and the interpreter use.
+struct TargetMatch {
+  std::string key;        // the registered name that matched
+  bool in_place = false;  // key is the functional form: run it and write the result into self
+};
+std::optional<TargetMatch> resolve_target(
+    std::string_view target, const std::function<bool(std::string_view)>& registered);
+
+// ---------------------------------------------------------------------------------------------
+// The rewritable graph
+// ---------------------------------------------------------------------------------------------
+
+using NodeId = uint32_t;
+inline constexpr NodeId kNoNode = ~NodeId{0};
+
+// A graph being rewritten: the nodes in a linked order with stable ids, a name index, the users
+// of every node and each node's metadata (a Value), all kept consistent by every edit. An edit
+// that would make the graph inconsistent (a reference to a node defined later or not at all, a
+// duplicate name, erasing a node that is still used) throws Error and changes nothing.
+// Each edit costs time in the size of the nodes it touches, not of the graph.
+class MutableGraph {
+ public:
+  // From a graph that verifies and the value of each of its nodes (what propagate() computed).
+  // Throws Error when the graph does not verify or values has another length.
+  MutableGraph(Graph graph, std::vector<Value> values);
+
+  // The graph in its current order, and the values aligned with its nodes.
+  Graph graph() const;
+  std::vector<Value> values() const;
+
+  size_t size() const { return live_; }
+  // The live nodes in order (a snapshot: edits during a walk do not disturb it).
+  std::vector<NodeId> order() const;
+  NodeId front() const { return head_; }
+  NodeId next(NodeId id) const { return slot(id).next; }  // kNoNode after the last
+  NodeId prev(NodeId id) const { return slot(id).prev; }  // kNoNode before the first
+  bool alive(NodeId id) const { return id < slots_.size() && slots_[id].alive; }
+  // True when a comes before b in the order.
+  bool before(NodeId a, NodeId b) const { return slot(a).key < slot(b).key; }
+
+  const Node& node(NodeId id) const { return slot(id).node; }
+  const Value& value(NodeId id) const { return slot(id).value; }
+  void set_value(NodeId id, Value v);
+  NodeId find(std::string_view name) const;  // kNoNode when absent
+  NodeId output() const;                     // the output node
+  // The node a Node argument refers to; kNoNode for other arguments.
+  NodeId referent(const Arg& a) const;
+  const std::vector<std::pair<std::string, DimDecl>>& dims() const { return dims_; }
+
+  // The distinct nodes whose arguments refer to id, in graph order.
+  std::vector<NodeId> users(NodeId id) const;
+  bool has_users(NodeId id) const { return !slot(id).users.empty(); }
+  // The nodes id's arguments refer to, each once, in argument order.
+  std::vector<NodeId> inputs(NodeId id) const;
+
+  // A name no node has, made from base (`base`, else `base_1`, `base_2`, ...).
+  std::string fresh_name(std::string_view base) const;
+
+  // Inserts a node before (after) pos and returns its id. A name already taken is made fresh;
+  // its arguments must refer to nodes before it.
+  NodeId insert_before(NodeId pos, Node node, Value value);
+  NodeId insert_after(NodeId pos, Node node, Value value);
+  // Replaces a node's arguments (references must come before it).
+  void set_args(NodeId id, std::vector<Arg> args,
+                std::vector<std::pair<std::string, Arg>> kwargs);
+  void set_target(NodeId id, std::string target);
+  // Drops metadata declared on a call node (a pass that changes what a node computes).
+  void clear_declared(NodeId id);
+  // Makes every user of `from` refer to `to` instead; `to` must come before every such user.
+  // Returns how many users changed.
+  size_t replace_all_uses(NodeId from, NodeId to);
+  // Makes every reference to `from` the literal `with` (an int, float or bool argument).
+  size_t replace_all_uses(NodeId from, const Arg& with);
+  // Removes a node that has no users (never the output node).
+  void erase(NodeId id);
+
+  // Edits so far, for a pass's statistics: nodes inserted, erased, and rewritten (their
+  // arguments or target changed).
+  struct EditCounts {
+    size_t inserted = 0, erased = 0, rewritten = 0;
+  };
+  const EditCounts& edits() const { return edits_; }
+
+ private:
+  struct Slot {
+    Node node;
+    Value value;
+    bool alive = true;
+    NodeId prev = kNoNode, next = kNoNode;
+    uint64_t key = 0;             // increasing along the order
+    std::vector<NodeId> users;    // distinct, unordered
+  };
+  const Slot& slot(NodeId id) const;
+  Slot& slot(NodeId id);
+  NodeId insert_between(NodeId prev, NodeId next, Node node, Value value);
+  void renumber();
+  void check_args_before(const Node& node, NodeId next) const;
+  void link_inputs(NodeId id);
+  void unlink_inputs(NodeId id);
+  void rewrite_references(NodeId user, const std::string& from, const Arg& with);
+
+  std::vector<Slot> slots_;
+  std::unordered_map<std::string, NodeId> by_name_;
+  NodeId head_ = kNoNode, tail_ = kNoNode;
+  size_t live_ = 0;
+  std::vector<std::pair<std::string, DimDecl>> dims_;
+  nlohmann::ordered_json extra_;
+  EditCounts edits_;
 };
 
 // Reads a graph from JSON text (the format of docs/graph-format.md). Errors name the node and
