@@ -221,7 +221,23 @@ class ShapeEnv {
   const std::vector<std::string>& log() const { return log_; }
   void set_logging(bool on) { options_.log = on; }
 
+  // ---- scoped reasoning ----
+
+  // Everything the env has learned so far (symbols, ranges, facts, replacements, guards, runtime
+  // asserts, the log), to return to with rollback().
+  struct Checkpoint;
+  Checkpoint checkpoint() const;
+  // Forgets everything learned since cp was taken. SymInts made since then name symbols the env
+  // no longer has.
+  void rollback(const Checkpoint& cp);
+  // Whether an AssumptionScope is open: decisions are then static only (no guard is recorded).
+  bool under_assumption() const { return assumption_depth_ > 0; }
+
  private:
+  friend class AssumptionScope;
+  // Records a guard (the condition decided on the hints) and learns from it. Throws Error under
+  // an assumption: a guard decided there would only hold under the premise.
+  void add_guard(const Cond& guard, const Provenance& where);
   void record(std::string line);
   std::string fresh_name(char prefix);
   SymInt add_symbol(SymbolInfo info, const ValueRange& range);
@@ -263,6 +279,38 @@ class ShapeEnv {
   uint64_t epoch_ = 0;  // bumped whenever the env learns anything
   std::optional<Facts> oblivious_facts_;
   uint64_t oblivious_version_ = ~uint64_t{0};
+  int assumption_depth_ = 0;
+};
+
+struct ShapeEnv::Checkpoint {
+  std::vector<SymbolInfo> symbols;
+  std::unordered_map<std::string, size_t> by_name;
+  std::map<std::string, std::string> duck_by_hint;
+  Bindings hints;
+  size_t next_backed = 0, next_unbacked = 0;
+  Facts facts;
+  std::map<std::string, Expr> replacements;
+  std::vector<Guard> guards;
+  std::vector<RuntimeAssert> runtime_asserts;
+  size_t log_size = 0;
+};
+
+// Assumes a condition for a block of reasoning and forgets it, with everything learned under it,
+// when the block ends (TVM's ConstraintContext):
+//   { AssumptionScope scope(env, env.wrap(n % 4 == 0)); env.known(...); }
+// Inside, decisions are static: evaluate() answers what the facts decide and throws Error rather
+// than record a guard, since a guard decided under a premise need not hold without it.
+class AssumptionScope {
+ public:
+  // Throws Error when cond is statically false (nothing could be reasoned under it).
+  AssumptionScope(ShapeEnv& env, const SymBool& cond);
+  ~AssumptionScope();
+  AssumptionScope(const AssumptionScope&) = delete;
+  AssumptionScope& operator=(const AssumptionScope&) = delete;
+
+ private:
+  ShapeEnv& env_;
+  ShapeEnv::Checkpoint saved_;
 };
 
 }  // namespace symshape

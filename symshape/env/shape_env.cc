@@ -448,11 +448,18 @@ bool ShapeEnv::evaluate(const SymBool& cond, const Provenance& where) {
   if (t != Truth::Unknown) return t == Truth::True;
   Cond c = prepare_guard(simple, where);
   bool value = symshape::evaluate(c, hints_);
-  Cond guard = value ? c : !c;
+  add_guard(value ? c : !c, where);
+  return value;
+}
+
+void ShapeEnv::add_guard(const Cond& guard, const Provenance& where) {
+  if (assumption_depth_ > 0) {
+    throw Error("cannot decide " + guard.str() + at(where) +
+                " under an assumption: only static decisions are allowed there");
+  }
   guards_.push_back({guard, where});
   record("guard " + guard.str() + at(where));
   learn(guard);
-  return value;
 }
 
 Int ShapeEnv::guard_int(const SymInt& e, const Provenance& where) {
@@ -461,10 +468,7 @@ Int ShapeEnv::guard_int(const SymInt& e, const Provenance& where) {
   if (auto v = s.constant()) return *v;
   if (has_unbacked(s.free_symbols())) throw DataDependentError(s.str(), where);
   Int value = symshape::evaluate(s, hints_);
-  Cond guard = s == Expr(value);
-  guards_.push_back({guard, where});
-  record("guard " + guard.str() + at(where));
-  learn(guard);
+  add_guard(s == Expr(value), where);
   return value;
 }
 
@@ -708,6 +712,51 @@ void ShapeEnv::add_replacement(const std::string& name, const Expr& raw_value) {
   std::vector<Cond> stale;
   for (size_t i : facts_.assumptions_mentioning(name)) stale.push_back(facts_.assumptions()[i]);
   for (const Cond& c : stale) facts_.assume(substitute(c));
+}
+
+ShapeEnv::Checkpoint ShapeEnv::checkpoint() const {
+  return Checkpoint{symbols_,       by_name_,      duck_by_hint_, hints_,
+                    next_backed_,   next_unbacked_, facts_,        replacements_,
+                    guards_,        runtime_asserts_, log_.size()};
+}
+
+void ShapeEnv::rollback(const Checkpoint& cp) {
+  symbols_ = cp.symbols;
+  by_name_ = cp.by_name;
+  duck_by_hint_ = cp.duck_by_hint;
+  hints_ = cp.hints;
+  next_backed_ = cp.next_backed;
+  next_unbacked_ = cp.next_unbacked;
+  facts_ = cp.facts;
+  replacements_ = cp.replacements;
+  guards_ = cp.guards;
+  runtime_asserts_ = cp.runtime_asserts;
+  if (log_.size() > cp.log_size) log_.resize(cp.log_size);
+  // The facts' version may now repeat one the caches saw with other contents.
+  ++epoch_;
+  cache_.clear();
+  oblivious_facts_.reset();
+}
+
+AssumptionScope::AssumptionScope(ShapeEnv& env, const SymBool& cond)
+    : env_(env), saved_(env.checkpoint()) {
+  env.check_env(cond.env());
+  if (env.known(cond) == Truth::False) {
+    throw Error("cannot assume " + cond.str() + ": the facts say it is false");
+  }
+  ++env.assumption_depth_;
+  try {
+    env.learn(env.substitute(cond.cond()));
+  } catch (...) {
+    --env.assumption_depth_;
+    env.rollback(saved_);
+    throw;
+  }
+}
+
+AssumptionScope::~AssumptionScope() {
+  --env_.assumption_depth_;
+  env_.rollback(saved_);
 }
 
 }  // namespace symshape
