@@ -173,6 +173,9 @@ class KernelContext {
   const Bindings& dims() const { return dims_; }
   // Deterministic randomness (rand, dropout, randperm): seeded per run and node.
   std::mt19937_64& rng() const { return rng_; }
+  // Whether dropout runs as in eval mode whatever its train flag (RunOptions::eval_mode).
+  bool eval_mode() const { return eval_mode_; }
+  void set_eval_mode(bool on) { eval_mode_ = on; }
 
   // ---- arguments, as OpContext names them: position i, or the keyword `name` ----
   const Arg* arg(size_t i, std::string_view name) const;  // nullptr when absent or None
@@ -217,6 +220,7 @@ class KernelContext {
   size_t rank_;
   const Bindings& dims_;
   std::mt19937_64& rng_;
+  bool eval_mode_ = false;
 };
 
 using Kernel = std::function<RValue(KernelContext&)>;
@@ -249,6 +253,10 @@ struct RunOptions {
   int64_t max_random_dim = 6;
   // Choose unspecified dims at random in their ranges (else the graph's hint, else 8 clamped).
   bool random_dims = false;
+  // Run dropout as in eval mode (the identity) whatever its train flag: the model in inference.
+  bool eval_mode = false;
+  // The kernels to use; nullptr: KernelRegistry::instance().
+  const KernelRegistry* kernels = nullptr;
 };
 
 struct RunResult {

@@ -906,7 +906,7 @@ void register_elementwise(KernelRegistry& r) {
     Tensor t = ctx.tensor(0, "input");
     double p = ctx.real(1, "p", 0.5);
     require_probability(ctx, p);
-    bool train = ctx.boolean(2, "train", true);
+    bool train = ctx.boolean(2, "train", true) && !ctx.eval_mode();
     if (!train || p == 0 || t.numel() == 0) return RValue::of(t);
     const double scale = p == 1 ? 0 : 1 / (1 - p);
     std::mt19937_64& rng = ctx.rng();
@@ -922,7 +922,7 @@ void register_elementwise(KernelRegistry& r) {
     Tensor t = ctx.tensor(0, "input");
     double p = ctx.real(1, "p", 0.5);
     require_probability(ctx, p);
-    bool train = ctx.boolean(2, "train", true);
+    bool train = ctx.boolean(2, "train", true) && !ctx.eval_mode();
     Tensor mask = Tensor::zeros(DType::Bool, t.sizes());
     if (!train) {
       for (int64_t i = 0; i < mask.numel(); ++i) mask.set_flat(i, B(true));

@@ -451,7 +451,8 @@ class Runner {
   void execute() {
     const size_t count = graph_.nodes.size();
     ranks_.assign(world_, std::vector<RValue>(count));
-    const KernelRegistry& registry = KernelRegistry::instance();
+    const KernelRegistry& registry =
+        options_.kernels ? *options_.kernels : KernelRegistry::instance();
     size_t i = 0;
     try {
       for (; i < count; ++i) {
@@ -493,6 +494,7 @@ class Runner {
     if (!kernel) throw RunError(n, "no kernel for op '" + n.target + "'");
     std::mt19937_64 rng(stream_seed(options_.seed, "node", n.name, r) ^ i);
     KernelContext ctx(graph_, n, ranks_, r, dims_, rng);
+    ctx.set_eval_mode(options_.eval_mode);
     return (*kernel)(ctx);
   }
 
