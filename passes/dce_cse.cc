@@ -1,0 +1,93 @@
+// dce: nodes nobody uses; cse: a node that computes what an earlier one already did.
+#include <unordered_map>
+
+#include "symshape/ir/float_text.h"
+#include "passes/families.h"
+#include "passes/op_classes.h"
+
+namespace symshape::passes {
+
+namespace {
+
+// Erases, from the last node back, every call node without users or side effects, so that a
+// chain of dead nodes goes in one walk.
+void dce(PassContext& ctx) {
+  MutableGraph& g = ctx.graph();
+  for (NodeId id = g.output(); id != kNoNode;) {
+    NodeId prev = g.prev(id);
+    const Node& n = g.node(id);
+    if (n.op == NodeOp::CallFunction && !g.has_users(id) && !has_side_effects(n)) {
+      g.erase(id);
+      ctx.count("dead nodes removed");
+    }
+    id = prev;
+  }
+}
+
+// A canonical text of an argument: two arguments with the same text are the same value.
+void key_of(const Arg& a, std::string& out) {
+  out += std::to_string(static_cast<int>(a.kind));
+  out += ':';
+  switch (a.kind) {
+    case Arg::Kind::Bool: out += a.boolean ? '1' : '0'; break;
+    case Arg::Kind::Int: out += a.integer.str(); break;
+    case Arg::Kind::Float: out += detail::float_text(a.real); break;
+    case Arg::Kind::DType: out += to_string(a.dtype); break;
+    case Arg::Kind::List:
+      out += '[';
+      for (const Arg& item : a.items) {
+        key_of(item, out);
+        out += ',';
+      }
+      out += ']';
+      break;
+    default: out += a.text; break;  // strings, devices, layouts, formats, node names
+  }
+}
+
+// Merges nodes with the same target, arguments and keyword arguments. Nodes with side effects,
+// random ones and ones that make a data-dependent symbol are never merged, and no merge reaches
+// across a node with side effects (it may have changed what the arguments hold).
+void cse(PassContext& ctx) {
+  MutableGraph& g = ctx.graph();
+  std::unordered_map<std::string, NodeId> seen;
+  size_t epoch = 0;
+  for (NodeId id : g.order()) {
+    const Node& n = g.node(id);
+    if (has_side_effects(n)) {
+      if (n.op == NodeOp::CallFunction) ++epoch;
+      continue;
+    }
+    if (is_random(n) || makes_unbacked(g, ctx.env(), id)) continue;
+    std::string key = std::to_string(epoch) + "|" + n.target + "|";
+    for (const Arg& a : n.args) {
+      key_of(a, key);
+      key += ';';
+    }
+    key += '|';
+    for (const auto& [k, a] : n.kwargs) {
+      key += k + '=';
+      key_of(a, key);
+      key += ';';
+    }
+    auto [it, fresh] = seen.emplace(key, id);
+    if (!fresh && forward(ctx, id, it->second)) ctx.count("nodes merged");
+  }
+}
+
+}  // namespace
+
+void register_dce_cse(PassRegistry& r) {
+  r.add(std::make_unique<FunctionPass>(
+      FunctionPass::Info{"dce",
+                         "remove nodes whose results nobody uses (collectives, in-place writes "
+                         "and asserts stay)"},
+      dce));
+  r.add(std::make_unique<FunctionPass>(
+      FunctionPass::Info{"cse",
+                         "merge nodes with the same target and arguments (never random ones, nor "
+                         "across side effects)"},
+      cse));
+}
+
+}  // namespace symshape::passes

@@ -1,0 +1,14 @@
+// Internal: one registration function per file of passes; register_cleanup_passes (register.cc)
+// calls them and names the pipelines.
+#pragma once
+
+#include "symshape/passes.h"
+
+namespace symshape::passes {
+
+void register_dce_cse(PassRegistry& r);         // dce_cse.cc: dce, cse
+void register_identity_passes(PassRegistry& r);  // identity.cc: remove-dropout, remove-noop, ...
+void register_shape_passes(PassRegistry& r);     // shape_arith.cc: fold-shape-arith, remove-assert, ...
+void register_structure_passes(PassRegistry& r); // structure.cc: fold-transpose-pairs, ...
+
+}  // namespace symshape::passes

@@ -1,0 +1,165 @@
+// --verify-numerics: the same inputs through the graph before and after a pass, compared.
+#include "passes/numerics.h"
+
+#include <cmath>
+
+#include "symshape/interp.h"
+
+namespace symshape::passes {
+
+namespace {
+
+using interp::RValue;
+using interp::Scalar;
+using interp::Tensor;
+
+// The dims to run at: the hints (an empty map), then for each named backed symbol two other
+// values inside its range that every guard accepts with the other symbols at their hints.
+std::vector<std::map<std::string, int64_t>> run_dims(const ShapeEnv& env) {
+  std::vector<std::map<std::string, int64_t>> out{{}};
+  Bindings hints;
+  for (const SymbolInfo& s : env.symbols()) {
+    if (s.kind == SymbolKind::Backed && s.hint) hints[s.name] = *s.hint;
+  }
+  auto accepted = [&](const Bindings& b) {
+    try {
+      for (const Guard& g : env.guards()) {
+        if (!symshape::evaluate(g.cond, b)) return false;
+      }
+      return true;
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  for (const SymbolInfo& s : env.symbols()) {
+    if (s.kind != SymbolKind::Backed || !s.hint) continue;
+    const Expr sym = Expr::symbol(s.name);
+    if (!env.substitute(sym).identical(sym)) continue;  // replaced: follows another symbol
+    const std::optional<int64_t> hint = to_int64(*s.hint);
+    if (!hint) continue;
+    const ValueRange range = env.facts().range_of(s.name);
+    std::vector<int64_t> candidates{2, 3, 4, 5, 6, 7, *hint - 1, *hint + 1, *hint / 2, 2 * *hint};
+    size_t taken = 0;
+    std::vector<int64_t> seen{*hint};
+    for (int64_t v : candidates) {
+      if (taken == 2) break;
+      if (std::find(seen.begin(), seen.end(), v) != seen.end()) continue;
+      seen.push_back(v);
+      if (!range.contains(Int(v))) continue;
+      Bindings b = hints;
+      b[s.name] = Int(v);
+      if (!accepted(b)) continue;
+      out.push_back({{s.name, v}});
+      ++taken;
+    }
+  }
+  return out;
+}
+
+bool close(double a, double b, double tolerance) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  if (std::isinf(a) || std::isinf(b)) return a == b;
+  return std::abs(a - b) <= tolerance * std::max({1.0, std::abs(a), std::abs(b)});
+}
+
+bool same_scalar(const Scalar& a, const Scalar& b, double tolerance) {
+  if (a.kind == Scalar::Kind::Complex || b.kind == Scalar::Kind::Complex) {
+    return close(a.as_complex().real(), b.as_complex().real(), tolerance) &&
+           close(a.as_complex().imag(), b.as_complex().imag(), tolerance);
+  }
+  if (a.kind == Scalar::Kind::Float || b.kind == Scalar::Kind::Float) {
+    return close(a.as_double(), b.as_double(), tolerance);
+  }
+  return a.as_int() == b.as_int();
+}
+
+std::string scalar_text(const Scalar& s) {
+  switch (s.kind) {
+    case Scalar::Kind::Bool: return s.i ? "true" : "false";
+    case Scalar::Kind::Int: return std::to_string(s.i);
+    case Scalar::Kind::Float: return std::to_string(s.f);
+    case Scalar::Kind::Complex:
+      return "(" + std::to_string(s.c.real()) + ", " + std::to_string(s.c.imag()) + ")";
+  }
+  return "?";
+}
+
+// Empty when equal; else what differs, prefixed by where.
+std::string difference(const RValue& a, const RValue& b, const std::string& where,
+                       double tolerance) {
+  if (a.kind != b.kind) return where + ": " + a.str() + " before, " + b.str() + " after";
+  switch (a.kind) {
+    case RValue::Kind::Tensor: {
+      if (a.tensor.dtype() != b.tensor.dtype() || a.tensor.sizes() != b.tensor.sizes()) {
+        return where + ": " + a.tensor.str() + " before, " + b.tensor.str() + " after";
+      }
+      for (int64_t i = 0; i < a.tensor.numel(); ++i) {
+        Scalar x = a.tensor.flat(i), y = b.tensor.flat(i);
+        if (!same_scalar(x, y, tolerance)) {
+          return where + ", element " + std::to_string(i) + ": " + scalar_text(x) + " before, " +
+                 scalar_text(y) + " after";
+        }
+      }
+      return "";
+    }
+    case RValue::Kind::Int:
+      return a.integer == b.integer ? ""
+                                    : where + ": " + std::to_string(a.integer) + " before, " +
+                                          std::to_string(b.integer) + " after";
+    case RValue::Kind::Float:
+      return close(a.real, b.real, tolerance) ? "" : where + ": " + a.str() + " before, " + b.str() + " after";
+    case RValue::Kind::Bool:
+      return a.truth == b.truth ? "" : where + ": " + a.str() + " before, " + b.str() + " after";
+    case RValue::Kind::List: {
+      if (a.items.size() != b.items.size()) {
+        return where + ": " + a.str() + " before, " + b.str() + " after";
+      }
+      for (size_t i = 0; i < a.items.size(); ++i) {
+        std::string d =
+            difference(a.items[i], b.items[i], where + "[" + std::to_string(i) + "]", tolerance);
+        if (!d.empty()) return d;
+      }
+      return "";
+    }
+    case RValue::Kind::None: return "";
+  }
+  return "";
+}
+
+std::string dims_text(const std::map<std::string, int64_t>& dims) {
+  if (dims.empty()) return "at the hints";
+  std::string out = "with";
+  for (const auto& [k, v] : dims) out += " " + k + "=" + std::to_string(v);
+  return out;
+}
+
+}  // namespace
+
+size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
+                        const Pass& pass, uint64_t seed) {
+  const std::string name(pass.name());
+  size_t runs = 0;
+  for (const auto& dims : run_dims(env)) {
+    interp::RunOptions options;
+    options.dims = dims;
+    options.seed = seed;
+    options.eval_mode = pass.numerics_in_eval_mode();
+    interp::RunResult a = interp::run(before, options);
+    // A size at which the graph before the pass cannot run (a runtime assert fails, an input is
+    // too large for the interpreter) says nothing about the pass.
+    if (!a.ok) continue;
+    interp::RunResult b = interp::run(after, options);
+    if (!b.ok) {
+      throw PassError(name, "", "the graph after it fails to run " + dims_text(dims) +
+                                    " where it ran before: " + b.error);
+    }
+    std::string d = difference(a.output(), b.output(), "output", pass.tolerance());
+    if (!d.empty()) {
+      throw PassError(name, "", "changed the numbers " + dims_text(dims) + ": " + d);
+    }
+    ++runs;
+  }
+  return runs;
+}
+
+}  // namespace symshape::passes

@@ -1,0 +1,18 @@
+// --verify-numerics: the reference interpreter as the judge of a pass.
+#pragma once
+
+#include <cstdint>
+
+#include "symshape/passes.h"
+
+namespace symshape::passes {
+
+// Runs `before` and `after` in the reference interpreter at the hints and at up to two more
+// values of each named dim inside its range (values every guard of env accepts), with the same
+// generated inputs, and compares their outputs: exact for integers and bools, within the pass's
+// relative tolerance for floats. Throws PassError naming the first output that differs, with the
+// dims of the run. Returns the number of runs compared.
+size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
+                        const Pass& pass, uint64_t seed);
+
+}  // namespace symshape::passes

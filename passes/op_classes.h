@@ -1,0 +1,58 @@
+// What the passes need to know about an op beyond its shape rule: whether it has side effects,
+// writes in place, draws random numbers, or only re-labels its input's data.
+#pragma once
+
+#include <initializer_list>
+#include <string_view>
+
+#include "symshape/ir.h"
+#include "symshape/passes.h"
+
+namespace symshape::passes {
+
+// The op's name without namespace and overload: `aten.add_.Tensor` -> `add_`.
+std::string_view op_name(std::string_view target);
+// Whether target's packet is `aten.<one of names>` (any overload, the in-place form excluded).
+bool is_aten(std::string_view target, std::initializer_list<std::string_view> names);
+
+// Writes into one of its arguments: an in-place op (`add_`), or one given an `out=` tensor.
+bool writes_in_place(const Node& n);
+// A collective (c10d), which talks to other ranks.
+bool is_collective(const Node& n);
+// A check at run time: `_assert_scalar`, `_assert_async`, `sym_constrain_range`, ...
+bool is_assert(const Node& n);
+// Draws random numbers: two calls differ.
+bool is_random(const Node& n);
+// Must stay even when nothing uses its result.
+bool has_side_effects(const Node& n);
+// Whether any node of the graph writes in place: then a copy may be what keeps two values apart.
+bool graph_mutates(const MutableGraph& g);
+// Whether the node's value mentions a data-dependent symbol that none of its inputs mention:
+// it makes a fresh one (nonzero, item), so two such nodes are never the same value.
+bool makes_unbacked(const MutableGraph& g, const ShapeEnv& env, NodeId id);
+
+// A pass made of a function, for the passes that need no state of their own.
+class FunctionPass : public Pass {
+ public:
+  struct Info {
+    std::string name, description;
+    std::vector<PassOption> options{};
+    bool numerics_in_eval_mode = false;
+  };
+  FunctionPass(Info info, void (*run)(PassContext&)) : info_(std::move(info)), run_(run) {}
+  std::string_view name() const override { return info_.name; }
+  std::string_view description() const override { return info_.description; }
+  std::vector<PassOption> options() const override { return info_.options; }
+  bool numerics_in_eval_mode() const override { return info_.numerics_in_eval_mode; }
+  void run(PassContext& ctx) const override { run_(ctx); }
+
+ private:
+  Info info_;
+  void (*run_)(PassContext&);
+};
+
+// Makes every use of `node` use `replacement` and erases `node` (a value that provably equals
+// its replacement). Returns false, changing nothing, when `replacement` comes after a user.
+bool forward(PassContext& ctx, NodeId node, NodeId replacement);
+
+}  // namespace symshape::passes
