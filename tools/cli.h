@@ -45,6 +45,8 @@ int run_check(const Args& args);         // check_command.cc
 int run_guards(const Args& args);        // guards_command.cc
 int run_check_inputs(const Args& args);  // check_inputs_command.cc
 int run_run(const Args& args);           // run_command.cc
+int run_lower(const Args& args);         // lower_command.cc
+int run_passes(const Args& args);        // lower_command.cc
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {
@@ -104,6 +106,9 @@ struct LoadedGraph {
 // be read or parsed, UsageError for a malformed spec.
 LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
                                ShapeEnvOptions env_options = {});
+// The graph's dims with `--dim NAME=MIN..MAX` specs applied (a dim keeps the graph's hint when
+// it lies in the new range). Throws UsageError for a malformed spec.
+PropagateOptions dim_overrides(const Graph& graph, const std::vector<std::string>& dim_specs);
 // The exit code for a propagation's status: 0, 1 (shape error) or 2 (bad input).
 int exit_code(Propagation::Status status);
 

@@ -3,20 +3,25 @@
 
 namespace symshape::cli {
 
-LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
-                               ShapeEnvOptions env_options) {
+PropagateOptions dim_overrides(const Graph& graph, const std::vector<std::string>& dim_specs) {
   PropagateOptions options;
   for (const std::string& spec : dim_specs) {
     auto [name, range] = parse_range_spec(spec);
     options.dims[name] = DimDecl{range.lo(), range.hi(), std::nullopt};
   }
-  Expected<Graph> graph = read_graph_file(path);
-  if (!graph) throw Error(graph.error());
   // A --dim keeps the graph's hint for that dim.
   for (auto& [name, decl] : options.dims) {
-    if (const DimDecl* d = graph->dim(name)) decl.hint = d->hint;
+    if (const DimDecl* d = graph.dim(name)) decl.hint = d->hint;
     if (decl.hint && !ValueRange(decl.min, decl.max).contains(*decl.hint)) decl.hint.reset();
   }
+  return options;
+}
+
+LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
+                               ShapeEnvOptions env_options) {
+  Expected<Graph> graph = read_graph_file(path);
+  if (!graph) throw Error(graph.error());
+  PropagateOptions options = dim_overrides(*graph, dim_specs);
   LoadedGraph loaded{std::move(*graph), std::make_unique<ShapeEnv>(env_options), {}};
   loaded.result = propagate(loaded.graph, *loaded.env, options);
   return loaded;

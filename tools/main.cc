@@ -19,6 +19,8 @@ constexpr Subcommand kSubcommands[] = {
     {"guards", "print the guards under which a graph's shapes stay valid", run_guards},
     {"check-inputs", "check concrete input sizes against a graph's guards", run_check_inputs},
     {"run", "run a graph on small concrete tensors; print outputs and checksums", run_run},
+    {"lower", "rewrite a graph with lowering passes, keeping its symbolic sizes", run_lower},
+    {"passes", "list the lowering passes, their options and the pipelines", run_passes},
 };
 
 void print_usage(std::ostream& out) {
