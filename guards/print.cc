@@ -7,6 +7,8 @@
 #include "guards/internal.h"
 #include "symshape/expr/functions.h"
 #include "symshape/guards.h"
+#include "symshape/ir/utf8.h"
+#include "symshape/propagate.h"
 
 namespace symshape {
 
@@ -177,12 +179,40 @@ std::string_view kind_name(Source::Kind k) {
   return "?";
 }
 
+// Text as JSON can hold it: a byte that is not UTF-8 becomes U+FFFD (nlohmann would throw on
+// dump). Sources keep every byte in their escaped `name`.
+std::string json_text(std::string_view text) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    size_t length = detail::utf8_sequence(text, i, cp);
+    if (length == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out += text.substr(i, length);
+      i += length;
+    }
+  }
+  return out;
+}
+
 nlohmann::ordered_json provenance_json(const Provenance& p) {
   nlohmann::ordered_json j;
-  j["node"] = p.node;
-  j["op"] = p.op;
-  j["rule"] = p.rule;
+  j["node"] = json_text(p.node);
+  j["op"] = json_text(p.op);
+  j["rule"] = json_text(p.rule);
   return j;
+}
+
+// A provenance as a Python comment: as it is when it is printable ASCII, else as an escaped
+// literal, so that no name can end the comment's line.
+std::string python_comment(const Provenance& where) {
+  std::string p = where.str();
+  for (char c : p) {
+    if (c < 0x20 || c >= 0x7F) return python_string_literal(p);
+  }
+  return p;
 }
 
 nlohmann::ordered_json bound_json(const std::optional<Int>& v) {
@@ -214,7 +244,7 @@ std::string print_verbose(const GuardSet& set) {
   auto names = source_names(set);
   std::string out;
   auto line = [&](const std::string& text, const Provenance& where) {
-    std::string p = where.str();
+    std::string p = python_comment(where);
     out += text + (p.empty() ? "" : "  # " + p) + "\n";
   };
   for (const ProducedGuard& g : set.guards) line(python_line(g, names), g.where);
@@ -244,14 +274,14 @@ nlohmann::ordered_json to_json(const GuardSet& set) {
     o["name"] = s.name;
     o["identifier"] = s.identifier;
     o["kind"] = kind_name(s.kind);
-    o["input"] = s.input;
+    o["input"] = json_text(s.input);
     if (s.kind == Source::Kind::Size || s.kind == Source::Kind::Stride) o["dim"] = s.dim;
     j["sources"].push_back(o);
   }
   j["symbols"] = nlohmann::ordered_json::array();
   for (const SymbolDefinition& d : set.symbols) {
     nlohmann::ordered_json o;
-    o["symbol"] = d.symbol;
+    o["symbol"] = json_text(d.symbol);
     o["value"] = rename_identifiers(python_form(d.value).str(), names);
     o["range"] = {bound_json(d.range.lo()), bound_json(d.range.hi())};
     j["symbols"].push_back(o);

@@ -262,7 +262,7 @@ class Producer {
     }
     for (const SymbolInfo& info : env_.symbols()) {
       if (!used_.count(info.name) || definition_.count(info.name)) continue;
-      Source s{Source::Kind::Dim, info.name, 0, "dims['" + info.name + "']",
+      Source s{Source::Kind::Dim, info.name, 0, "dims[" + python_string_literal(info.name) + "]",
                "dims_" + mangle(info.name) + "_"};
       definition_[info.name] = var(add_source(std::move(s)));
     }
