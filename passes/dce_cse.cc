@@ -1,7 +1,6 @@
 // dce: nodes nobody uses; cse: a node that computes what an earlier one already did.
 #include <unordered_map>
 
-#include "symshape/ir/float_text.h"
 #include "passes/families.h"
 #include "passes/op_classes.h"
 
@@ -24,32 +23,23 @@ void dce(PassContext& ctx) {
   }
 }
 
-// A canonical text of an argument: two arguments with the same text are the same value.
-void key_of(const Arg& a, std::string& out) {
-  out += std::to_string(static_cast<int>(a.kind));
-  out += ':';
-  switch (a.kind) {
-    case Arg::Kind::Bool: out += a.boolean ? '1' : '0'; break;
-    case Arg::Kind::Int: out += a.integer.str(); break;
-    case Arg::Kind::Float: out += detail::float_text(a.real); break;
-    case Arg::Kind::DType: out += to_string(a.dtype); break;
-    case Arg::Kind::List:
-      out += '[';
-      for (const Arg& item : a.items) {
-        key_of(item, out);
-        out += ',';
-      }
-      out += ']';
-      break;
-    default: out += a.text; break;  // strings, devices, layouts, formats, node names
+// Whether a value is or holds a tensor: a buffer an in-place op could write.
+bool holds_tensor(const Value& v) {
+  if (v.is_tensor()) return true;
+  for (const Value& item : v.items) {
+    if (holds_tensor(item)) return true;
   }
+  return false;
 }
 
 // Merges nodes with the same target, arguments and keyword arguments. Nodes with side effects,
 // random ones and ones that make a data-dependent symbol are never merged, and no merge reaches
-// across a node with side effects (it may have changed what the arguments hold).
+// across a node with side effects (it may have changed what the arguments hold). Where the graph
+// writes in place, equal tensors are separate buffers (a write to one must not show in the
+// other), so only scalars are merged.
 void cse(PassContext& ctx) {
   MutableGraph& g = ctx.graph();
+  const bool mutates = graph_mutates(g);
   std::unordered_map<std::string, NodeId> seen;
   size_t epoch = 0;
   for (NodeId id : g.order()) {
@@ -59,15 +49,16 @@ void cse(PassContext& ctx) {
       continue;
     }
     if (is_random(n) || makes_unbacked(g, ctx.env(), id)) continue;
+    if (mutates && holds_tensor(g.value(id))) continue;
     std::string key = std::to_string(epoch) + "|" + n.target + "|";
     for (const Arg& a : n.args) {
-      key_of(a, key);
+      append_arg_key(a, key);
       key += ';';
     }
     key += '|';
     for (const auto& [k, a] : n.kwargs) {
       key += k + '=';
-      key_of(a, key);
+      append_arg_key(a, key);
       key += ';';
     }
     auto [it, fresh] = seen.emplace(key, id);

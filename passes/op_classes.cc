@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "symshape/ir/float_text.h"
+
 namespace symshape::passes {
 
 std::string_view op_name(std::string_view target) {
@@ -85,6 +87,26 @@ bool makes_unbacked(const MutableGraph& g, const ShapeEnv& env, NodeId id) {
     if (std::find(theirs.begin(), theirs.end(), s) == theirs.end()) return true;
   }
   return false;
+}
+
+void append_arg_key(const Arg& a, std::string& out) {
+  out += std::to_string(static_cast<int>(a.kind));
+  out += ':';
+  switch (a.kind) {
+    case Arg::Kind::Bool: out += a.boolean ? '1' : '0'; break;
+    case Arg::Kind::Int: out += a.integer.str(); break;
+    case Arg::Kind::Float: out += detail::float_text(a.real); break;
+    case Arg::Kind::DType: out += to_string(a.dtype); break;
+    case Arg::Kind::List:
+      out += '[';
+      for (const Arg& item : a.items) {
+        append_arg_key(item, out);
+        out += ',';
+      }
+      out += ']';
+      break;
+    default: out += a.text; break;  // strings, devices, layouts, formats, node names
+  }
 }
 
 bool forward(PassContext& ctx, NodeId node, NodeId replacement) {

@@ -31,6 +31,10 @@ bool graph_mutates(const MutableGraph& g);
 // it makes a fresh one (nonzero, item), so two such nodes are never the same value.
 bool makes_unbacked(const MutableGraph& g, const ShapeEnv& env, NodeId id);
 
+// Appends a canonical text of an argument to out: two arguments with the same text are the
+// same value (node references by name, numbers exactly).
+void append_arg_key(const Arg& a, std::string& out);
+
 // A pass made of a function, for the passes that need no state of their own.
 class FunctionPass : public Pass {
  public:

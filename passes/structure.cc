@@ -85,12 +85,16 @@ void fold_view_chains(PassContext& ctx) {
     if (!g.alive(id)) continue;
     const Node& n = g.node(id);
     const bool is_view = is_aten(n.target, {"view", "_unsafe_view"});
-    if ((!is_view && !is_aten(n.target, {"reshape"})) || n.args.size() < 2) continue;
+    // A shape, not a dtype: view.dtype reinterprets the elements and is no reshape.
+    auto takes_shape = [](const Node& v) {
+      return v.args.size() >= 2 && v.args[1].kind == Arg::Kind::List;
+    };
+    if ((!is_view && !is_aten(n.target, {"reshape"})) || !takes_shape(n)) continue;
     NodeId inner = g.referent(n.args[0]);
     if (inner == kNoNode) continue;
     const Node& m = g.node(inner);
     if (!(is_view ? is_aten(m.target, {"view", "_unsafe_view"}) : is_aten(m.target, {"reshape", "view"})) ||
-        m.args.empty())
+        !takes_shape(m))
       continue;
     NodeId x = g.referent(m.args[0]);
     if (x == kNoNode || !g.value(x).is_tensor()) continue;
@@ -191,6 +195,7 @@ void register_cleanup_passes(PassRegistry& r) {
   register_identity_passes(r);
   register_shape_passes(r);
   register_structure_passes(r);
+  register_rewrite_pass(r);
   r.add_pipeline("default",
                  "every clean-up, in an order where each leaves work for the next",
                  {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias",

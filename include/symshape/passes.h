@@ -207,6 +207,55 @@ class PassManager {
   std::vector<PassSpec> specs_;
 };
 
+// ---- graphs written in C++, and the subgraph rewriter ----
+
+// Builds a small graph in C++: a pattern, a replacement, a test's input.
+//   GraphBuilder b;
+//   Arg x = b.input("x"), w = b.input("w");
+//   Graph g = b.build(b.call("aten.mm.default", {x, b.call("aten.t.default", {w})}));
+class GraphBuilder {
+ public:
+  // A placeholder; dtype and shape are needed when the graph is to be propagated, not for a
+  // pattern (whose inputs match any value).
+  Arg input(const std::string& name, std::optional<DType> dtype = std::nullopt,
+            std::optional<std::vector<Expr>> shape = std::nullopt);
+  // A call node named after the op (made unique), or `name`.
+  Arg call(const std::string& target, std::vector<Arg> args,
+           std::vector<std::pair<std::string, Arg>> kwargs = {}, const std::string& name = "");
+  // The graph with its output node returning `result`.
+  Graph build(const Arg& result);
+
+ private:
+  std::string fresh(const std::string& base);
+  Graph graph_;
+  std::map<std::string, size_t> used_;
+};
+
+// A pattern and what replaces it, both small graphs (torch.fx's subgraph_rewriter). The
+// pattern's placeholders match any value (the same placeholder, the same value); its call nodes
+// match nodes with the same target (a pattern target without an overload matches every overload)
+// and equal literal arguments, along the same dataflow; its output names the matched result. The
+// replacement's placeholders carry the pattern's names; its output names the new result.
+struct RewritePattern {
+  std::string name;
+  Graph pattern;
+  Graph replacement;
+  // Conditions the ShapeEnv must prove for a match to be rewritten (never assumed): integer
+  // expressions over `NAME.size(K)` of a tensor input and NAME of an int input, e.g.
+  // `x.size(1) % 8 == 0`.
+  std::vector<std::string> constraints;
+};
+
+// Reads `{"patterns": [{"name": ..., "pattern": GRAPH, "replacement": GRAPH,
+// "constraints": [...]}]}` (graphs in the graph format). Errors name the pattern and the key.
+Expected<std::vector<RewritePattern>> read_patterns(std::string_view json_text);
+
+// Rewrites every match of p, in graph order and without overlap, whose inner nodes nobody else
+// uses and whose constraints the env proves; the new nodes get their metadata from the shape
+// rules, and a match whose replacement would not have the matched result's metadata is left.
+// Returns the number of rewrites.
+size_t rewrite_subgraphs(PassContext& ctx, const RewritePattern& p);
+
 // ---- the passes, by family (one registration function per file in passes/) ----
 void register_cleanup_passes(PassRegistry& r);
 
