@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "symshape/interp.h"
@@ -21,6 +22,8 @@ constexpr FlagSpec kRunFlags[] = {
     {"--world-size", "W", "ranks to simulate (default: the collectives' group size, else 1)"},
     {"--random-dims", "", "choose dims not given at random in their ranges (else their hints)"},
     {"--print-values", "", "also print the values of outputs with at most 64 elements"},
+    {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
+    {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
 };
 
 void print_run_usage(std::ostream& os) {
@@ -112,6 +115,46 @@ void print_value(std::ostream& os, const std::string& name, const interp::RValue
   os << name << ": " << v.str() << "\n";
 }
 
+// A node name as a file name in DIR: refused when it could name another folder.
+std::string npy_path(const std::string& dir, const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    throw UsageError("the name " + quote(name) + " cannot be a file name in " + quote(dir));
+  }
+  return dir + "/" + name + ".npy";
+}
+
+// Inputs from DIR/NAME.npy, for every placeholder that has such a file; a file that names no
+// placeholder is an error (a typo would otherwise be silently generated over).
+void load_inputs(const Graph& graph, const std::string& dir, interp::RunOptions& options) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) throw UsageError("--inputs: " + quote(dir) + " is no folder");
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".npy") continue;
+    const std::string name = entry.path().stem().string();
+    const Node* n = graph.find(name);
+    if (!n || n->op != NodeOp::Placeholder) {
+      throw UsageError("--inputs: " + quote(entry.path().string()) + " names no input of the graph");
+    }
+    interp::Tensor t = interp::read_npy(entry.path().string());
+    if (n->dtype && t.dtype() != *n->dtype) t = t.to(*n->dtype);
+    options.inputs[name] = t;
+  }
+  if (ec) throw UsageError("--inputs: cannot list " + quote(dir) + ": " + ec.message());
+}
+
+// An output's tensors as DIR/NAME.npy (a list's items as NAME_0, NAME_1, ...).
+void save_outputs(const std::string& dir, const std::string& name, const interp::RValue& v) {
+  if (v.is_tensor()) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    interp::write_npy(npy_path(dir, name), v.tensor);
+  } else if (v.kind == interp::RValue::Kind::List) {
+    for (size_t k = 0; k < v.items.size(); ++k)
+      save_outputs(dir, name + "_" + std::to_string(k), v.items[k]);
+  }
+}
+
 }  // namespace
 
 int run_run(const Args& args) {
@@ -152,6 +195,7 @@ int run_run(const Args& args) {
 
   Expected<Graph> graph = read_graph_file(parsed.positional[0]);
   if (!graph.ok()) throw Error(graph.error());
+  if (parsed.has("--inputs")) load_inputs(*graph, parsed.all("--inputs").back(), options);
   interp::RunResult result = interp::run(*graph, options);
 
   if (!result.dims.empty()) {
@@ -172,19 +216,25 @@ int run_run(const Args& args) {
   }
   const Node& output = graph->nodes.back();
   const interp::RValue& out = result.output();
+  const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
+  auto emit = [&](const std::string& name, const std::string& file, const interp::RValue& v) {
+    print_value(std::cout, name, v, print_values);
+    if (!save_dir.empty()) save_outputs(save_dir, file, v);
+  };
   // The output node's argument is usually a list of node references: name each by its node.
   if (!output.args.empty() && output.args[0].kind == Arg::Kind::List &&
       out.kind == interp::RValue::Kind::List && out.items.size() == output.args[0].items.size()) {
     for (size_t k = 0; k < out.items.size(); ++k) {
       const Arg& a = output.args[0].items[k];
-      std::string name = a.kind == Arg::Kind::Node ? a.text : "output[" + std::to_string(k) + "]";
-      print_value(std::cout, name, out.items[k], print_values);
+      const bool named = a.kind == Arg::Kind::Node;
+      emit(named ? a.text : "output[" + std::to_string(k) + "]",
+           named ? a.text : "output_" + std::to_string(k), out.items[k]);
     }
   } else {
     const std::string name = !output.args.empty() && output.args[0].kind == Arg::Kind::Node
                                  ? output.args[0].text
                                  : "output";
-    print_value(std::cout, name, out, print_values);
+    emit(name, name, out);
   }
   return kExitOk;
 }

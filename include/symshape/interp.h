@@ -278,6 +278,14 @@ struct RunResult {
 // throws: errors come back in RunResult.
 RunResult run(const Graph& graph, const RunOptions& options = {});
 
+// NumPy's .npy format: a tensor as the bytes of a .npy file (C order, little-endian; bfloat16 is
+// written as float32, which holds it exactly) and back (version 1 to 3 headers). Throws Error
+// naming what is wrong with a file it cannot read.
+std::string to_npy(const Tensor& t);
+Tensor from_npy(std::string_view bytes);
+Tensor read_npy(const std::string& path);
+void write_npy(const std::string& path, const Tensor& t);
+
 // An order-independent-of-layout checksum of a tensor's values (row-major), for printing.
 uint64_t checksum(const Tensor& t);
 
