@@ -1,6 +1,11 @@
 // The rules for max and min: nested calls flattened, constant arguments merged, repeated ones
-// removed, and an argument that another one provably dominates dropped.
+// removed, and an argument that another one provably dominates dropped. Near-linear in the
+// number of arguments: ranges settle dominance in one pass over the arguments sorted by bound,
+// `r + c` beats `r + c'` by its constant alone, and prove() is asked only about arguments that
+// share a symbol (directly or through a fact), since unrelated ones are settled by their ranges.
 #include <algorithm>
+#include <map>
+#include <numeric>
 
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
@@ -9,12 +14,18 @@ namespace symshape::detail {
 
 namespace {
 
+// The arguments of a nest of f calls, left to right (iterative: a nest can be deep).
 void flatten(const ex& e, Fn f, std::vector<ex>& out) {
-  if (call_of(e) == f) {
-    flatten(e.op(0), f, out);
-    flatten(e.op(1), f, out);
-  } else {
-    out.push_back(e);
+  std::vector<ex> stack{e};
+  while (!stack.empty()) {
+    ex x = stack.back();
+    stack.pop_back();
+    if (call_of(x) == f) {
+      stack.push_back(x.op(1));
+      stack.push_back(x.op(0));
+    } else {
+      out.push_back(x);
+    }
   }
 }
 
@@ -29,6 +40,99 @@ Truth dominates(Simplifier& s, Fn f, const ex& x, const ex& y) {
   // Two distinct exactly-ranged atoms take their values independently: the ranges said it all.
   if (s.range_is_exact(x) && s.range_is_exact(y)) return Truth::Unknown;
   return s.decide(f == Fn::Max ? RelOp::Ge : RelOp::Le, x, y);
+}
+
+// Rule: drop every argument whose range lies wholly on the losing side of the best guaranteed
+// value (max: hi <= the largest lo; min: lo >= the smallest hi). The argument that guarantees
+// that value is kept (of several, the one that reaches furthest: max(x, 1) is x for x >= 1).
+std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<ex>& args) {
+  std::optional<Int> best;
+  size_t best_index = 0;
+  std::vector<ValueRange> ranges;
+  ranges.reserve(args.size());
+  // Whether a reaches further than b (nullopt: infinitely far).
+  auto further = [&](const std::optional<Int>& a, const std::optional<Int>& b) {
+    if (!b) return false;
+    return !a || (f == Fn::Max ? *a > *b : *a < *b);
+  };
+  auto reach = [&](size_t i) { return f == Fn::Max ? ranges[i].hi() : ranges[i].lo(); };
+  for (size_t i = 0; i < args.size(); ++i) {
+    ranges.push_back(s.range(args[i]));
+    const std::optional<Int>& guaranteed = f == Fn::Max ? ranges[i].lo() : ranges[i].hi();
+    if (!guaranteed) continue;
+    if (!best || (f == Fn::Max ? *guaranteed > *best : *guaranteed < *best) ||
+        (*guaranteed == *best && further(reach(i), reach(best_index)))) {
+      best = guaranteed;
+      best_index = i;
+    }
+  }
+  std::vector<ex> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::optional<Int> r = reach(i);
+    bool beaten = best && i != best_index && r && (f == Fn::Max ? *r <= *best : *r >= *best);
+    if (!beaten) kept.push_back(args[i]);
+  }
+  return kept;
+}
+
+// Rule: of arguments `r + c` with the same non-constant part r, only the largest (max) or
+// smallest (min) constant c can win.
+std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
+  struct Split {
+    ex rest;
+    Int c;
+  };
+  std::vector<Split> split;
+  GiNaC::exhashmap<size_t> best_of_rest;  // rest -> index of its best argument
+  for (size_t i = 0; i < args.size(); ++i) {
+    Int c = 0;
+    ex rest = args[i];
+    if (is_add(args[i])) {
+      for (size_t k = 0; k < args[i].nops(); ++k) {
+        if (is_integer(args[i].op(k))) c = int_of(args[i].op(k));
+      }
+      rest = args[i] - ex_of(c);
+    }
+    split.push_back({rest, c});
+    auto [it, fresh] = best_of_rest.emplace(rest, i);
+    if (!fresh && (f == Fn::Max ? c > split[it->second].c : c < split[it->second].c))
+      it->second = i;
+  }
+  std::vector<ex> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (best_of_rest.find(split[i].rest)->second == i) kept.push_back(args[i]);
+  }
+  return kept;
+}
+
+// Groups of arguments that may be related beyond their ranges: they share a symbol, or their
+// symbols meet in an assumption or a divisibility fact. Indices into args, each group in order.
+std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::vector<ex>& args) {
+  std::vector<size_t> parent(args.size());
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](size_t i) {
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+  };
+  // The first argument seen with each symbol, assumption and divisibility fact.
+  std::map<std::string, size_t, std::less<>> by_symbol;
+  std::map<size_t, size_t> by_assumption, by_divisibility;
+  auto join = [&](auto& table, const auto& key, size_t i) {
+    auto [it, fresh] = table.emplace(key, i);
+    if (!fresh) parent[find(i)] = find(it->second);
+  };
+  for (size_t i = 0; i < args.size(); ++i) {
+    for (const std::string& name : Expr(args[i]).free_symbols()) {
+      join(by_symbol, name, i);
+      for (size_t a : facts.assumptions_mentioning(name)) join(by_assumption, a, i);
+      for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
+    }
+  }
+  std::map<size_t, std::vector<size_t>> groups;
+  for (size_t i = 0; i < args.size(); ++i) groups[find(i)].push_back(i);
+  std::vector<std::vector<size_t>> out;
+  for (auto& [root, members] : groups) out.push_back(std::move(members));
+  return out;
 }
 
 }  // namespace
@@ -54,16 +158,23 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
   kept.erase(
       std::unique(kept.begin(), kept.end(), [](const ex& a, const ex& b) { return a.is_equal(b); }),
       kept.end());
-  // Rule: drop an argument another one dominates, max(x + 1, x) == x + 1.
+  kept = drop_dominated_by_range(s, f, kept);
+  kept = drop_dominated_by_constant(f, kept);
+  // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
+  // x >= 1.
   std::vector<bool> dropped(kept.size(), false);
-  for (size_t i = 0; i < kept.size(); ++i) {
-    for (size_t j = i + 1; j < kept.size() && !dropped[i]; ++j) {
-      if (dropped[j]) continue;
-      Truth t = dominates(s, f, kept[i], kept[j]);
-      if (t == Truth::True) {
-        dropped[j] = true;
-      } else if (t == Truth::False || dominates(s, f, kept[j], kept[i]) == Truth::True) {
-        dropped[i] = true;
+  for (const std::vector<size_t>& group : related_groups(s.facts(), kept)) {
+    for (size_t gi = 0; gi < group.size(); ++gi) {
+      size_t i = group[gi];
+      for (size_t gj = gi + 1; gj < group.size() && !dropped[i]; ++gj) {
+        size_t j = group[gj];
+        if (dropped[j]) continue;
+        Truth t = dominates(s, f, kept[i], kept[j]);
+        if (t == Truth::True) {
+          dropped[j] = true;
+        } else if (t == Truth::False || dominates(s, f, kept[j], kept[i]) == Truth::True) {
+          dropped[i] = true;
+        }
       }
     }
   }

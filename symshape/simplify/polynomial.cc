@@ -4,6 +4,7 @@
 #include <cln/integer.h>
 #include <cln/rational.h>
 
+#include <algorithm>
 #include <exception>
 #include <string>
 
@@ -218,9 +219,54 @@ Int integer_content(const ex& e) {
   return g;
 }
 
+namespace {
+
+// Expanding further than this many terms keeps the compact form: (a+b+c+d+e)**30 would be 46,376
+// terms (megabytes of text) where the power is 23 bytes. Simplest means smallest.
+constexpr double kMaxExpandedTerms = 2000;
+
+// An upper bound on the number of terms of e.expand(), saturating above kMaxExpandedTerms.
+double expanded_terms(const ex& e) {
+  constexpr double kOver = 2 * kMaxExpandedTerms;
+  if (is_add(e)) {
+    double n = 0;
+    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kOver, n + expanded_terms(e.op(i)));
+    return n;
+  }
+  if (is_mul(e)) {
+    double n = 1;
+    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kOver, n * expanded_terms(e.op(i)));
+    return n;
+  }
+  if (is_power(e) && is_integer(e.op(1)) && int_of(e.op(1)) >= 2) {
+    // The monomials of degree k in t terms: C(t + k - 1, k).
+    double t = expanded_terms(e.op(0));
+    Int k = int_of(e.op(1));
+    if (t <= 1) return t;
+    if (k > Int(static_cast<long>(kOver))) return kOver;
+    double n = 1;
+    for (long i = 1, kk = cln::cl_I_to_long(k); i <= kk && n < kOver; ++i) n = n * (t + i - 1) / i;
+    return std::min(kOver, n);
+  }
+  return 1;
+}
+
+}  // namespace
+
 ex poly_normal(const ex& e) {
   if (has_symbolic_denominator(e)) return rational_normal(e);
-  if (needs_expand(e)) return e.expand();
+  if (!needs_expand(e)) return e;
+  if (expanded_terms(e) <= kMaxExpandedTerms) return e.expand();
+  // Too large to expand whole: normalize the parts, and keep the powers that would explode.
+  if (is_add(e) || is_mul(e)) {
+    std::vector<ex> parts;
+    for (size_t i = 0; i < e.nops(); ++i) parts.push_back(poly_normal(e.op(i)));
+    if (is_add(e)) return sum_of(parts);
+    ex product = 1;
+    for (const ex& p : parts) product = product * p;
+    return product;
+  }
+  if (is_power(e)) return GiNaC::pow(poly_normal(e.op(0)), e.op(1));
   return e;
 }
 

@@ -43,7 +43,13 @@ ex Simplifier::run_function(const ex& e) {
   Fn f = call_of(e);
   ex cur;
   try {
-    cur = apply(f, Expr(run(e.op(0))), Expr(run(e.op(1)))).ex();
+    if (f == Fn::Max || f == Fn::Min) {
+      // A nest of max (min) calls is one n-ary call: its arguments are simplified once and its
+      // rules run once, not once per level of the nest (which made max of n arguments cubic).
+      cur = run_args(e, f);
+    } else {
+      cur = apply(f, Expr(run(e.op(0))), Expr(run(e.op(1)))).ex();
+    }
   } catch (const Error&) {
     // The divisor simplified to 0: e is undefined wherever the facts hold. Leave it as written
     // rather than guess.
@@ -68,6 +74,23 @@ ex Simplifier::run_function(const ex& e) {
     if (rr.is_point() && divisors_nonzero(r)) return ex_of(*rr.lo());
   }
   return r;
+}
+
+ex Simplifier::run_args(const ex& e, Fn f) {
+  std::vector<ex> stack{e}, args;
+  while (!stack.empty()) {
+    ex x = stack.back();
+    stack.pop_back();
+    if (call_of(x) == f) {
+      stack.push_back(x.op(1));
+      stack.push_back(x.op(0));
+    } else {
+      args.push_back(run(x));
+    }
+  }
+  ex out = args[0];
+  for (size_t i = 1; i < args.size(); ++i) out = apply(f, Expr(out), Expr(args[i])).ex();
+  return out;
 }
 
 bool Simplifier::divisors_nonzero(const ex& e) {
