@@ -82,14 +82,13 @@ const Action* find_action(std::string_view name) {
 
 Expr parse_expr_arg(const std::string& text) {
   Expected<Expr> e = parse_expr(text);
-  if (!e) throw UsageError("cannot parse expression " + quote(text) + ": " + e.error());
+  if (!e) throw UsageError(parse_failure("expression", text, e.error()));
   return *e;
 }
 
 Cond parse_cond_arg(const std::string& text, std::string_view what) {
   Expected<Cond> c = parse_cond(text);
-  if (!c)
-    throw UsageError("cannot parse " + std::string(what) + " " + quote(text) + ": " + c.error());
+  if (!c) throw UsageError(parse_failure(what, text, c.error()));
   return *c;
 }
 
@@ -152,7 +151,7 @@ int run_eval(const ParsedArgs& args) {
   std::optional<Cond> c;
   if (!e) {
     Expected<Cond> parsed = parse_cond(text);
-    if (!parsed) throw UsageError("cannot parse expression " + quote(text) + ": " + e.error());
+    if (!parsed) throw UsageError(parse_failure("expression", text, e.error()));
     c = *parsed;
   }
 

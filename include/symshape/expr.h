@@ -200,6 +200,12 @@ bool evaluate(const Cond& c, const Bindings& values);
 // Parsers for the printed grammar. Errors carry the position (1-based column) and the reason.
 Expected<Expr> parse_expr(std::string_view text);
 Expected<Cond> parse_cond(std::string_view text);
+// The message for a text that parse_expr / parse_cond refused with `error` (`column N: reason`),
+// the text being named `what`: `cannot parse expression 'a + * b': column 5: ...` when it is
+// short; a long text is never quoted whole: the reason comes first, then a short excerpt around
+// the column, `cannot parse expression (10001 characters): column 201: expression nested too
+// deeply, near '((((((((...'`.
+std::string parse_failure(std::string_view what, std::string_view text, std::string_view error);
 
 // A total order on expressions that depends only on their structure and symbol names (never on
 // GiNaC's hash order): negative, zero or positive like strcmp. The printer sorts with it.

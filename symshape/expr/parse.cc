@@ -4,7 +4,9 @@
 // and each operator checks the kind of its operands.
 #include <cln/integer_io.h>
 
+#include <algorithm>
 #include <climits>
+#include <cstdlib>
 #include <exception>
 #include <optional>
 #include <string>
@@ -479,6 +481,26 @@ Expected<Expr> parse_expr(std::string_view text) {
 
 Expected<Cond> parse_cond(std::string_view text) {
   return run_parser<Cond>(text, [](const Value& v) { return Parser::as_cond(v); });
+}
+
+std::string parse_failure(std::string_view what, std::string_view text, std::string_view error) {
+  constexpr size_t kWhole = 80;    // a text this short is quoted whole
+  constexpr size_t kAround = 20;   // characters of a long text shown on each side of the column
+  constexpr size_t kReason = 160;  // a reason quoting a long token is cut here
+  std::string reason(error.substr(0, kReason));
+  if (error.size() > kReason) reason += "...";
+  if (text.size() <= kWhole)
+    return "cannot parse " + std::string(what) + " '" + std::string(text) + "': " + reason;
+  size_t column = 1;
+  if (error.substr(0, 7) == "column ")
+    column = std::strtoul(std::string(error.substr(7, 20)).c_str(), nullptr, 10);
+  size_t at = std::min(text.size(), column == 0 ? 0 : column - 1);
+  size_t from = at > kAround ? at - kAround : 0;
+  size_t to = std::min(text.size(), at + kAround);
+  std::string excerpt = (from > 0 ? "..." : "") + std::string(text.substr(from, to - from)) +
+                        (to < text.size() ? "..." : "");
+  return "cannot parse " + std::string(what) + " (" + std::to_string(text.size()) +
+         " characters): " + reason + ", near '" + excerpt + "'";
 }
 
 }  // namespace symshape

@@ -404,7 +404,7 @@ class Reader {
     auto it = exprs_.find(text);
     if (it != exprs_.end()) return it->second;
     Expected<Expr> e = parse_expr(text);
-    if (!e) fail("cannot parse expression " + in_quotes(text) + ": " + e.error());
+    if (!e) fail(parse_failure("expression", text, e.error()));
     return exprs_.emplace(text, std::move(e).value()).first->second;
   }
 

@@ -65,6 +65,25 @@ TEST(ExprSimplifyCli, DividesPolynomialsExactly) {
   expect_output({"expr", "simplify", "(a*a - b*b)//(a + b)"}, "a - b");
 }
 
+TEST(ExprSimplifyCli, DeepParenthesesGiveAShortErrorThatLeadsWithTheReason) {
+  // repros/exprs/e12: 5,000 nested parentheses.
+  std::string parens = std::string(5000, '(') + std::string(5001, ')');
+  expect_error({"expr", "simplify", parens},
+               {"cannot parse expression (10001 characters): column 201: expression nested too "
+                "deeply, near '...((((("});
+  CliResult r = run_cli({"expr", "simplify", parens});
+  EXPECT_LT(r.err.size(), 200u) << r.err;
+}
+
+TEST(ExprSimplifyCli, MaxOfManyArgumentsAndLargePowersStayFastAndSmall) {
+  std::string args;
+  for (int i = 0; i < 1000; ++i) args += (i ? ", x" : "x") + std::to_string(i);
+  CliResult r = run_cli({"expr", "simplify", "max(" + args + ")"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("max(x0, x1, x10, x100, x101,")) << r.out.substr(0, 80);
+  expect_output({"expr", "simplify", "(a + b + c + d + e + f)**30"}, "(a + b + c + d + e + f)**30");
+}
+
 TEST(ExprSimplifyCli, DropsTheDominatedSideOfMax) {
   expect_output({"expr", "simplify", "max(x, x + 1)"}, "x + 1");
 }

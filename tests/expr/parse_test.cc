@@ -279,6 +279,24 @@ TEST(ParseErrors, DeepNestingIsRefusedNotACrash) {
   EXPECT_EQ(parse_ok(sum).free_symbols().size(), 2000u);
 }
 
+TEST(ParseErrors, AFailureMessageLeadsWithTheReasonAndQuotesOnlyAnExcerpt) {
+  // Short texts are quoted whole, as before.
+  EXPECT_EQ(parse_failure("expression", "a + * b", expr_error("a + * b")),
+            "cannot parse expression 'a + * b': column 5: expected an expression after '+'");
+  // 5,000 parentheses (repros/exprs/e12): once a 10 KB line with the reason at its end.
+  std::string parens = std::string(5000, '(') + std::string(5001, ')');
+  std::string message = parse_failure("expression", parens, expr_error(parens));
+  EXPECT_EQ(message,
+            "cannot parse expression (10001 characters): column 201: expression nested too "
+            "deeply, near '...((((((((((((((((((((((((((((((((((((((((...'");
+  // A reason that quotes a long token is cut too.
+  std::string word = std::string(3000, 'a') + " b";
+  message = parse_failure("condition", word, cond_error(word));
+  EXPECT_TRUE(message.starts_with("cannot parse condition (3002 characters): column 3002: "))
+      << message;
+  EXPECT_LT(message.size(), 200u) << message;
+}
+
 TEST(ParseErrors, GarbageNeverThrows) {
   // Random token soup: every input gives a value or a "column N: ..." error, never an exception,
   // and whatever parses prints text that parses back to the same text.
