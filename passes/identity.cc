@@ -70,6 +70,7 @@ size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_vie
 void remove_dropout(PassContext& ctx) {
   MutableGraph& g = ctx.graph();
   for (NodeId id : g.order()) {
+    if (!g.alive(id)) continue;  // a getitem of a native_dropout removed before it
     const Node& n = g.node(id);
     if (n.op != NodeOp::CallFunction || writes_in_place(n)) continue;
     NodeId input = self_input(g, id);

@@ -97,6 +97,7 @@ void remove_assert(PassContext& ctx) {
 // (else -k would wrap differently from size - k, and the slice is left alone).
 void normalize_negative_slice(PassContext& ctx) {
   MutableGraph& g = ctx.graph();
+  bool normalized = false;
   for (NodeId id : g.order()) {
     const Node& n = g.node(id);
     if (!is_aten(n.target, {"slice"}) || n.args.empty()) continue;
@@ -142,7 +143,12 @@ void normalize_negative_slice(PassContext& ctx) {
     if (!changed) continue;
     ctx.rewrite_call(id, std::move(args), std::move(kwargs));
     ctx.count("slices normalized");
+    normalized = true;
   }
+  // The rule sizes `x[size - 2 : size - 1]` as 1 where it sized `x[-2:-1]` as
+  // `size - max(0, size - 2) - 1`, which the ShapeEnv need not prove equal: the users' metadata
+  // is derived again from the exact one.
+  if (normalized) ctx.rederive_all();
 }
 
 // `sym_min(s, 2**63 - 1)` is s: every size is an int64 at run time.
