@@ -37,7 +37,6 @@ class OpContext {
   // `values` finds the value of every node the arguments refer to.
   OpContext(ShapeEnv& env, const Node& node, ValueLookup values);
 
-  ShapeEnv& env() const { return env_; }
   const Node& node() const { return node_; }
 
   // ---- arguments: positional index i, or the keyword `name` ----
@@ -82,6 +81,22 @@ class OpContext {
   void require_equal(const Expr& a, const Expr& b, std::string_view rule,
                      const std::string& message) const;
   Expr simplify(const Expr& e) const;
+  ValueRange bound(const Expr& e) const;
+  // Whether e (or a relation of c) involves a data-dependent (unbacked) symbol.
+  bool is_data_dependent(const Expr& e) const;
+  bool is_data_dependent(const Cond& c) const;
+  // cond decided statically, else as if every size-like data-dependent symbol were >= 2 (PyTorch's
+  // size-oblivious reasoning), else on the hints with a guard.
+  bool decide_size_oblivious(const Cond& cond, std::string_view rule) const;
+  // e's value: static, or its value at the hints with the guard `e == value`.
+  Int decide_int(const Expr& e, std::string_view rule) const;
+  // A fresh data-dependent int (item()'s value), and a fresh size-like one in range (nonzero's
+  // count).
+  Expr new_unbacked_int() const;
+  Expr new_unbacked_size(const ValueRange& range = ValueRange::at_least(0)) const;
+  // Narrows the range of a data-dependent symbol (as a size when as_size); ShapeError when the
+  // range becomes empty or contradicts what is known.
+  void constrain_range(const Expr& symbol, const ValueRange& range, bool as_size) const;
 
   // A dim index normalized into [0, rank) (rank 0 accepts -1 and 0 as PyTorch does).
   size_t normalize_dim(int64_t dim, size_t rank) const;

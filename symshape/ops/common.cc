@@ -38,8 +38,8 @@ std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>
     }
     // Size 1 stretches; for a dynamic dim this is usually decided by its range ([2, inf]).
     auto is_one = [&](const Expr& d) {
-      if (ctx.env().is_data_dependent(d)) {
-        return ctx.env().guard_size_oblivious(ctx.env().wrap(d == 1), ctx.where("broadcast"));
+      if (ctx.is_data_dependent(d)) {
+        return ctx.decide_size_oblivious(d == 1, "broadcast");
       }
       return ctx.decide(d == 1, "broadcast");
     };
@@ -127,27 +127,12 @@ ShapeRule in_place(ShapeRule functional) {
 
 DType to_floating(DType d) { return is_floating(d) || is_complex(d) ? d : DType::Float32; }
 
-namespace {
-bool involves_data_dependent(ShapeEnv& env, const Cond& c) {
-  switch (c.kind()) {
-    case Cond::Kind::Rel: return env.is_data_dependent(c.lhs()) || env.is_data_dependent(c.rhs());
-    case Cond::Kind::And:
-    case Cond::Kind::Or:
-      for (const Cond& o : c.operands()) {
-        if (involves_data_dependent(env, o)) return true;
-      }
-      return false;
-    default: return false;
-  }
-}
-}  // namespace
-
 void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message) {
   Truth t = ctx.known(cond);
   if (t == Truth::True) return;
   if (t == Truth::False) ctx.fail(message);
-  if (involves_data_dependent(ctx.env(), cond)) {
+  if (ctx.is_data_dependent(cond)) {
     ctx.assert_runtime(cond, rule);
     return;
   }

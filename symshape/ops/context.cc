@@ -224,6 +224,52 @@ void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rul
 
 Expr OpContext::simplify(const Expr& e) const { return env_.simplify(e); }
 
+ValueRange OpContext::bound(const Expr& e) const { return env_.bound(e); }
+
+bool OpContext::is_data_dependent(const Expr& e) const { return env_.is_data_dependent(e); }
+
+bool OpContext::is_data_dependent(const Cond& c) const {
+  switch (c.kind()) {
+    case Cond::Kind::Rel: return is_data_dependent(c.lhs()) || is_data_dependent(c.rhs());
+    case Cond::Kind::And:
+    case Cond::Kind::Or:
+      for (const Cond& o : c.operands()) {
+        if (is_data_dependent(o)) return true;
+      }
+      return false;
+    default: return false;
+  }
+}
+
+bool OpContext::decide_size_oblivious(const Cond& cond, std::string_view rule) const {
+  return env_.guard_size_oblivious(env_.wrap(cond), where(rule));
+}
+
+Int OpContext::decide_int(const Expr& e, std::string_view rule) const {
+  return env_.guard_int(env_.wrap(e), where(rule));
+}
+
+Expr OpContext::new_unbacked_int() const { return env_.create_unbacked_symint().expr(); }
+
+Expr OpContext::new_unbacked_size(const ValueRange& range) const {
+  SymInt u = env_.create_unbacked_symint();
+  env_.constrain_as_size(u, range);
+  return u.expr();
+}
+
+void OpContext::constrain_range(const Expr& symbol, const ValueRange& range, bool as_size) const {
+  SymInt value = env_.wrap(symbol);
+  try {
+    if (as_size && env_.is_data_dependent(symbol) && symbol.is_symbol()) {
+      env_.constrain_as_size(value, range);
+    } else {
+      env_.constrain_range(value, range);
+    }
+  } catch (const ConstraintViolation& e) {
+    fail(e.what());
+  }
+}
+
 size_t OpContext::normalize_dim(int64_t dim, size_t rank) const {
   const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
   if (dim < -r || dim >= r) {

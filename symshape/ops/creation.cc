@@ -130,9 +130,7 @@ Value arange(OpContext& ctx, bool has_start, bool has_step) {
     std::optional<double> c = has_step ? literal_number(ctx, 2, "step") : 1.0;
     if (!a || !b || !c) {
       // A floating bound whose value is not known here: the length is data-dependent.
-      SymInt u = ctx.env().create_unbacked_symint();
-      ctx.env().constrain_as_size(u);
-      return Value::of(contiguous(dtype, {u.expr()}));
+      return Value::of(contiguous(dtype, {ctx.new_unbacked_size()}));
     }
     double start = *a, end = *b, step = *c;
     if (!std::isfinite(start) || !std::isfinite(end) || !std::isfinite(step)) {
@@ -162,7 +160,7 @@ Value arange(OpContext& ctx, bool has_start, bool has_step) {
     Truth t = ctx.known(consistent);
     if (t == Truth::False) ctx.bad_input(inconsistent);
     if (t == Truth::Unknown) {
-      if (ctx.env().is_data_dependent(end - start)) {
+      if (ctx.is_data_dependent(end - start)) {
         ctx.assert_runtime(consistent, "arange_bounds");
       } else if (!ctx.decide(consistent, "arange_bounds")) {
         ctx.bad_input(inconsistent);

@@ -11,12 +11,11 @@ namespace {
 Expr unbacked_count(OpContext& ctx, const Expr& limit) {
   Expr bound = ctx.simplify(limit);
   if (ctx.known(bound == 0) == Truth::True) return Expr(0);
-  SymInt u = ctx.env().create_unbacked_symint();
   ValueRange range = ValueRange::at_least(0);
-  if (auto hi = ctx.env().bound(bound).hi()) range = ValueRange::closed(0, *hi);
-  ctx.env().constrain_as_size(u, range);
-  if (!bound.is_constant()) ctx.assert_runtime(u.expr() <= bound, "data_dependent_count");
-  return u.expr();
+  if (auto hi = ctx.bound(bound).hi()) range = ValueRange::closed(0, *hi);
+  Expr u = ctx.new_unbacked_size(range);
+  if (!bound.is_constant()) ctx.assert_runtime(u <= bound, "data_dependent_count");
+  return u;
 }
 
 // nonzero: the indices of the nonzero elements, int64 [count, rank], laid out column-major as
@@ -38,7 +37,7 @@ Value item(OpContext& ctx) {
           "item() needs a tensor with one element, got " + shape_str(t.sizes));
   if (t.dtype == DType::Bool) return Value::of_bool(std::nullopt);
   if (is_floating(t.dtype) || is_complex(t.dtype)) return Value::of_float(0);
-  return Value::of_int(ctx.env().create_unbacked_symint().expr());
+  return Value::of_int(ctx.new_unbacked_int());
 }
 
 // unique and friends: (values, inverse, counts). Without a dim: values [u], inverse self's
@@ -122,9 +121,7 @@ void register_data_dependent(OpRegistry& r) {
     if (auto size = ctx.optional_integer(1, "output_size")) {
       return Value::of(contiguous(repeats.dtype, {*size}));
     }
-    SymInt u = ctx.env().create_unbacked_symint();
-    ctx.env().constrain_as_size(u);
-    return Value::of(contiguous(repeats.dtype, {u.expr()}));
+    return Value::of(contiguous(repeats.dtype, {ctx.new_unbacked_size()}));
   });
 }
 

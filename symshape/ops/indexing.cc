@@ -69,11 +69,9 @@ Value index(OpContext& ctx) {
                           "mask " + shape_str(mask.sizes) + " does not match " +
                               shape_str(self.sizes) + " at dim " + std::to_string(consumed + d));
       }
-      SymInt u = ctx.env().create_unbacked_symint();
-      ctx.env().constrain_as_size(u);
-      indices.push_back(contiguous(DType::Int64, {u.expr()}));
-      for (size_t d = 1; d < mask.rank(); ++d)
-        indices.emplace_back(contiguous(DType::Int64, {u.expr()}));
+      Expr u = ctx.new_unbacked_size();
+      indices.push_back(contiguous(DType::Int64, {u}));
+      for (size_t d = 1; d < mask.rank(); ++d) indices.emplace_back(contiguous(DType::Int64, {u}));
       consumed += mask.rank();
       continue;
     }

@@ -40,8 +40,8 @@ void require_inner(const OpContext& ctx, const TensorMeta& a, const TensorMeta& 
 // A size that stretches when broadcast: decided like broadcasting does (size-oblivious for
 // data-dependent sizes, which are then assumed not to be 1).
 bool is_size_one(const OpContext& ctx, const Expr& d, std::string_view rule) {
-  if (ctx.env().is_data_dependent(d)) {
-    return ctx.env().guard_size_oblivious(ctx.env().wrap(d == 1), ctx.where(rule));
+  if (ctx.is_data_dependent(d)) {
+    return ctx.decide_size_oblivious(d == 1, rule);
   }
   return ctx.decide(d == 1, rule);
 }

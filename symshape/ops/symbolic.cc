@@ -175,16 +175,7 @@ Value constrain_range(OpContext& ctx, bool for_size) {
   };
   ValueRange r(bound(lo), bound(hi));
   if (for_size) r = r.intersect(ValueRange::at_least(0));
-  SymInt value = ctx.env().wrap(size);
-  try {
-    if (for_size && ctx.env().is_data_dependent(size) && size.is_symbol()) {
-      ctx.env().constrain_as_size(value, r);
-    } else {
-      ctx.env().constrain_range(value, r);
-    }
-  } catch (const ConstraintViolation& e) {
-    ctx.fail(e.what());
-  }
+  ctx.constrain_range(size, r, for_size);
   return Value::none();
 }
 

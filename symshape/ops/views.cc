@@ -76,7 +76,7 @@ size_t existing_dim(const OpContext& ctx, const TensorMeta& t, int64_t dim, cons
 bool decide_sizes(const OpContext& ctx, const Cond& c, std::string_view rule) {
   Truth t = ctx.known(c);
   if (t != Truth::Unknown) return t == Truth::True;
-  return ctx.env().guard_size_oblivious(ctx.env().wrap(c), ctx.where(rule));
+  return ctx.decide_size_oblivious(c, rule);
 }
 
 // Whether t's strides are row-major for its sizes (a size-1 dim's stride does not matter).
@@ -204,8 +204,8 @@ Value transpose_dims(OpContext& ctx, const TensorMeta& t, int64_t d0, int64_t d1
 // Whether a dim of this size is 1 (squeezed, or stretched by expand): static when the range
 // allows, size-oblivious for a data-dependent size, else a guard.
 bool is_one(const OpContext& ctx, const Expr& size, std::string_view rule) {
-  if (ctx.env().is_data_dependent(size)) {
-    return ctx.env().guard_size_oblivious(ctx.env().wrap(size == 1), ctx.where(rule));
+  if (ctx.is_data_dependent(size)) {
+    return ctx.decide_size_oblivious(size == 1, rule);
   }
   return ctx.decide(size == 1, rule);
 }
@@ -404,9 +404,7 @@ Value split_by_size(OpContext& ctx, const TensorMeta& t, size_t k, const Expr& s
         "split_size can only be 0 if dimension size is 0, but got dimension size of " + size.str());
     return Value::list({Value::of(with_strides(t.dtype, t.sizes, strides_of(t)))});
   }
-  Int count =
-      ctx.env().guard_int(ctx.env().wrap(ctx.simplify(max(ceildiv(size, split_size), Expr(1)))),
-                          ctx.where("split_count"));
+  Int count = ctx.decide_int(ctx.simplify(max(ceildiv(size, split_size), Expr(1))), "split_count");
   output_count(ctx, count, "split");
   std::vector<Value> pieces;
   for (Int i = 0; i < count; i = i + 1) {
@@ -727,7 +725,7 @@ void register_views(OpRegistry& r) {
     TensorMeta t = ctx.tensor(0, "self");
     if (t.rank() == 0) ctx.bad_input("unbind cannot be applied to a 0-dim tensor");
     size_t k = ctx.normalize_dim(ctx.constant(1, "dim", 0), t.rank());
-    Int n = ctx.env().guard_int(ctx.env().wrap(t.sizes[k]), ctx.where("unbind_count"));
+    Int n = ctx.decide_int(t.sizes[k], "unbind_count");
     output_count(ctx, n, "unbind");
     std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
     sizes.erase(sizes.begin() + static_cast<long>(k));
