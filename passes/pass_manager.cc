@@ -154,6 +154,8 @@ class Run {
     }
     MutableGraph graph(input, std::move(p.values));
     const std::set<std::string> symbols = input_symbols(graph, env_);
+    const size_t guards_before = env_.guards().size();
+    bool may_add_guards = false;
     for (const PassSpec& spec : specs) {
       const Pass* pass = registry_.find(spec.name);
       if (!pass) {
@@ -161,12 +163,21 @@ class Run {
         result.failed_pass = spec.name;
         break;
       }
+      may_add_guards = may_add_guards || pass->may_add_guards();
       try {
         result.reports.push_back(run_pass(*pass, spec, graph, symbols));
       } catch (const std::exception& e) {
         result.error = e.what();
         result.failed_pass = spec.name;
         break;
+      }
+    }
+    if (result.error.empty() && !options_.verify_each_pass && !specs.empty()) {
+      try {
+        check("the pipeline", may_add_guards, graph, symbols, guards_before);
+      } catch (const std::exception& e) {
+        result.error = e.what();
+        result.failed_pass = "the pipeline";
       }
     }
     result.graph = graph.graph();
@@ -214,7 +225,7 @@ class Run {
     report.stats.counters = ctx.counters();
     report.nodes_after = graph.size();
 
-    check(pass, graph, symbols, guards_before);
+    if (options_.verify_each_pass) check(name, pass.may_add_guards(), graph, symbols, guards_before);
     for (size_t i = guards_before; i < env_.guards().size(); ++i)
       report.guards_added.push_back(env_.guards()[i]);
     if (before_graph && report.stats.changed()) {
@@ -232,9 +243,8 @@ class Run {
   }
 
   // The invariants every pass keeps; a PassError naming the node otherwise.
-  void check(const Pass& pass, MutableGraph& graph, const std::set<std::string>& symbols,
-             size_t guards_before) {
-    const std::string name(pass.name());
+  void check(const std::string& name, bool may_add_guards, MutableGraph& graph,
+             const std::set<std::string>& symbols, size_t guards_before) {
     const Graph g = graph.graph();
     if (auto problem = verify(g)) throw PassError(name, "", "the graph no longer verifies: " + *problem);
 
@@ -257,7 +267,7 @@ class Run {
       }
     }
     const bool rederive_guarded = env_.guards().size() > guards_mid;
-    if (!pass.may_add_guards() && env_.guards().size() > guards_before) {
+    if (!may_add_guards && env_.guards().size() > guards_before) {
       const Guard& first = env_.guards()[guards_before];
       std::string what = first.cond.str() + (first.where.node.empty() ? "" : " (" + first.where.str() + ")");
       env_.rollback(before);

@@ -18,6 +18,7 @@ constexpr FlagSpec kLowerFlags[] = {
     {"--pipeline", "NAME", "a named pipeline (default: `default`, every clean-up)"},
     {"--output", "OUT.json", "write the lowered graph there (`-` for stdout); also -o"},
     {"--verify-numerics", "", "run the graph before and after each pass and compare outputs"},
+    {"--verify-at-end", "", "check the invariants once after the pipeline, not after each pass"},
     {"--seed", "N", "the seed of the inputs --verify-numerics generates (default 0)"},
     {"--dump-before", "PASS", "print the graph before that pass"},
     {"--dump-after", "PASS", "print the graph after that pass"},
@@ -121,6 +122,7 @@ int run_lower(const Args& raw) {
     options.seed = static_cast<uint64_t>(*s);
   }
   options.verify_numerics = parsed.has("--verify-numerics");
+  options.verify_each_pass = !parsed.has("--verify-at-end");
   for (const char* flag : {"--dump-before", "--dump-after"}) {
     for (const std::string& p : parsed.all(flag)) {
       if (!registry.find(p)) throw UsageError("unknown pass " + quote(p) + " for " + flag);

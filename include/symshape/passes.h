@@ -157,6 +157,9 @@ struct PassSpec {
 Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text, const PassRegistry& registry);
 
 struct PassManagerOptions {
+  // Check the invariants after every pass (the default), or only once after the pipeline (faster
+  // on large graphs; a failure then names the pipeline, not the pass).
+  bool verify_each_pass = true;
   // Run the graph in the reference interpreter before and after every pass, at the hints and at
   // two more sizes per dim inside its range, and fail the pass whose outputs differ.
   bool verify_numerics = false;
