@@ -6,10 +6,15 @@ torch.export would trace it. Weights are get_attr nodes without values (the inte
 them from its seed).
 
     python3 scripts/make_gpt_example.py > examples/gpt_small.json
+    python3 scripts/make_gpt_example.py --layers 400 > /tmp/gpt_400.json   # 15k nodes
 """
+import argparse
 import json
 
-LAYERS, D, HEADS, FFN, VOCAB, MAX_POS = 8, 64, 4, 256, 128, 512
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--layers", type=int, default=8, help="transformer blocks (default 8)")
+LAYERS = parser.parse_args().layers
+D, HEADS, FFN, VOCAB, MAX_POS = 64, 4, 256, 128, 512
 HEAD_DIM = D // HEADS
 
 nodes = []
