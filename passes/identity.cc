@@ -39,8 +39,8 @@ bool copy_removable(PassContext& ctx, NodeId copy, NodeId source, bool mutates) 
 // (clone), so copy_removable must also hold. `alias_only`: the op only re-labels its input
 // (detach), so its result may go even where the rules give it other strides than its input's;
 // the metadata downstream is then re-derived.
-size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_view> ops,
-                         bool copies, bool alias_only) {
+size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_view> ops, bool copies,
+                         bool alias_only) {
   MutableGraph& g = ctx.graph();
   const bool mutates = copies && graph_mutates(g);
   size_t removed = 0;
@@ -56,7 +56,8 @@ size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_vie
     bool same = ctx.same_meta(in, out);
     if (!same && alias_only && in.dtype == out.dtype && in.rank() == out.rank()) {
       same = true;
-      for (size_t d = 0; d < in.rank(); ++d) same = same && ctx.provably(in.sizes[d] == out.sizes[d]);
+      for (size_t d = 0; d < in.rank(); ++d)
+        same = same && ctx.provably(in.sizes[d] == out.sizes[d]);
       rederive = same;
     }
     if (!same) continue;
@@ -75,7 +76,8 @@ void remove_dropout(PassContext& ctx) {
     if (n.op != NodeOp::CallFunction || writes_in_place(n)) continue;
     NodeId input = self_input(g, id);
     if (input == kNoNode) continue;
-    if (is_aten(n.target, {"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"})) {
+    if (is_aten(n.target,
+                {"dropout", "feature_dropout", "alpha_dropout", "feature_alpha_dropout"})) {
       if (forward(ctx, id, input)) ctx.count("dropouts removed");
       continue;
     }
@@ -112,12 +114,11 @@ void count_removed(PassContext& ctx, size_t n) {
 
 void remove_noop(PassContext& ctx) {
   // Views and reshapes first: they alias their input, so nothing can tell them apart from it.
-  size_t views = remove_identities(
-      ctx,
-      {"view", "_unsafe_view", "_reshape_alias", "reshape", "expand", "expand_as", "slice",
-       "permute", "transpose", "flatten", "unflatten", "squeeze", "narrow", "view_as",
-       "reshape_as"},
-      false, false);
+  size_t views = remove_identities(ctx,
+                                   {"view", "_unsafe_view", "_reshape_alias", "reshape", "expand",
+                                    "expand_as", "slice", "permute", "transpose", "flatten",
+                                    "unflatten", "squeeze", "narrow", "view_as", "reshape_as"},
+                                   false, false);
   // Copies (or ops that may copy): casts to the same dtype, `repeat` by ones.
   size_t copies = remove_identities(ctx, {"_to_copy", "to", "type_as", "repeat"}, true, false);
   if (views + copies) ctx.count("no-ops removed", views + copies);

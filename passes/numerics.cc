@@ -1,8 +1,7 @@
 // --verify-numerics: the same inputs through the graph before and after a pass, compared.
-#include "passes/numerics.h"
-
 #include <cmath>
 
+#include "passes/numerics.h"
 #include "symshape/interp.h"
 
 namespace symshape::passes {
@@ -107,7 +106,9 @@ std::string difference(const RValue& a, const RValue& b, const std::string& wher
                                     : where + ": " + std::to_string(a.integer) + " before, " +
                                           std::to_string(b.integer) + " after";
     case RValue::Kind::Float:
-      return close(a.real, b.real, tolerance) ? "" : where + ": " + a.str() + " before, " + b.str() + " after";
+      return close(a.real, b.real, tolerance)
+                 ? ""
+                 : where + ": " + a.str() + " before, " + b.str() + " after";
     case RValue::Kind::Bool:
       return a.truth == b.truth ? "" : where + ": " + a.str() + " before, " + b.str() + " after";
     case RValue::Kind::List: {
@@ -150,8 +151,9 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     if (!a.ok) continue;
     interp::RunResult b = interp::run(after, options);
     if (!b.ok) {
-      throw PassError(name, "", "the graph after it fails to run " + dims_text(dims) +
-                                    " where it ran before: " + b.error);
+      throw PassError(name, "",
+                      "the graph after it fails to run " + dims_text(dims) +
+                          " where it ran before: " + b.error);
     }
     std::string d = difference(a.output(), b.output(), "output", pass.tolerance());
     if (!d.empty()) {

@@ -1,8 +1,7 @@
 // Op classes for the passes.
-#include "passes/op_classes.h"
-
 #include <algorithm>
 
+#include "passes/op_classes.h"
 #include "symshape/ir/float_text.h"
 
 namespace symshape::passes {
@@ -38,12 +37,17 @@ bool is_assert(const Node& n) {
 
 bool is_random(const Node& n) {
   if (n.op != NodeOp::CallFunction) return false;
-  static constexpr std::string_view kRandom[] = {
-      "rand",    "randn",          "randint",        "randperm",      "rand_like",
-      "randn_like", "randint_like", "bernoulli",     "multinomial",   "normal",
-      "uniform", "exponential",    "poisson",        "dropout",       "native_dropout",
-      "feature_dropout", "alpha_dropout", "feature_alpha_dropout", "random", "cauchy",
-      "log_normal", "geometric"};
+  static constexpr std::string_view kRandom[] = {"rand",           "randn",
+                                                 "randint",        "randperm",
+                                                 "rand_like",      "randn_like",
+                                                 "randint_like",   "bernoulli",
+                                                 "multinomial",    "normal",
+                                                 "uniform",        "exponential",
+                                                 "poisson",        "dropout",
+                                                 "native_dropout", "feature_dropout",
+                                                 "alpha_dropout",  "feature_alpha_dropout",
+                                                 "random",         "cauchy",
+                                                 "log_normal",     "geometric"};
   std::string_view op = op_name(n.target);
   if (parse_target(n.target).in_place) op = op.substr(0, op.size() - 1);
   return std::find(std::begin(kRandom), std::end(kRandom), op) != std::end(kRandom);

@@ -35,7 +35,8 @@ PassContext::PassContext(std::string pass, MutableGraph& graph, ShapeEnv& env,
 const std::string& PassContext::option(std::string_view name) const {
   auto it = options_.find(std::string(name));
   if (it == options_.end()) {
-    throw PassError(pass_, "", "asked for option '" + std::string(name) + "', which it does not declare");
+    throw PassError(pass_, "",
+                    "asked for option '" + std::string(name) + "', which it does not declare");
   }
   return it->second;
 }
@@ -44,20 +45,25 @@ bool PassContext::flag(std::string_view name) const {
   const std::string& v = option(name);
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
-  throw PassError(pass_, "", "option " + std::string(name) + " takes true or false, got '" + v + "'");
+  throw PassError(pass_, "",
+                  "option " + std::string(name) + " takes true or false, got '" + v + "'");
 }
 
 void PassContext::fail(NodeId node, const std::string& message) const {
   throw PassError(pass_, graph_.alive(node) ? graph_.node(node).name : "", message);
 }
 
+ValueLookup PassContext::values() const {
+  return [this](std::string_view name) -> const Value* {
+    NodeId id = graph_.find(name);
+    return id == kNoNode ? nullptr : &graph_.value(id);
+  };
+}
+
 Value PassContext::run_rule(const Node& node) {
   const ShapeRule* rule = ops_.find(node.target);
   if (!rule) throw PassError(pass_, node.name, "unknown op '" + node.target + "' (no shape rule)");
-  OpContext ctx(env_, node, [this](std::string_view name) -> const Value* {
-    NodeId id = graph_.find(name);
-    return id == kNoNode ? nullptr : &graph_.value(id);
-  });
+  OpContext ctx(env_, node, values());
   try {
     return (*rule)(ctx);
   } catch (const PassError&) {
@@ -115,10 +121,7 @@ void PassContext::rederive_all() {
     if (n.op == NodeOp::CallFunction) {
       graph_.set_value(id, run_rule(n));
     } else if (n.op == NodeOp::Output) {
-      OpContext ctx(env_, n, [this](std::string_view name) -> const Value* {
-        NodeId r = graph_.find(name);
-        return r == kNoNode ? nullptr : &graph_.value(r);
-      });
+      OpContext ctx(env_, n, values());
       graph_.set_value(id, ctx.value_of(n.args[0]));
     }
   }
@@ -243,8 +246,9 @@ Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text,
         if (it == declared.end()) {
           std::string names;
           for (const PassOption& o : declared) names += (names.empty() ? "" : ", ") + o.name;
-          return Result::failure("pass '" + spec.name + "' has no option '" + key + "'" +
-                                 (names.empty() ? " (it takes none)" : " (options: " + names + ")"));
+          return Result::failure(
+              "pass '" + spec.name + "' has no option '" + key + "'" +
+              (names.empty() ? " (it takes none)" : " (options: " + names + ")"));
         }
         spec.options[key] = value;
         j = semi + 1;

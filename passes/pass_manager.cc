@@ -16,7 +16,8 @@ void PassManager::add(const PassSpec& spec) {
   const Pass* pass = registry_.find(spec.name);
   if (!pass) {
     std::string known;
-    for (const Pass* p : registry_.passes()) known += (known.empty() ? "" : ", ") + std::string(p->name());
+    for (const Pass* p : registry_.passes())
+      known += (known.empty() ? "" : ", ") + std::string(p->name());
     throw Error("unknown pass '" + spec.name + "' (known: " + known + ")");
   }
   for (const auto& [key, value] : spec.options) {
@@ -67,13 +68,15 @@ class MetaComparer {
 
   // Empty when equal; else what differs.
   std::string compare(const Value& left, const Value& derived) {
-    if (left.kind != derived.kind) return "a " + kind(left) + " where the rule derives a " + kind(derived);
+    if (left.kind != derived.kind)
+      return "a " + kind(left) + " where the rule derives a " + kind(derived);
     switch (left.kind) {
       case Value::Kind::Tensor: return compare_tensor(left.tensor, derived.tensor);
       case Value::Kind::Int:
-        return same(left.integer, derived.integer) ? "" : "the int " + left.integer.str() +
-                                                               " where the rule derives " +
-                                                               derived.integer.str();
+        return same(left.integer, derived.integer)
+                   ? ""
+                   : "the int " + left.integer.str() + " where the rule derives " +
+                         derived.integer.str();
       case Value::Kind::List: {
         if (left.items.size() != derived.items.size()) {
           return std::to_string(left.items.size()) + " items where the rule derives " +
@@ -112,7 +115,8 @@ class MetaComparer {
     auto sb = b.strides.empty() ? TensorMeta::contiguous_strides(b.sizes) : b.strides;
     for (size_t d = 0; d < a.rank(); ++d) {
       if (!same(sa[d], sb[d])) {
-        return "strides [" + join(sa) + "] where the rule derives [" + join(sb) + "] (" + a.str() + ")";
+        return "strides [" + join(sa) + "] where the rule derives [" + join(sb) + "] (" + a.str() +
+               ")";
       }
     }
     return "";
@@ -218,14 +222,16 @@ class Run {
     } catch (const std::exception& e) {
       throw PassError(name, "", e.what());
     }
-    report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    report.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     report.stats.inserted = graph.edits().inserted - edits_before.inserted;
     report.stats.erased = graph.edits().erased - edits_before.erased;
     report.stats.rewritten = graph.edits().rewritten - edits_before.rewritten;
     report.stats.counters = ctx.counters();
     report.nodes_after = graph.size();
 
-    if (options_.verify_each_pass) check(name, pass.may_add_guards(), graph, symbols, guards_before);
+    if (options_.verify_each_pass)
+      check(name, pass.may_add_guards(), graph, symbols, guards_before);
     for (size_t i = guards_before; i < env_.guards().size(); ++i)
       report.guards_added.push_back(env_.guards()[i]);
     if (before_graph && report.stats.changed()) {
@@ -246,7 +252,8 @@ class Run {
   void check(const std::string& name, bool may_add_guards, MutableGraph& graph,
              const std::set<std::string>& symbols, size_t guards_before) {
     const Graph g = graph.graph();
-    if (auto problem = verify(g)) throw PassError(name, "", "the graph no longer verifies: " + *problem);
+    if (auto problem = verify(g))
+      throw PassError(name, "", "the graph no longer verifies: " + *problem);
 
     std::set<std::string> old_symbols;
     for (const SymbolInfo& s : env_.symbols()) old_symbols.insert(s.name);
@@ -269,7 +276,8 @@ class Run {
     const bool rederive_guarded = env_.guards().size() > guards_mid;
     if (!may_add_guards && env_.guards().size() > guards_before) {
       const Guard& first = env_.guards()[guards_before];
-      std::string what = first.cond.str() + (first.where.node.empty() ? "" : " (" + first.where.str() + ")");
+      std::string what =
+          first.cond.str() + (first.where.node.empty() ? "" : " (" + first.where.str() + ")");
       env_.rollback(before);
       throw PassError(name, first.where.node, "added a guard it did not declare: " + what);
     }

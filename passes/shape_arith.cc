@@ -83,8 +83,9 @@ void remove_assert(PassContext& ctx) {
       continue;
     }
     if (v.kind != Value::Kind::Bool) continue;
-    Truth t = v.truth ? (*v.truth ? Truth::True : Truth::False)
-                      : (v.condition.is_true() ? Truth::Unknown : fresh.known(fresh.wrap(v.condition)));
+    Truth t = v.truth
+                  ? (*v.truth ? Truth::True : Truth::False)
+                  : (v.condition.is_true() ? Truth::Unknown : fresh.known(fresh.wrap(v.condition)));
     if (t == Truth::False) ctx.fail(id, "the assert " + v.condition.str() + " can never hold");
     if (t != Truth::True) continue;
     g.erase(id);

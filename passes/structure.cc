@@ -93,7 +93,8 @@ void fold_view_chains(PassContext& ctx) {
     NodeId inner = g.referent(n.args[0]);
     if (inner == kNoNode) continue;
     const Node& m = g.node(inner);
-    if (!(is_view ? is_aten(m.target, {"view", "_unsafe_view"}) : is_aten(m.target, {"reshape", "view"})) ||
+    if (!(is_view ? is_aten(m.target, {"view", "_unsafe_view"})
+                  : is_aten(m.target, {"reshape", "view"})) ||
         !takes_shape(m))
       continue;
     NodeId x = g.referent(m.args[0]);
@@ -173,11 +174,13 @@ void register_structure_passes(PassRegistry& r) {
                          "remove t(t(x)), transpose pairs and permute pairs that cancel"},
       fold_transpose_pairs));
   r.add(std::make_unique<FunctionPass>(
-      FunctionPass::Info{"fold-view-chains",
-                         "view(view(x, a), b) -> view(x, b) (and reshape chains) on a contiguous x"},
+      FunctionPass::Info{
+          "fold-view-chains",
+          "view(view(x, a), b) -> view(x, b) (and reshape chains) on a contiguous x"},
       fold_view_chains));
   r.add(std::make_unique<FunctionPass>(
-      FunctionPass::Info{"lower-tuples", "getitem of a tuple written in the graph becomes its item"},
+      FunctionPass::Info{"lower-tuples",
+                         "getitem of a tuple written in the graph becomes its item"},
       lower_tuples));
   r.add(std::make_unique<FunctionPass>(
       FunctionPass::Info{"repair-input-as-output",
@@ -196,19 +199,18 @@ void register_cleanup_passes(PassRegistry& r) {
   register_shape_passes(r);
   register_structure_passes(r);
   register_rewrite_pass(r);
-  r.add_pipeline("default",
-                 "every clean-up, in an order where each leaves work for the next",
-                 {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias",
-                  "remove-lift-fresh-copy", "remove-clone", "remove-contiguous",
-                  "eliminate-sym-min-int64-max", "fold-shape-arith", "remove-assert",
-                  "fold-transpose-pairs", "fold-view-chains", "remove-noop",
-                  "normalize-negative-slice", "cse", "dce", "repair-input-as-output"});
-  r.add_pipeline("cleanup", "the default pipeline without the inference-only remove-dropout",
-                 {"lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
-                  "remove-clone", "remove-contiguous", "eliminate-sym-min-int64-max",
-                  "fold-shape-arith", "remove-assert", "fold-transpose-pairs", "fold-view-chains",
-                  "remove-noop", "normalize-negative-slice", "cse", "dce",
-                  "repair-input-as-output"});
+  r.add_pipeline(
+      "default", "every clean-up, in an order where each leaves work for the next",
+      {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
+       "remove-clone", "remove-contiguous", "eliminate-sym-min-int64-max", "fold-shape-arith",
+       "remove-assert", "fold-transpose-pairs", "fold-view-chains", "remove-noop",
+       "normalize-negative-slice", "cse", "dce", "repair-input-as-output"});
+  r.add_pipeline(
+      "cleanup", "the default pipeline without the inference-only remove-dropout",
+      {"lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy", "remove-clone",
+       "remove-contiguous", "eliminate-sym-min-int64-max", "fold-shape-arith", "remove-assert",
+       "fold-transpose-pairs", "fold-view-chains", "remove-noop", "normalize-negative-slice", "cse",
+       "dce", "repair-input-as-output"});
 }
 
 }  // namespace symshape

@@ -83,7 +83,8 @@ Expected<std::vector<RewritePattern>> read_patterns(std::string_view json_text) 
       (std::string(key) == "pattern" ? rp.pattern : rp.replacement) = std::move(*g);
     }
     if (p.contains("constraints")) {
-      if (!p["constraints"].is_array()) return Result::failure(where + ": \"constraints\" is not a list");
+      if (!p["constraints"].is_array())
+        return Result::failure(where + ": \"constraints\" is not a list");
       for (const auto& c : p["constraints"]) {
         if (!c.is_string()) return Result::failure(where + ": a constraint is not a string");
         rp.constraints.push_back(c.get<std::string>());
@@ -203,13 +204,13 @@ size_t rewrite_subgraphs(PassContext& ctx, const RewritePattern& rp) {
   MutableGraph& g = ctx.graph();
   const Graph& pattern = rp.pattern;
   if (pattern.nodes.empty() || pattern.nodes.back().op != NodeOp::Output ||
-      pattern.nodes.back().args.size() != 1 || pattern.nodes.back().args[0].kind != Arg::Kind::Node) {
+      pattern.nodes.back().args.size() != 1 ||
+      pattern.nodes.back().args[0].kind != Arg::Kind::Node) {
     throw Error("pattern '" + rp.name + "': its output must name one node");
   }
   const std::string root_name = pattern.nodes.back().args[0].text;
   size_t root_index = pattern.index_of(root_name);
-  if (root_index >= pattern.nodes.size() ||
-      pattern.nodes[root_index].op != NodeOp::CallFunction) {
+  if (root_index >= pattern.nodes.size() || pattern.nodes[root_index].op != NodeOp::CallFunction) {
     throw Error("pattern '" + rp.name + "': its output must be a call node of the pattern");
   }
   Matcher matcher(g, pattern);
@@ -244,7 +245,8 @@ size_t rewrite_subgraphs(PassContext& ctx, const RewritePattern& rp) {
       if (a.kind == Arg::Kind::Node) {
         auto it = names.find(a.text);
         if (it == names.end())
-          throw Error("pattern '" + rp.name + "': the replacement refers to unknown '" + a.text + "'");
+          throw Error("pattern '" + rp.name + "': the replacement refers to unknown '" + a.text +
+                      "'");
         return Arg::node(it->second);
       }
       if (a.kind != Arg::Kind::List) return a;
@@ -273,12 +275,14 @@ size_t rewrite_subgraphs(PassContext& ctx, const RewritePattern& rp) {
       } else if (r.op == NodeOp::Output && r.args.size() == 1) {
         result = map_arg(r.args[0]);
       } else {
-        throw Error("pattern '" + rp.name + "': a replacement holds placeholders, call nodes and "
+        throw Error("pattern '" + rp.name +
+                    "': a replacement holds placeholders, call nodes and "
                     "one output");
       }
     }
     NodeId replacement = result ? g.referent(*result) : kNoNode;
-    const bool same = replacement != kNoNode && g.value(root).is_tensor() == g.value(replacement).is_tensor() &&
+    const bool same = replacement != kNoNode &&
+                      g.value(root).is_tensor() == g.value(replacement).is_tensor() &&
                       (!g.value(root).is_tensor() ||
                        ctx.same_meta(g.value(root).tensor, g.value(replacement).tensor));
     if (!same || !forward(ctx, root, replacement)) {
@@ -308,7 +312,8 @@ class RewritePass : public Pass {
     return "replace the subgraphs that match the patterns of a file (subgraph rewriter)";
   }
   std::vector<PassOption> options() const override {
-    return {{"patterns", "", "the pattern file: {\"patterns\": [{name, pattern, replacement, constraints}]}"}};
+    return {{"patterns", "",
+             "the pattern file: {\"patterns\": [{name, pattern, replacement, constraints}]}"}};
   }
   void run(PassContext& ctx) const override {
     const std::string& path = ctx.option("patterns");

@@ -118,7 +118,8 @@ int run_lower(const Args& raw) {
   if (parsed.has("--seed")) {
     std::optional<Int> seed = parse_int(parsed.all("--seed")[0]);
     std::optional<int64_t> s = seed ? to_int64(*seed) : std::nullopt;
-    if (!s || *s < 0) throw UsageError("bad value " + quote(parsed.all("--seed")[0]) + " for --seed");
+    if (!s || *s < 0)
+      throw UsageError("bad value " + quote(parsed.all("--seed")[0]) + " for --seed");
     options.seed = static_cast<uint64_t>(*s);
   }
   options.verify_numerics = parsed.has("--verify-numerics");

@@ -128,13 +128,15 @@ std::string npy_path(const std::string& dir, const std::string& name) {
 // placeholder is an error (a typo would otherwise be silently generated over).
 void load_inputs(const Graph& graph, const std::string& dir, interp::RunOptions& options) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec)) throw UsageError("--inputs: " + quote(dir) + " is no folder");
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError("--inputs: " + quote(dir) + " is no folder");
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() != ".npy") continue;
     const std::string name = entry.path().stem().string();
     const Node* n = graph.find(name);
     if (!n || n->op != NodeOp::Placeholder) {
-      throw UsageError("--inputs: " + quote(entry.path().string()) + " names no input of the graph");
+      throw UsageError("--inputs: " + quote(entry.path().string()) +
+                       " names no input of the graph");
     }
     interp::Tensor t = interp::read_npy(entry.path().string());
     if (n->dtype && t.dtype() != *n->dtype) t = t.to(*n->dtype);

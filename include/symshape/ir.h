@@ -189,8 +189,8 @@ struct TargetMatch {
   std::string key;        // the registered name that matched
   bool in_place = false;  // key is the functional form: run it and write the result into self
 };
-std::optional<TargetMatch> resolve_target(
-    std::string_view target, const std::function<bool(std::string_view)>& registered);
+std::optional<TargetMatch> resolve_target(std::string_view target,
+                                          const std::function<bool(std::string_view)>& registered);
 
 // ---------------------------------------------------------------------------------------------
 // The rewritable graph
@@ -247,8 +247,7 @@ class MutableGraph {
   NodeId insert_before(NodeId pos, Node node, Value value);
   NodeId insert_after(NodeId pos, Node node, Value value);
   // Replaces a node's arguments (references must come before it).
-  void set_args(NodeId id, std::vector<Arg> args,
-                std::vector<std::pair<std::string, Arg>> kwargs);
+  void set_args(NodeId id, std::vector<Arg> args, std::vector<std::pair<std::string, Arg>> kwargs);
   void set_target(NodeId id, std::string target);
   // Drops metadata declared on a call node (a pass that changes what a node computes).
   void clear_declared(NodeId id);
@@ -273,8 +272,8 @@ class MutableGraph {
     Value value;
     bool alive = true;
     NodeId prev = kNoNode, next = kNoNode;
-    uint64_t key = 0;             // increasing along the order
-    std::vector<NodeId> users;    // distinct, unordered
+    uint64_t key = 0;           // increasing along the order
+    std::vector<NodeId> users;  // distinct, unordered
   };
   const Slot& slot(NodeId id) const;
   Slot& slot(NodeId id);

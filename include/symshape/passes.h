@@ -99,6 +99,7 @@ class PassContext {
 
  private:
   Value run_rule(const Node& node);
+  ValueLookup values() const;  // the graph's values by node name
 
   std::string pass_;
   MutableGraph& graph_;
@@ -154,7 +155,8 @@ struct PassSpec {
 };
 // Parses `dce,remove-noop,cse{max=4;x=y}`; errors name the unknown pass (with the known ones) or
 // option.
-Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text, const PassRegistry& registry);
+Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text,
+                                                const PassRegistry& registry);
 
 struct PassManagerOptions {
   // Check the invariants after every pass (the default), or only once after the pipeline (faster
@@ -183,9 +185,9 @@ struct PassReport {
 
 struct LowerResult {
   bool ok = false;
-  std::string error;        // why it failed: the pass, the node, what differs
-  std::string failed_pass;  // empty when the input graph itself failed to propagate
-  Graph graph;              // the lowered graph (the input graph when nothing ran)
+  std::string error;          // why it failed: the pass, the node, what differs
+  std::string failed_pass;    // empty when the input graph itself failed to propagate
+  Graph graph;                // the lowered graph (the input graph when nothing ran)
   std::vector<Value> values;  // its nodes' metadata
   std::vector<PassReport> reports;
 };

@@ -48,7 +48,8 @@ std::string stride_source(const std::string& input, size_t dim);
 // `text` as a Python string literal that evaluates to it, in single quotes and ASCII only: a
 // quote, a backslash, a line break or any other control character is escaped, other non-ASCII
 // characters become \xNN, \uNNNN or \UNNNNNNNN, and a byte that is not UTF-8 becomes its
-// surrogateescape code point \udcNN (so `s.encode('utf-8', 'surrogateescape')` gives the bytes back).
+// surrogateescape code point \udcNN (so `s.encode('utf-8', 'surrogateescape')` gives the bytes
+// back).
 std::string python_string_literal(std::string_view text);
 
 }  // namespace symshape

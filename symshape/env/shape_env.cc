@@ -715,9 +715,9 @@ void ShapeEnv::add_replacement(const std::string& name, const Expr& raw_value) {
 }
 
 ShapeEnv::Checkpoint ShapeEnv::checkpoint() const {
-  return Checkpoint{symbols_,       by_name_,      duck_by_hint_, hints_,
-                    next_backed_,   next_unbacked_, facts_,        replacements_,
-                    guards_,        runtime_asserts_, log_.size()};
+  return Checkpoint{symbols_,     by_name_,         duck_by_hint_, hints_,
+                    next_backed_, next_unbacked_,   facts_,        replacements_,
+                    guards_,      runtime_asserts_, log_.size()};
 }
 
 void ShapeEnv::rollback(const Checkpoint& cp) {

@@ -41,9 +41,9 @@ Format format_of(DType d) {
 
 std::optional<DType> dtype_of_descr(std::string_view descr) {
   static const std::pair<std::string_view, DType> kTable[] = {
-      {"|b1", DType::Bool},     {"|u1", DType::UInt8},    {"|i1", DType::Int8},
-      {"<i2", DType::Int16},    {"<i4", DType::Int32},    {"<i8", DType::Int64},
-      {"<f2", DType::Float16},  {"<f4", DType::Float32},  {"<f8", DType::Float64},
+      {"|b1", DType::Bool},      {"|u1", DType::UInt8},       {"|i1", DType::Int8},
+      {"<i2", DType::Int16},     {"<i4", DType::Int32},       {"<i8", DType::Int64},
+      {"<f2", DType::Float16},   {"<f4", DType::Float32},     {"<f8", DType::Float64},
       {"<c8", DType::Complex64}, {"<c16", DType::Complex128}, {"|i8", DType::Int64}};
   for (const auto& [d, t] : kTable) {
     if (d == descr) return t;
@@ -105,7 +105,8 @@ double half_value(uint16_t h) {
 
 std::string to_npy(const Tensor& t) {
   const Format f = format_of(t.dtype());
-  std::string header = "{'descr': '" + std::string(f.descr) + "', 'fortran_order': False, 'shape': (";
+  std::string header =
+      "{'descr': '" + std::string(f.descr) + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < t.rank(); ++i) {
     header += std::to_string(t.sizes()[i]);
     if (t.rank() == 1 || i + 1 < t.rank()) header += ",";
@@ -174,7 +175,7 @@ Tensor from_npy(std::string_view bytes) {
     if (colon == std::string::npos) throw bad("its header is malformed");
     size_t b = header.find_first_not_of(' ', colon + 1);
     if (b == std::string::npos) throw bad("its header is malformed");
-    size_t e = header[b] == '(' ? header.find(')', b) + 1
+    size_t e = header[b] == '('    ? header.find(')', b) + 1
                : header[b] == '\'' ? header.find('\'', b + 1) + 1
                                    : header.find_first_of(",}", b);
     if (e == std::string::npos || e <= b) throw bad("its header is malformed");

@@ -212,7 +212,8 @@ TargetName parse_target(std::string_view target) {
   t.packet = has_overload ? target.substr(0, last) : target;
   t.overload = has_overload ? target.substr(last + 1) : std::string_view();
   size_t op_start = t.packet.rfind('.');
-  std::string_view op = op_start == std::string_view::npos ? t.packet : t.packet.substr(op_start + 1);
+  std::string_view op =
+      op_start == std::string_view::npos ? t.packet : t.packet.substr(op_start + 1);
   // `add_` is in place; `__and__`, `_foo` and `_` are not.
   t.in_place = op.size() >= 2 && op.back() == '_' && op[op.size() - 2] != '_';
   return t;
@@ -225,8 +226,8 @@ std::string TargetName::functional() const {
   return f;
 }
 
-std::optional<TargetMatch> resolve_target(
-    std::string_view target, const std::function<bool(std::string_view)>& registered) {
+std::optional<TargetMatch> resolve_target(std::string_view target,
+                                          const std::function<bool(std::string_view)>& registered) {
   auto direct = [&](std::string_view t) -> std::optional<std::string> {
     if (registered(t)) return std::string(t);
     TargetName parts = parse_target(t);

@@ -32,8 +32,9 @@ std::string in_quotes(std::string_view s) { return "'" + std::string(s) + "'"; }
 MutableGraph::MutableGraph(Graph graph, std::vector<Value> values) {
   if (auto problem = verify(graph)) throw Error(*problem);
   if (values.size() != graph.nodes.size()) {
-    throw Error("a rewritable graph needs one value per node: " + std::to_string(graph.nodes.size()) +
-                " nodes, " + std::to_string(values.size()) + " values");
+    throw Error(
+        "a rewritable graph needs one value per node: " + std::to_string(graph.nodes.size()) +
+        " nodes, " + std::to_string(values.size()) + " values");
   }
   dims_ = std::move(graph.dims);
   extra_ = std::move(graph.extra);
