@@ -1,0 +1,164 @@
+// End-to-end tests of `symshape lower` and `symshape passes`: the report, the lowered graph on
+// stdout or in a file (which `check` accepts), the JSON report, and the errors a user meets.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "symshape/ir.h"
+#include "symshape/passes.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/cli/golden.h"
+
+namespace symshape::cli_test {
+namespace {
+
+namespace fs = std::filesystem;
+
+CliResult run_lower(std::vector<std::string> args) {
+  args.insert(args.begin(), "lower");
+  return run_in_root(args);
+}
+
+// The report with its times (which vary from run to run) written as `<t> ms`.
+std::string without_times(const std::string& report) {
+  return std::regex_replace(report, std::regex("[0-9]+\\.[0-9]{3} ms"), "<t> ms");
+}
+
+fs::path temp_path(const std::string& stem) {
+  return fs::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".json");
+}
+
+TEST(LowerCli, PrintsTheReportOfTheDefaultPipeline) {
+  CliResult r = run_lower({"examples/cleanup_demo.json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  expect_golden("passes/cleanup_demo.lower.txt", without_times(r.out));
+  // One line per pass of the pipeline, then the total.
+  for (const std::string& p : PassRegistry::standard().pipeline("default")->passes) {
+    EXPECT_NE(("\n" + r.out).find("\n" + p + " "), std::string::npos) << p;
+  }
+  EXPECT_NE(r.out.find("\ntotal: 18 -> 13 nodes in "), std::string::npos) << r.out;
+}
+
+TEST(LowerCli, OutputFileRoundTripsThroughCheck) {
+  const fs::path out = temp_path("symshape_lower_out");
+  CliResult r = run_lower({"examples/cleanup_demo.json", "-o", out.string(), "--verify-numerics"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("numerics checked in"), std::string::npos) << r.out;
+  Expected<Graph> lowered = read_graph_file(out.string());
+  ASSERT_TRUE(lowered.ok()) << lowered.error();
+  // Canonical: written back byte for byte.
+  EXPECT_EQ(write_graph(*lowered), read_text(out));
+  CliResult check = run_in_root({"check", out.string()});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  // Lowering the lowered graph again changes nothing.
+  CliResult again = run_lower({out.string(), "-o", "-"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, read_text(out));
+  size_t unchanged = 0;
+  for (size_t at = again.err.find("no change"); at != std::string::npos;
+       at = again.err.find("no change", at + 1)) {
+    ++unchanged;
+  }
+  EXPECT_EQ(unchanged, PassRegistry::standard().pipeline("default")->passes.size()) << again.err;
+  fs::remove(out);
+}
+
+TEST(LowerCli, DashWritesTheGraphToStdoutAndTheReportToStderr) {
+  CliResult r = run_lower({"examples/mlp.json", "-o", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Expected<Graph> g = read_graph(r.out);
+  ASSERT_TRUE(g.ok()) << g.error() << "\n" << r.out;
+  EXPECT_EQ(write_graph(*g), r.out);
+  EXPECT_NE(r.err.find("total: "), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("total: "), std::string::npos);
+}
+
+TEST(LowerCli, JsonReport) {
+  CliResult r = run_lower({"examples/llama_attention.json", "--json", "--passes", "cse,dce"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  ASSERT_EQ(j["passes"].size(), 2u);
+  EXPECT_EQ(j["passes"][0]["pass"], "cse");
+  EXPECT_EQ(j["passes"][1]["pass"], "dce");
+  for (const auto& p : j["passes"]) {
+    for (const char* key : {"changed", "nodes_before", "nodes_after", "inserted", "erased",
+                            "rewritten", "counters", "guards_added", "numeric_runs", "seconds"}) {
+      EXPECT_TRUE(p.contains(key)) << key;
+    }
+    EXPECT_TRUE(p["guards_added"].empty());
+  }
+}
+
+TEST(LowerCli, DumpBeforeAndAfter) {
+  CliResult r = run_lower({"examples/mlp.json", "--passes", "remove-noop,dce", "--dump-before",
+                           "dce", "--dump-after", "dce"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t before = r.out.find("// before dce\n{\"format\": \"symshape-graph\"");
+  const size_t after = r.out.find("// after dce\n{\"format\": \"symshape-graph\"");
+  EXPECT_NE(before, std::string::npos) << r.out;
+  EXPECT_NE(after, std::string::npos) << r.out;
+  EXPECT_LT(before, after);
+  CliResult bad = run_lower({"examples/mlp.json", "--dump-after", "nope"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown pass 'nope'"), std::string::npos) << bad.err;
+}
+
+TEST(LowerCli, UnknownPassIsBadInputListingTheKnownOnes) {
+  CliResult r = run_lower({"examples/mlp.json", "--passes", "dce,frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("symshape: error: unknown pass 'frobnicate' (known: "), std::string::npos)
+      << r.err;
+  for (const Pass* p : PassRegistry::standard().passes()) {
+    EXPECT_NE(r.err.find(std::string(p->name())), std::string::npos) << p->name();
+  }
+  CliResult pipeline = run_lower({"examples/mlp.json", "--pipeline", "fastest"});
+  EXPECT_EQ(pipeline.exit_code, 2);
+  EXPECT_NE(pipeline.err.find("unknown pipeline 'fastest' (known: cleanup, default)"),
+            std::string::npos)
+      << pipeline.err;
+  CliResult both = run_lower({"examples/mlp.json", "--passes", "dce", "--pipeline", "default"});
+  EXPECT_EQ(both.exit_code, 2);
+  CliResult option = run_lower({"examples/mlp.json", "--passes", "dce{aggressive=1}"});
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_NE(option.err.find("pass 'dce' has no option 'aggressive'"), std::string::npos)
+      << option.err;
+}
+
+TEST(LowerCli, AGraphWithAShapeErrorExitsAsCheckDoes) {
+  for (const char* graph :
+       {"tests/propagate/graphs/broadcast_error.json", "tests/propagate/graphs/unknown_op.json",
+        "tests/propagate/graphs/reshape_indivisible.json",
+        "tests/propagate/graphs/forward_reference.json"}) {
+    CliResult check = run_in_root({"check", graph});
+    CliResult lower = run_lower({graph});
+    EXPECT_NE(check.exit_code, 0) << graph;
+    EXPECT_EQ(lower.exit_code, check.exit_code) << graph << "\n" << lower.err;
+    EXPECT_NE(lower.err, "") << graph;
+  }
+  CliResult missing = run_lower({"tests/passes/graphs/no_such_graph.json"});
+  EXPECT_EQ(missing.exit_code, 2);
+}
+
+TEST(LowerCli, PassesListsEveryRegisteredPassAndPipeline) {
+  CliResult r = run_in_root({"passes"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const Pass* p : PassRegistry::standard().passes()) {
+    EXPECT_NE(r.out.find("  " + std::string(p->name()) + " "), std::string::npos) << p->name();
+    EXPECT_NE(r.out.find(std::string(p->description())), std::string::npos) << p->name();
+  }
+  for (const auto* p : PassRegistry::standard().pipelines()) {
+    EXPECT_NE(r.out.find("  " + p->name + ": " + p->description), std::string::npos) << p->name;
+  }
+  EXPECT_EQ(run_in_root({"passes", "extra"}).exit_code, 2);
+}
+
+}  // namespace
+}  // namespace symshape::cli_test
