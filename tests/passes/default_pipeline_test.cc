@@ -1,5 +1,6 @@
 // The default pipeline on every graph in examples/: it succeeds under every check, adds no guard,
-// keeps every symbolic dim of the inputs, and leaves a graph that lowers to itself.
+// keeps every symbolic dim of the inputs, and leaves a graph that lowers to itself (its numbers
+// are checked by traced_models_test).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -38,22 +39,6 @@ TEST_P(DefaultPipeline, AddsNoGuardAndKeepsEverySymbol) {
   Lowered again = lower(l.result.graph, default_passes(), false);
   ASSERT_TRUE(again.result.ok) << again.result.error;
   for (const PassReport& r : again.result.reports) EXPECT_FALSE(r.stats.changed()) << r.pass;
-}
-
-TEST_P(DefaultPipeline, KeepsTheNumbers) {
-  if (GetParam() == "gpt_small" || GetParam() == "llama_attention") {
-    GTEST_SKIP() << "too large to run at every size in the sanitizer build";
-  }
-  Expected<Graph> g =
-      read_graph_file((source_dir() / "examples" / (GetParam() + ".json")).string());
-  ASSERT_TRUE(g.ok()) << g.error();
-  Lowered l = lower(*g, default_passes(), true);
-  ASSERT_TRUE(l.result.ok) << l.result.error;
-  for (const PassReport& r : l.result.reports) {
-    if (r.stats.changed()) {
-      EXPECT_GE(r.numeric_runs, 3u) << r.pass;
-    }
-  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Examples, DefaultPipeline, ::testing::ValuesIn(example_names()),
