@@ -58,7 +58,7 @@ size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_vie
       same = true;
       for (size_t d = 0; d < in.rank(); ++d)
         same = same && ctx.provably(in.sizes[d] == out.sizes[d]);
-      rederive = same;
+      rederive = rederive || same;
     }
     if (!same) continue;
     if (copies && !copy_removable(ctx, id, source, mutates)) continue;

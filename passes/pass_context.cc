@@ -254,6 +254,7 @@ Expected<std::vector<PassSpec>> parse_pass_list(std::string_view text,
         j = semi + 1;
       }
       end = close + 1;
+      while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
       if (end < text.size() && text[end] != ',') {
         return Result::failure("pass '" + spec.name + "': expected ',' after its options");
       }

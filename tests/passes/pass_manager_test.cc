@@ -261,6 +261,11 @@ TEST(ParsePassList, NamesAndOptions) {
   EXPECT_EQ((*specs)[1].options.at("strict"), "true");
   EXPECT_EQ((*specs)[2].name, "cse");
   EXPECT_TRUE((*specs)[2].options.empty());
+  // Spaces after the options are trimmed like those around names.
+  auto spaced = parse_pass_list("opt{threshold=7} , dce", r);
+  ASSERT_TRUE(spaced.ok()) << spaced.error();
+  ASSERT_EQ(spaced->size(), 2u);
+  EXPECT_EQ((*spaced)[1].name, "dce");
 }
 
 TEST(ParsePassList, OptionsReachThePassAndDefaultsFillTheRest) {
