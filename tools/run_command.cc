@@ -210,11 +210,9 @@ int run_run(const Args& args) {
   }
   if (!result.ok) {
     std::cerr << "symshape: error: " << result.error << "\n";
-    // A failure inside an op is a run-time error; anything before (the dims, the inputs) is
-    // bad input.
-    const bool in_op = result.failed_node < graph->nodes.size() &&
-                       graph->nodes[result.failed_node].op == NodeOp::CallFunction;
-    return in_op ? kExitShapeError : kExitBadInput;
+    // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
+    // input (an argument, the dims, the inputs) exits as `check` does for it.
+    return result.input_error ? kExitBadInput : kExitShapeError;
   }
   const Node& output = graph->nodes.back();
   const interp::RValue& out = result.output();

@@ -159,6 +159,14 @@ class RunError : public Error {
   RunError(const Node& node, const std::string& message);
 };
 
+// Bad input met by a kernel (a missing or mistyped argument, a dim or index out of range, an op
+// without a kernel): what propagation reports as an InputError, so that `run` and `check` give
+// one verdict for one graph.
+class RunInputError : public RunError {
+ public:
+  using RunError::RunError;
+};
+
 // What a kernel sees: its node's arguments as run-time values, the rank it runs as, and the
 // same argument on every rank of the group (for collectives).
 class KernelContext {
@@ -210,7 +218,8 @@ class KernelContext {
 
   // A dim normalized into [0, rank) (rank 0 accepts -1 and 0); RunError otherwise.
   size_t normalize_dim(int64_t dim, size_t rank) const;
-  [[noreturn]] void fail(const std::string& message) const;  // RunError
+  [[noreturn]] void fail(const std::string& message) const;       // RunError
+  [[noreturn]] void bad_input(const std::string& message) const;  // RunInputError
 
  private:
   const Arg* lookup(size_t i, std::string_view name) const;
@@ -263,6 +272,9 @@ struct RunResult {
   bool ok = false;
   std::string error;  // names the node when a kernel failed
   size_t failed_node = 0;
+  // The failure is bad input (a RunInputError, or an error before any op ran: the dims, the
+  // inputs), not an op failing on well-formed input. `check` calls the same graph an InputError.
+  bool input_error = false;
   Bindings dims;  // the named dims' values in this run
   // One value per node, in graph order, on rank 0 (None after an error).
   std::vector<RValue> values;

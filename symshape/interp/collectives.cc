@@ -56,13 +56,13 @@ std::vector<std::vector<Tensor>> group_tensors(KernelContext& ctx, const Schema&
   for (const RValue& v : ctx.group_values(0, s.input)) {
     std::vector<Tensor> ts;
     if (coalesced) {
-      if (v.kind != RValue::Kind::List) ctx.fail("expected a list of tensors, got " + v.str());
+      if (v.kind != RValue::Kind::List) ctx.bad_input("expected a list of tensors, got " + v.str());
       for (const RValue& item : v.items) {
-        if (!item.is_tensor()) ctx.fail("expected a list of tensors, got " + v.str());
+        if (!item.is_tensor()) ctx.bad_input("expected a list of tensors, got " + v.str());
         ts.push_back(item.tensor);
       }
     } else {
-      if (!v.is_tensor()) ctx.fail("expected a tensor, got " + v.str());
+      if (!v.is_tensor()) ctx.bad_input("expected a tensor, got " + v.str());
       ts.push_back(v.tensor);
     }
     if (!out.empty() && ts.size() != out[0].size()) {
@@ -94,10 +94,10 @@ Tensor reduce_group(KernelContext& ctx, const std::string& op, const std::vector
   const DType d = ts[0].dtype();
   const bool integral = !is_floating(d) && !is_complex(d);
   if ((op == "band" || op == "bor" || op == "bxor") && !integral) {
-    ctx.fail("reduce op '" + op + "' needs an integer or bool tensor, got " + ts[0].str());
+    ctx.bad_input("reduce op '" + op + "' needs an integer or bool tensor, got " + ts[0].str());
   }
   if (is_complex(d) && op != "sum" && op != "avg") {
-    ctx.fail("reduce op '" + op + "' is not defined on complex tensors (only sum and avg)");
+    ctx.bad_input("reduce op '" + op + "' is not defined on complex tensors (only sum and avg)");
   }
   const int64_t w = static_cast<int64_t>(ts.size());
   return map(ts, d, d, [&](const std::vector<Scalar>& v) -> Scalar {
@@ -161,7 +161,7 @@ std::string reduce_op(KernelContext& ctx, const Schema& s) {
   for (const char* k : kOps) {
     if (op == k) return op;
   }
-  ctx.fail("unknown reduce op '" + op + "'");
+  ctx.bad_input("unknown reduce op '" + op + "'");
 }
 
 RValue pack(std::vector<Tensor> ts, bool coalesced) {
@@ -232,7 +232,7 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
         std::vector<Tensor> gathered;
         for (size_t k = 0; k < g[0].size(); ++k) {
           check_same(ctx, g, k);
-          if (g[0][k].rank() == 0) ctx.fail("all_gather needs a tensor with at least one dim");
+          if (g[0][k].rank() == 0) ctx.bad_input("all_gather needs a tensor with at least one dim");
           std::vector<Tensor> column;
           for (const auto& ts : g) column.push_back(ts[k]);
           gathered.push_back(cat0(column));
@@ -256,7 +256,7 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
         for (size_t k = 0; k < g[0].size(); ++k) {
           check_same(ctx, g, k);
           if (g[0][k].rank() == 0) {
-            ctx.fail("reduce_scatter needs a tensor with at least one dim");
+            ctx.bad_input("reduce_scatter needs a tensor with at least one dim");
           }
           if (g[0][k].sizes()[0] % w != 0) {
             ctx.fail("reduce_scatter: dim 0 of size " + std::to_string(g[0][k].sizes()[0]) +
@@ -286,12 +286,19 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
       const std::vector<RValue> out_splits = ctx.group_values(1, "output_split_sizes");
       const std::vector<RValue> in_splits = ctx.group_values(2, "input_split_sizes");
       const size_t w = inputs.size();
+      // Split sizes are a list (SymInt[]?): a lone int or bool is a malformed argument.
+      for (const auto* splits : {&out_splits, &in_splits}) {
+        for (const RValue& v : *splits) {
+          if (v.kind != RValue::Kind::None && v.kind != RValue::Kind::List)
+            ctx.bad_input("split sizes must be a list of ints, got " + v.str());
+        }
+      }
       auto splits_of = [&](const RValue& v, int64_t total) {
         std::vector<int64_t> sizes;
         if (v.kind == RValue::Kind::List && !v.items.empty()) {
           for (const RValue& item : v.items) {
-            if (item.kind != RValue::Kind::Int) ctx.fail("split sizes must be ints");
-            if (item.integer < 0) ctx.fail("negative split size");
+            if (item.kind != RValue::Kind::Int) ctx.bad_input("split sizes must be ints");
+            if (item.integer < 0) ctx.bad_input("negative split size");
             sizes.push_back(item.integer);
           }
           if (sizes.size() != w) {
@@ -310,9 +317,9 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
       // chunks[src][dst]: what rank src sends to rank dst.
       std::vector<std::vector<Tensor>> chunks(w);
       for (size_t src = 0; src < w; ++src) {
-        if (!inputs[src].is_tensor()) ctx.fail("expected a tensor, got " + inputs[src].str());
+        if (!inputs[src].is_tensor()) ctx.bad_input("expected a tensor, got " + inputs[src].str());
         const Tensor& t = inputs[src].tensor;
-        if (t.rank() == 0) ctx.fail("all_to_all_single needs a tensor with at least one dim");
+        if (t.rank() == 0) ctx.bad_input("all_to_all_single needs a tensor with at least one dim");
         std::vector<int64_t> sizes = splits_of(in_splits[src], t.sizes()[0]);
         int64_t sum = 0;
         for (int64_t v : sizes) sum += v;

@@ -115,7 +115,7 @@ std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t position, si
   for (int64_t d : *dims) out.push_back(ctx.normalize_dim(d, rank));
   std::sort(out.begin(), out.end());
   if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    ctx.fail("a dim appears more than once in the reduction's dim list");
+    ctx.bad_input("a dim appears more than once in the reduction's dim list");
   }
   return out;
 }

@@ -22,15 +22,15 @@ std::string dtype_name(DType d) { return std::string(to_string(d)); }
 Tensor complex_tensor(const KernelContext& ctx, size_t i, std::string_view name) {
   Tensor t = ctx.tensor(i, name);
   if (!is_complex(t.dtype())) {
-    ctx.fail(std::string(name) + " must be a complex tensor, got " + dtype_name(t.dtype()));
+    ctx.bad_input(std::string(name) + " must be a complex tensor, got " + dtype_name(t.dtype()));
   }
   return t;
 }
 
 void require_complex_capable(const KernelContext& ctx, DType d, const std::string& op) {
   if (d != DType::Float32 && d != DType::Float64) {
-    ctx.fail(op + " needs float32 or float64 tensors (complex64 / complex128), got " +
-             dtype_name(d));
+    ctx.bad_input(op + " needs float32 or float64 tensors (complex64 / complex128), got " +
+                  dtype_name(d));
   }
 }
 
@@ -126,7 +126,8 @@ void register_complex(KernelRegistry& r) {
   r.add("aten.view_as_complex", [](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
     require_complex_capable(ctx, t.dtype(), "view_as_complex");
-    if (t.rank() == 0) ctx.fail("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
+    if (t.rank() == 0)
+      ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
     if (t.sizes().back() != 2)
       ctx.fail("view_as_complex needs a last dim of size 2, got " + t.str());
     if (t.strides().back() != 1) {

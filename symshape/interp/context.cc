@@ -10,6 +10,10 @@ KernelContext::KernelContext(const Graph& graph, const Node& node,
 
 void KernelContext::fail(const std::string& message) const { throw RunError(node_, message); }
 
+void KernelContext::bad_input(const std::string& message) const {
+  throw RunInputError(node_, message);
+}
+
 const Arg* KernelContext::lookup(size_t i, std::string_view name) const {
   if (const Arg* a = node_.kwarg(name)) return a;
   return i < node_.args.size() ? &node_.args[i] : nullptr;
@@ -50,7 +54,7 @@ RValue value_on(const KernelContext& ctx, const Graph& graph,
     case Arg::Kind::Node: {
       size_t index = graph.index_of(a.text);
       if (rank >= ranks.size() || index >= ranks[rank].size()) {
-        ctx.fail("refers to '" + a.text + "', which has no value yet");
+        ctx.bad_input("refers to '" + a.text + "', which has no value yet");
       }
       return ranks[rank][index];
     }
@@ -83,8 +87,8 @@ RValue KernelContext::value(size_t i, std::string_view name) const {
 Tensor KernelContext::tensor(size_t i, std::string_view name) const {
   RValue v = value(i, name);
   if (v.kind != RValue::Kind::Tensor) {
-    fail(arg_label(i, name) + " must be a tensor, got " +
-         (v.kind == RValue::Kind::None ? std::string("nothing") : v.str()));
+    bad_input(arg_label(i, name) + " must be a tensor, got " +
+              (v.kind == RValue::Kind::None ? std::string("nothing") : v.str()));
   }
   return v.tensor;
 }
@@ -96,11 +100,11 @@ std::optional<Tensor> KernelContext::optional_tensor(size_t i, std::string_view 
 
 std::vector<Tensor> KernelContext::tensor_list(size_t i, std::string_view name) const {
   RValue v = value(i, name);
-  if (v.kind != RValue::Kind::List) fail(arg_label(i, name) + " must be a list of tensors");
+  if (v.kind != RValue::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
   std::vector<Tensor> out;
   for (const RValue& item : v.items) {
     if (item.kind != RValue::Kind::Tensor) {
-      fail(arg_label(i, name) + " must be a list of tensors, got " + item.str());
+      bad_input(arg_label(i, name) + " must be a list of tensors, got " + item.str());
     }
     out.push_back(item.tensor);
   }
@@ -110,7 +114,7 @@ std::vector<Tensor> KernelContext::tensor_list(size_t i, std::string_view name) 
 std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
     size_t i, std::string_view name) const {
   RValue v = value(i, name);
-  if (v.kind != RValue::Kind::List) fail(arg_label(i, name) + " must be a list of tensors");
+  if (v.kind != RValue::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
   std::vector<std::optional<Tensor>> out;
   for (const RValue& item : v.items) {
     if (item.kind == RValue::Kind::None) {
@@ -118,17 +122,17 @@ std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
     } else if (item.kind == RValue::Kind::Tensor) {
       out.push_back(item.tensor);
     } else {
-      fail(arg_label(i, name) + " must be a list of optional tensors, got " + item.str());
+      bad_input(arg_label(i, name) + " must be a list of optional tensors, got " + item.str());
     }
   }
   return out;
 }
 
 int64_t KernelContext::integer(size_t i, std::string_view name) const {
-  if (!has(i, name)) fail("missing " + arg_label(i, name));
+  if (!has(i, name)) bad_input("missing " + arg_label(i, name));
   RValue v = value(i, name);
   auto e = as_integer(v);
-  if (!e) fail(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
+  if (!e) bad_input(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
   return *e;
 }
 
@@ -147,12 +151,12 @@ std::optional<std::vector<int64_t>> KernelContext::optional_int_list(size_t i,
   RValue v = value(i, name);
   if (auto single = as_integer(v)) return std::vector<int64_t>{*single};
   if (v.kind != RValue::Kind::List) {
-    fail(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
   }
   std::vector<int64_t> out;
   for (const RValue& item : v.items) {
     auto e = as_integer(item);
-    if (!e) fail(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    if (!e) bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
     out.push_back(*e);
   }
   return out;
@@ -160,7 +164,7 @@ std::optional<std::vector<int64_t>> KernelContext::optional_int_list(size_t i,
 
 std::vector<int64_t> KernelContext::int_list(size_t i, std::string_view name) const {
   auto list = optional_int_list(i, name);
-  if (!list) fail("missing " + arg_label(i, name));
+  if (!list) bad_input("missing " + arg_label(i, name));
   return *list;
 }
 
@@ -176,7 +180,7 @@ double KernelContext::real(size_t i, std::string_view name, double fallback) con
   RValue v = value_of(*a);
   if (v.kind == RValue::Kind::Float) return v.real;
   if (v.kind == RValue::Kind::Int) return static_cast<double>(v.integer);
-  fail(arg_label(i, name) + " must be a number, got " + a->str());
+  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
 }
 
 bool KernelContext::boolean(size_t i, std::string_view name, bool fallback) const {
@@ -188,21 +192,21 @@ bool KernelContext::boolean(size_t i, std::string_view name, bool fallback) cons
     RValue v = value_of(*a);
     if (v.kind == RValue::Kind::Bool) return v.truth;
   }
-  fail(arg_label(i, name) + " must be a bool, got " + a->str());
+  bad_input(arg_label(i, name) + " must be a bool, got " + a->str());
 }
 
 std::string KernelContext::string(size_t i, std::string_view name,
                                   const std::string& fallback) const {
   const Arg* a = arg(i, name);
   if (!a) return fallback;
-  if (a->kind != Arg::Kind::String) fail(arg_label(i, name) + " must be a string");
+  if (a->kind != Arg::Kind::String) bad_input(arg_label(i, name) + " must be a string");
   return a->text;
 }
 
 std::optional<DType> KernelContext::dtype(size_t i, std::string_view name) const {
   const Arg* a = arg(i, name);
   if (!a) return std::nullopt;
-  if (a->kind != Arg::Kind::DType) fail(arg_label(i, name) + " must be a dtype");
+  if (a->kind != Arg::Kind::DType) bad_input(arg_label(i, name) + " must be a dtype");
   return a->dtype;
 }
 
@@ -216,12 +220,12 @@ std::optional<Scalar> KernelContext::optional_scalar(size_t i, std::string_view 
     case RValue::Kind::Bool: return Scalar::of_bool(v.truth);
     default: break;
   }
-  fail(arg_label(i, name) + " must be a number, got " + a->str());
+  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
 }
 
 Scalar KernelContext::scalar(size_t i, std::string_view name) const {
   auto s = optional_scalar(i, name);
-  if (!s) fail("missing " + arg_label(i, name));
+  if (!s) bad_input("missing " + arg_label(i, name));
   return *s;
 }
 
@@ -241,9 +245,9 @@ std::vector<RValue> KernelContext::group_values(size_t i, std::string_view name)
 size_t KernelContext::normalize_dim(int64_t dim, size_t rank) const {
   const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
   if (dim < -r || dim >= r) {
-    fail("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-         std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " + std::to_string(r - 1) +
-         "])");
+    bad_input("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
+              std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " +
+              std::to_string(r - 1) + "])");
   }
   return static_cast<size_t>(dim < 0 ? dim + r : dim);
 }

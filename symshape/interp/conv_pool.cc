@@ -33,8 +33,8 @@ std::vector<int64_t> spatial_param(const KernelContext& ctx, size_t i, std::stri
   std::vector<int64_t> v = ctx.int_list(i, name, fallback);
   if (v.size() == 1) v.assign(n, v[0]);
   if (v.size() != n) {
-    ctx.fail(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
-             " ints, got " + sizes_str(v));
+    ctx.bad_input(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
+                  " ints, got " + sizes_str(v));
   }
   return v;
 }
@@ -42,7 +42,7 @@ std::vector<int64_t> spatial_param(const KernelContext& ctx, size_t i, std::stri
 void check_each(const KernelContext& ctx, const std::vector<int64_t>& v, bool strictly_positive,
                 const std::string& message) {
   for (int64_t x : v) {
-    if (strictly_positive ? x <= 0 : x < 0) ctx.fail(message);
+    if (strictly_positive ? x <= 0 : x < 0) ctx.bad_input(message);
   }
 }
 
@@ -152,7 +152,7 @@ ConvGeometry conv_geometry(const KernelContext& ctx, const std::vector<int64_t>&
   check_each(ctx, p.dilation, true,
              p.op + ": dilation should be greater than zero, got " + sizes_str(p.dilation));
   if (p.groups <= 0) {
-    ctx.fail(p.op + ": non-positive groups is not supported, got " + std::to_string(p.groups));
+    ctx.bad_input(p.op + ": non-positive groups is not supported, got " + std::to_string(p.groups));
   }
   if (p.transposed) {
     check_each(
@@ -160,9 +160,10 @@ ConvGeometry conv_geometry(const KernelContext& ctx, const std::vector<int64_t>&
         p.op + ": negative output_padding is not supported, got " + sizes_str(p.output_padding));
     for (size_t i = 0; i < n; ++i) {
       if (p.output_padding[i] >= p.stride[i] && p.output_padding[i] >= p.dilation[i]) {
-        ctx.fail(p.op + ": output padding must be smaller than either stride or dilation, got " +
-                 "output_padding " + sizes_str(p.output_padding) + ", stride " +
-                 sizes_str(p.stride) + " and dilation " + sizes_str(p.dilation));
+        ctx.bad_input(p.op +
+                      ": output padding must be smaller than either stride or dilation, got " +
+                      "output_padding " + sizes_str(p.output_padding) + ", stride " +
+                      sizes_str(p.stride) + " and dilation " + sizes_str(p.dilation));
       }
     }
   }
@@ -290,12 +291,12 @@ RValue conv_forward(const KernelContext& ctx, const Tensor& input, const Tensor&
 size_t spatial_rank(const KernelContext& ctx, const Tensor& weight, size_t fixed,
                     const std::string& op) {
   if (fixed != 0 && weight.rank() != fixed + 2) {
-    ctx.fail(op + ": expected a " + std::to_string(fixed + 2) + "-D weight, got " +
-             sizes_str(weight.sizes()));
+    ctx.bad_input(op + ": expected a " + std::to_string(fixed + 2) + "-D weight, got " +
+                  sizes_str(weight.sizes()));
   }
   if (weight.rank() < 3) {
-    ctx.fail(op + ": weight should have at least three dimensions, got " +
-             sizes_str(weight.sizes()));
+    ctx.bad_input(op + ": weight should have at least three dimensions, got " +
+                  sizes_str(weight.sizes()));
   }
   return weight.rank() - 2;
 }
@@ -348,7 +349,8 @@ Kernel conv_nd(size_t n) {
     p.groups = ctx.integer(6, "groups", 1);
     if (p.padding_mode == "same") {
       for (int64_t s : p.stride) {
-        if (s != 1) ctx.fail(p.op + ": padding='same' is not supported for strided convolutions");
+        if (s != 1)
+          ctx.bad_input(p.op + ": padding='same' is not supported for strided convolutions");
       }
     }
     return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
@@ -450,8 +452,8 @@ RValue convolution_backward(KernelContext& ctx) {
 void require_pool_input(const KernelContext& ctx, const Tensor& t, size_t n,
                         const std::string& op) {
   if (t.rank() != n + 1 && t.rank() != n + 2) {
-    ctx.fail(op + ": expected a " + std::to_string(n + 1) + "-D (unbatched) or " +
-             std::to_string(n + 2) + "-D (batched) input, got " + sizes_str(t.sizes()));
+    ctx.bad_input(op + ": expected a " + std::to_string(n + 1) + "-D (unbatched) or " +
+                  std::to_string(n + 2) + "-D (batched) input, got " + sizes_str(t.sizes()));
   }
   for (size_t d = t.rank() - n - 1; d < t.rank(); ++d) {
     if (t.size(static_cast<int64_t>(d)) == 0) {
@@ -496,7 +498,7 @@ int64_t pool_output_size(Checked& c, int64_t in, int64_t kernel, int64_t pad, in
 PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>& sizes,
                            const PoolKind& k) {
   const size_t n = k.n;
-  if (!ctx.has(1, "kernel_size")) ctx.fail(k.op + ": missing argument 'kernel_size'");
+  if (!ctx.has(1, "kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
   PoolGeometry g;
   g.kernel = spatial_param(ctx, 1, "kernel_size", n, {}, k.op);
   std::vector<int64_t> stride = ctx.int_list(2, "stride", {});
@@ -508,7 +510,7 @@ PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>&
   if (!k.max) {
     g.count_include_pad = ctx.boolean(5, "count_include_pad", true);
     g.divisor = ctx.optional_integer(6, "divisor_override");
-    if (g.divisor && *g.divisor == 0) ctx.fail(k.op + ": divisor must be not zero");
+    if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
   }
   check_each(ctx, g.kernel, true,
              k.op + ": kernel size should be greater than zero, got " + sizes_str(g.kernel));
@@ -519,8 +521,8 @@ PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>&
   check_each(ctx, g.pad, false, k.op + ": pad must be non-negative, got " + sizes_str(g.pad));
   for (size_t i = 0; i < n; ++i) {
     if (g.pad[i] > g.kernel[i] / 2) {
-      ctx.fail(k.op + ": pad should be at most half of kernel size, got pad " + sizes_str(g.pad) +
-               " and kernel size " + sizes_str(g.kernel));
+      ctx.bad_input(k.op + ": pad should be at most half of kernel size, got pad " +
+                    sizes_str(g.pad) + " and kernel size " + sizes_str(g.kernel));
     }
   }
   g.leading.assign(sizes.begin(), sizes.end() - static_cast<std::ptrdiff_t>(n));
@@ -572,7 +574,7 @@ RValue max_over_windows(const KernelContext& ctx, const Tensor& t,
                         const std::vector<int64_t>& out, bool with_indices, const Window& window,
                         const std::string& op) {
   const math::Category cat = math::category(t.dtype());
-  if (cat == math::Category::Complex) ctx.fail(op + " does not support complex inputs");
+  if (cat == math::Category::Complex) ctx.bad_input(op + " does not support complex inputs");
   std::vector<int64_t> out_sizes = leading;
   out_sizes.insert(out_sizes.end(), out.begin(), out.end());
   Tensor values = Tensor::zeros(t.dtype(), out_sizes);
@@ -714,8 +716,8 @@ std::vector<int64_t> adaptive_output(const KernelContext& ctx, const Tensor& t, 
                                      const std::string& op) {
   std::vector<int64_t> size = ctx.int_list(1, "output_size");
   if (size.size() != n) {
-    ctx.fail(op + ": output_size must have " + std::to_string(n) + " elements, got " +
-             sizes_str(size));
+    ctx.bad_input(op + ": output_size must have " + std::to_string(n) + " elements, got " +
+                  sizes_str(size));
   }
   require_pool_input(ctx, t, n, op);
   check_each(
@@ -728,7 +730,7 @@ RValue adaptive_avg_pool(KernelContext& ctx, const std::string& op, size_t n) {
   Tensor t = ctx.tensor(0, "self");
   std::vector<int64_t> out = adaptive_output(ctx, t, n, op);
   if (math::category(t.dtype()) == math::Category::Complex) {
-    ctx.fail(op + " does not support complex inputs");
+    ctx.bad_input(op + " does not support complex inputs");
   }
   std::vector<int64_t> leading(t.sizes().begin(), t.sizes().end() - static_cast<std::ptrdiff_t>(n));
   std::vector<int64_t> in(t.sizes().end() - static_cast<std::ptrdiff_t>(n), t.sizes().end());
@@ -839,7 +841,7 @@ RValue avg_pool_backward(KernelContext& ctx, const PoolKind& k) {
     g.ceil_mode = ctx.boolean(5, "ceil_mode", false);
     g.count_include_pad = ctx.boolean(6, "count_include_pad", true);
     g.divisor = ctx.optional_integer(7, "divisor_override");
-    if (g.divisor && *g.divisor == 0) ctx.fail(k.op + ": divisor must be not zero");
+    if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
     g.dilation.assign(k.n, 1);
     check_each(ctx, g.kernel, true, k.op + ": kernel size should be greater than zero");
     check_each(ctx, g.stride, true, k.op + ": stride should be greater than zero");
@@ -896,7 +898,7 @@ RValue adaptive_avg_pool_backward(KernelContext& ctx, const std::string& op, siz
   Tensor self = ctx.tensor(1, "self");
   require_grad_like(ctx, grad, self, n, op);
   if (math::category(self.dtype()) == math::Category::Complex) {
-    ctx.fail(op + " does not support complex inputs");
+    ctx.bad_input(op + " does not support complex inputs");
   }
   std::vector<int64_t> in(self.sizes().end() - static_cast<std::ptrdiff_t>(n), self.sizes().end());
   std::vector<int64_t> out(grad.sizes().end() - static_cast<std::ptrdiff_t>(n), grad.sizes().end());

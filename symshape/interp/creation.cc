@@ -12,7 +12,7 @@ namespace {
 
 std::vector<int64_t> checked_sizes(const KernelContext& ctx, std::vector<int64_t> sizes) {
   for (int64_t s : sizes) {
-    if (s < 0) ctx.fail("size " + std::to_string(s) + " is negative");
+    if (s < 0) ctx.bad_input("size " + std::to_string(s) + " is negative");
   }
   return sizes;
 }
@@ -124,7 +124,8 @@ std::vector<int64_t> memory_format_strides(const KernelContext& ctx, const Tenso
   if (format == "channels_last" || format == "channels_last_3d") {
     const size_t rank = format == "channels_last" ? 4 : 5;
     if (t.rank() != rank) {
-      ctx.fail(format + " needs a tensor of rank " + std::to_string(rank) + ", got " + t.str());
+      ctx.bad_input(format + " needs a tensor of rank " + std::to_string(rank) + ", got " +
+                    t.str());
     }
     std::vector<int64_t> strides(rank);
     strides[1] = 1;
@@ -173,7 +174,7 @@ Kernel new_like(size_t dtype_position, Fill how) {
 Tensor strided(const KernelContext& ctx, DType dtype, const std::vector<int64_t>& sizes,
                const std::vector<int64_t>& strides) {
   checked_sizes(ctx, sizes);
-  if (strides.size() != sizes.size()) ctx.fail("size and stride differ in length");
+  if (strides.size() != sizes.size()) ctx.bad_input("size and stride differ in length");
   int64_t extent = 1;
   bool empty = false;
   for (int64_t s : sizes) empty |= s == 0;
@@ -192,10 +193,10 @@ Tensor strided(const KernelContext& ctx, DType dtype, const std::vector<int64_t>
 
 // The number of elements of arange over [start, end) by step, checked as ATen checks it.
 int64_t arange_length(const KernelContext& ctx, double start, double end, double step) {
-  if (!std::isfinite(start) || !std::isfinite(end)) ctx.fail("arange needs finite bounds");
-  if (step == 0) ctx.fail("arange step must be nonzero");
+  if (!std::isfinite(start) || !std::isfinite(end)) ctx.bad_input("arange needs finite bounds");
+  if (step == 0) ctx.bad_input("arange step must be nonzero");
   if ((step > 0 && end < start) || (step < 0 && end > start)) {
-    ctx.fail("arange: upper bound and lower bound inconsistent with step sign");
+    ctx.bad_input("arange: upper bound and lower bound inconsistent with step sign");
   }
   double n = std::ceil((end - start) / step);
   if (!(n <= static_cast<double>(Tensor::kMaxElements))) ctx.fail("arange is too long");
@@ -207,7 +208,7 @@ RValue arange(KernelContext& ctx, bool has_start, bool has_step) {
   const size_t dtype_pos = has_start ? (has_step ? 3 : 2) : 1;
   auto number = [&](size_t i, std::string_view name, double fallback) -> Scalar {
     if (!ctx.has(i, name)) {
-      if (std::isnan(fallback)) ctx.fail("missing argument '" + std::string(name) + "'");
+      if (std::isnan(fallback)) ctx.bad_input("missing argument '" + std::string(name) + "'");
       return Scalar::of_int(static_cast<int64_t>(fallback));
     }
     return ctx.scalar(i, name);
@@ -220,9 +221,9 @@ RValue arange(KernelContext& ctx, bool has_start, bool has_step) {
   DType dtype = ctx.dtype(dtype_pos, "dtype").value_or(floating ? DType::Float32 : DType::Int64);
   if (!floating) {
     const int64_t a = start.as_int(), b = end.as_int(), c = step.as_int();
-    if (c == 0) ctx.fail("arange step must be nonzero");
+    if (c == 0) ctx.bad_input("arange step must be nonzero");
     if ((c > 0 && b < a) || (c < 0 && b > a)) {
-      ctx.fail("arange: upper bound and lower bound inconsistent with step sign");
+      ctx.bad_input("arange: upper bound and lower bound inconsistent with step sign");
     }
     // ceil((b - a) / c) without overflow: the difference in 128 bits.
     const __int128 diff = static_cast<__int128>(b) - a;
@@ -351,7 +352,7 @@ void register_creation(KernelRegistry& r) {
   r.add("aten.arange.start_step", [](KernelContext& ctx) { return arange(ctx, true, true); });
   r.add("aten.linspace", [](KernelContext& ctx) {
     const int64_t steps = ctx.integer(2, "steps");
-    if (steps < 0) ctx.fail("number of steps must be non-negative");
+    if (steps < 0) ctx.bad_input("number of steps must be non-negative");
     const double a = ctx.scalar(0, "start").as_double(), b = ctx.scalar(1, "end").as_double();
     Tensor t = new_tensor(ctx, ctx.dtype(3, "dtype").value_or(DType::Float32), {steps});
     if (steps == 1) t.set_flat(0, Scalar::of_float(a));

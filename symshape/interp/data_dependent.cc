@@ -93,7 +93,7 @@ RValue unique(KernelContext& ctx, std::optional<size_t> dim_pos, size_t inverse_
   Tensor t = ctx.tensor(0, "self");
   std::optional<size_t> dim;
   if (dim_pos && ctx.has(*dim_pos, "dim")) {
-    if (t.rank() == 0) ctx.fail("unique along a dim needs a tensor with at least one dim");
+    if (t.rank() == 0) ctx.bad_input("unique along a dim needs a tensor with at least one dim");
     dim = ctx.normalize_dim(ctx.integer(*dim_pos, "dim"), t.rank());
   }
   // The items, in order.
@@ -194,7 +194,7 @@ void register_data_dependent(KernelRegistry& r) {
     Tensor t = ctx.tensor(0, "self");
     const int64_t size = ctx.integer(1, "size");
     if (size < 0)
-      ctx.fail("nonzero_static: size must be non-negative, got " + std::to_string(size));
+      ctx.bad_input("nonzero_static: size must be non-negative, got " + std::to_string(size));
     if (size > Tensor::kMaxElements)
       ctx.fail("nonzero_static: size " + std::to_string(size) + " is too large");
     const int64_t fill = ctx.integer(2, "fill_value", -1);
@@ -240,10 +240,11 @@ void register_data_dependent(KernelRegistry& r) {
   r.add("aten.repeat_interleave.Tensor", [](KernelContext& ctx) {
     Tensor repeats = ctx.tensor(0, "repeats");
     if (repeats.rank() > 1) {
-      ctx.fail("repeat_interleave: repeats must be a 0-dim or 1-dim tensor, got " + repeats.str());
+      ctx.bad_input("repeat_interleave: repeats must be a 0-dim or 1-dim tensor, got " +
+                    repeats.str());
     }
     if (!is_integral(repeats.dtype())) {
-      ctx.fail("repeat_interleave: repeats must be an integer tensor, got " + repeats.str());
+      ctx.bad_input("repeat_interleave: repeats must be an integer tensor, got " + repeats.str());
     }
     std::vector<Scalar> out;
     std::vector<Scalar> counts = repeats.values();

@@ -165,7 +165,7 @@ Kernel pointwise(std::vector<std::pair<size_t, std::string>> positions, Out out,
   return [positions, out, make](KernelContext& ctx) {
     std::vector<Operand> ops;
     for (const auto& [i, name] : positions) ops.push_back(operand(ctx, i, name));
-    if (!ops[0].present) ctx.fail("missing argument '" + positions[0].second + "'");
+    if (!ops[0].present) ctx.bad_input("missing argument '" + positions[0].second + "'");
     Types ty = types_of(ops, out);
     Fn f = make(ctx, ty.compute);
     std::vector<Tensor> inputs;
@@ -563,10 +563,11 @@ void register_elementwise(KernelRegistry& r) {
     Operand cond = operand(ctx, 0, "condition"), a = operand(ctx, 1, "self"),
             b = operand(ctx, 2, "other");
     if (!cond.present) ctx.fail("where needs a condition");
-    if (!a.present || !b.present) ctx.fail("where needs self and other");
+    if (!a.present || !b.present) ctx.bad_input("where needs self and other");
     if (cond.is_tensor && cond.t.dtype() != DType::Bool && cond.t.dtype() != DType::UInt8) {
-      ctx.fail("where expected condition to be a boolean tensor, but got a tensor with dtype " +
-               dtype_name(cond.t.dtype()));
+      ctx.bad_input(
+          "where expected condition to be a boolean tensor, but got a tensor with dtype " +
+          dtype_name(cond.t.dtype()));
     }
     DType d = promoted({a, b});
     // The condition as bool (a uint8 one tests != 0); map casts it to d, where true stays
@@ -581,9 +582,10 @@ void register_elementwise(KernelRegistry& r) {
     r.add(std::string("aten.") + op, [](KernelContext& ctx) {
       Operand self = operand(ctx, 0, "self"), lo = operand(ctx, 1, "min"),
               hi = operand(ctx, 2, "max");
-      if (!lo.present && !hi.present) ctx.fail("at least one of 'min' or 'max' must not be None");
+      if (!lo.present && !hi.present)
+        ctx.bad_input("at least one of 'min' or 'max' must not be None");
       DType d = promoted({self, lo, hi});
-      if (is_complex(d)) ctx.fail("clamp is not supported for complex types");
+      if (is_complex(d)) ctx.bad_input("clamp is not supported for complex types");
       std::vector<Tensor> inputs = {self.t};
       if (lo.present) inputs.push_back(lo.t);
       if (hi.present) inputs.push_back(hi.t);
@@ -886,9 +888,9 @@ void register_elementwise(KernelRegistry& r) {
     r.add(is_min ? "aten.clamp_min" : "aten.clamp_max", [is_min](KernelContext& ctx) {
       Operand self = operand(ctx, 0, "self"), bound = operand(ctx, 1, is_min ? "min" : "max");
       if (!bound.present)
-        ctx.fail(std::string("missing argument '") + (is_min ? "min" : "max") + "'");
+        ctx.bad_input(std::string("missing argument '") + (is_min ? "min" : "max") + "'");
       DType d = promoted({self, bound});
-      if (is_complex(d)) ctx.fail("clamp is not supported for complex types");
+      if (is_complex(d)) ctx.bad_input("clamp is not supported for complex types");
       return RValue::of(map({self.t, bound.t}, d, d, [d, is_min](const Args& v) {
         if (scalar_kind(d) == Kind::Float) {
           double x = v[0].f, b = v[1].f;

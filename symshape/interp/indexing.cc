@@ -57,7 +57,7 @@ Tensor index_tensor(const KernelContext& ctx, size_t i, std::string_view name,
                     bool allow_bool = false) {
   Tensor t = ctx.tensor(i, name);
   if (!is_integral(t.dtype()) && !(allow_bool && t.dtype() == DType::Bool)) {
-    ctx.fail(std::string(name) + " must be an integer tensor, got " + t.str());
+    ctx.bad_input(std::string(name) + " must be an integer tensor, got " + t.str());
   }
   return t;
 }

@@ -35,8 +35,8 @@ void require_rank(const KernelContext& ctx, const Tensor& t, size_t rank, const 
 void require_same_dtype(const KernelContext& ctx, const Tensor& a, const Tensor& b,
                         const std::string& op) {
   if (a.dtype() != b.dtype()) {
-    ctx.fail(op + " expected operands of the same dtype, got " + std::string(to_string(a.dtype())) +
-             " and " + std::string(to_string(b.dtype())));
+    ctx.bad_input(op + " expected operands of the same dtype, got " +
+                  std::string(to_string(a.dtype())) + " and " + std::string(to_string(b.dtype())));
   }
 }
 
@@ -74,8 +74,8 @@ std::vector<T> batched_product(const std::vector<T>& a, const std::vector<T>& b,
 Tensor matmul_of(const KernelContext& ctx, const Tensor& a, const Tensor& b, DType out_dtype,
                  const std::string& op) {
   if (a.rank() == 0 || b.rank() == 0) {
-    ctx.fail("both arguments to " + op + " need to be at least 1-D, got " + rank_str(a) + " and " +
-             rank_str(b));
+    ctx.bad_input("both arguments to " + op + " need to be at least 1-D, got " + rank_str(a) +
+                  " and " + rank_str(b));
   }
   const int64_t ka = a.sizes().back();
   const int64_t kb = b.rank() == 1 ? b.size(0) : b.size(-2);
@@ -247,7 +247,7 @@ RValue addmm_activation(KernelContext& ctx) {
       add_scaled(ctx, self, mm_of(ctx, ctx.tensor(1, "mat1"), ctx.tensor(2, "mat2"), op), op);
   const bool gelu = ctx.boolean(5, "use_gelu", false);
   const math::Category c = math::category(out.dtype());
-  if (c == math::Category::Complex) ctx.fail(op + " does not support complex inputs");
+  if (c == math::Category::Complex) ctx.bad_input(op + " does not support complex inputs");
   if (gelu && c != math::Category::Float) ctx.fail(op + ": GELU needs a floating dtype");
   for (int64_t i = 0; i < out.numel(); ++i) {
     Scalar v = out.flat(i);
@@ -286,7 +286,7 @@ RValue linear(KernelContext& ctx) {
   Tensor input = ctx.tensor(0, "input");
   Tensor weight = ctx.tensor(1, "weight");
   if (weight.rank() == 0 || weight.rank() > 2) {
-    ctx.fail("linear: weight must be 1-D or 2-D, got " + sizes_str(weight.sizes()));
+    ctx.bad_input("linear: weight must be 1-D or 2-D, got " + sizes_str(weight.sizes()));
   }
   require_same_dtype(ctx, input, weight, "linear");
   Tensor transposed = weight;
@@ -330,9 +330,9 @@ Subscripts parse_subscripts(const KernelContext& ctx, const std::string& text,
     char c = text[i];
     if (c == ' ') continue;
     if (c == '.') {
-      if (s.has_ellipsis) ctx.fail("einsum(): more than one ellipsis for " + where);
+      if (s.has_ellipsis) ctx.bad_input("einsum(): more than one ellipsis for " + where);
       if (text.compare(i, 3, "...") != 0) {
-        ctx.fail("einsum(): found '.' for " + where + " that is not part of an ellipsis");
+        ctx.bad_input("einsum(): found '.' for " + where + " that is not part of an ellipsis");
       }
       s.labels.push_back(kEllipsis);
       s.has_ellipsis = true;
@@ -353,10 +353,10 @@ Subscripts parse_subscripts(const KernelContext& ctx, const std::string& text,
 constexpr int kEllipsisId = 128;
 
 RValue einsum(KernelContext& ctx) {
-  if (!ctx.has(0, "equation")) ctx.fail("missing argument 'equation'");
+  if (!ctx.has(0, "equation")) ctx.bad_input("missing argument 'equation'");
   const std::string equation = ctx.string(0, "equation", "");
   std::vector<Tensor> ops = ctx.tensor_list(1, "tensors");
-  if (ops.empty()) ctx.fail("einsum(): must provide at least one operand");
+  if (ops.empty()) ctx.bad_input("einsum(): must provide at least one operand");
 
   const size_t arrow = equation.find("->");
   const std::string lhs = equation.substr(0, arrow);
@@ -370,8 +370,8 @@ RValue einsum(KernelContext& ctx) {
     }
   }
   if (terms.size() != ops.size()) {
-    ctx.fail("einsum(): the equation '" + equation + "' has " + std::to_string(terms.size()) +
-             " operands but " + std::to_string(ops.size()) + " tensors were given");
+    ctx.bad_input("einsum(): the equation '" + equation + "' has " + std::to_string(terms.size()) +
+                  " operands but " + std::to_string(ops.size()) + " tensors were given");
   }
 
   // The ellipsis covers as many dims as the widest operand's.
@@ -381,9 +381,9 @@ RValue einsum(KernelContext& ctx) {
     const size_t letters = terms[o].letter_count();
     const size_t rank = ops[o].rank();
     if (terms[o].has_ellipsis ? letters > rank : letters != rank) {
-      ctx.fail("einsum(): the number of subscripts in the equation (" + std::to_string(letters) +
-               ") does not match the number of dimensions (" + std::to_string(rank) +
-               ") for operand " + std::to_string(o));
+      ctx.bad_input("einsum(): the number of subscripts in the equation (" +
+                    std::to_string(letters) + ") does not match the number of dimensions (" +
+                    std::to_string(rank) + ") for operand " + std::to_string(o));
     }
     if (terms[o].has_ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - letters);
     dtype = promote_types(dtype, ops[o].dtype());
@@ -479,8 +479,8 @@ RValue einsum(KernelContext& ctx) {
   const int64_t out_count = math::checked_numel(ctx, out_sizes, "einsum()");
   const int64_t total = product(sizes);
   if (total > math::kMaxWork) {
-    ctx.fail("einsum(): the equation '" + equation + "' over sizes " + sizes_str(sizes) +
-             " is too much work for the interpreter");
+    ctx.bad_input("einsum(): the equation '" + equation + "' over sizes " + sizes_str(sizes) +
+                  " is too much work for the interpreter");
   }
   const int64_t summed = out_count == 0 ? 0 : total / out_count;
 

@@ -30,7 +30,8 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 void require_floating(const KernelContext& ctx, const Tensor& t, const std::string& op) {
   if (!is_floating(t.dtype())) {
-    ctx.fail(op + ": expected a floating-point input, got " + std::string(to_string(t.dtype())));
+    ctx.bad_input(op + ": expected a floating-point input, got " +
+                  std::string(to_string(t.dtype())));
   }
 }
 
@@ -85,8 +86,8 @@ BatchNormResult batch_norm(const KernelContext& ctx, const BatchNormArgs& a,
                            const std::string& op) {
   const Tensor& x = a.input;
   if (x.rank() < 2) {
-    ctx.fail(op + ": expected an input with at least 2 dims [N, C, ...], got " +
-             sizes_str(x.sizes()));
+    ctx.bad_input(op + ": expected an input with at least 2 dims [N, C, ...], got " +
+                  sizes_str(x.sizes()));
   }
   require_floating(ctx, x, op);
   const int64_t n = x.size(0), channels = x.size(1);
@@ -94,7 +95,7 @@ BatchNormResult batch_norm(const KernelContext& ctx, const BatchNormArgs& a,
   const std::vector<double> w = per_channel(ctx, a.weight, channels, 1.0, "weight");
   const std::vector<double> b = per_channel(ctx, a.bias, channels, 0.0, "bias");
   if (!a.training && (!a.running_mean || !a.running_var)) {
-    ctx.fail(op + ": running_mean and running_var must be defined in evaluation mode");
+    ctx.bad_input(op + ": running_mean and running_var must be defined in evaluation mode");
   }
   std::vector<double> rm, rv;
   if (a.running_mean) rm = per_channel(ctx, a.running_mean, channels, 0.0, "running_mean");
@@ -272,8 +273,8 @@ RValue instance_norm(KernelContext& ctx) {
   a.eps = ctx.real(7, "eps", 1e-5);
   const Tensor& x = a.input;
   if (x.rank() < 2) {
-    ctx.fail(op + ": expected an input with at least 2 dims [N, C, ...], got " +
-             sizes_str(x.sizes()));
+    ctx.bad_input(op + ": expected an input with at least 2 dims [N, C, ...], got " +
+                  sizes_str(x.sizes()));
   }
   require_floating(ctx, x, op);
   const int64_t n = x.size(0), channels = x.size(1);
@@ -283,9 +284,9 @@ RValue instance_norm(KernelContext& ctx) {
   if (a.running_mean) rm = per_channel(ctx, a.running_mean, channels, 0.0, "running_mean");
   if (a.running_var) rv = per_channel(ctx, a.running_var, channels, 1.0, "running_var");
   if (!use_input_stats && (!a.running_mean || !a.running_var)) {
-    ctx.fail(op +
-             ": expected running_mean and running_var to be defined when use_input_stats "
-             "is false");
+    ctx.bad_input(op +
+                  ": expected running_mean and running_var to be defined when use_input_stats "
+                  "is false");
   }
   // Batch norm of the input viewed as [1, N * C, *] with every parameter repeated N times.
   std::vector<int64_t> folded = x.sizes();
@@ -426,7 +427,7 @@ size_t check_normalized_shape(
     const std::vector<std::pair<std::string, std::optional<Tensor>>>& params,
     const std::string& op) {
   if (normalized.empty()) {
-    ctx.fail(op + ": expected normalized_shape to be at least 1-dimensional, got []");
+    ctx.bad_input(op + ": expected normalized_shape to be at least 1-dimensional, got []");
   }
   const size_t rank = input.rank();
   if (rank < normalized.size() ||
@@ -454,7 +455,7 @@ std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) 
   std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
   std::optional<Tensor> bias = ctx.optional_tensor(3, "bias");
   const double eps = ctx.real(4, "eps", 1e-5);
-  if (is_complex(input.dtype())) ctx.fail(op + " does not support complex inputs");
+  if (is_complex(input.dtype())) ctx.bad_input(op + " does not support complex inputs");
   require_floating(ctx, input, op);
   const size_t axis =
       check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
@@ -601,7 +602,7 @@ void check_group_norm(const KernelContext& ctx, const GroupNormShape& s,
                       const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                       const std::string& op) {
   if (s.groups <= 0) {
-    ctx.fail(op + ": num_groups must be positive, got " + std::to_string(s.groups));
+    ctx.bad_input(op + ": num_groups must be positive, got " + std::to_string(s.groups));
   }
   if (s.channels < 0) ctx.fail(op + ": negative number of channels " + std::to_string(s.channels));
   math::checked_numel(ctx, {s.n, s.groups}, op);  // the statistics' [N, group]
@@ -681,8 +682,8 @@ RValue group_norm(KernelContext& ctx) {
   const std::string op = "group_norm";
   Tensor input = ctx.tensor(0, "input");
   if (input.rank() < 2) {
-    ctx.fail(op + ": expected at least 2 dimensions for input tensor, got " +
-             sizes_str(input.sizes()));
+    ctx.bad_input(op + ": expected at least 2 dimensions for input tensor, got " +
+                  sizes_str(input.sizes()));
   }
   require_floating(ctx, input, op);
   std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
@@ -818,8 +819,8 @@ std::vector<double> attention_bias(const KernelContext& ctx, const Tensor& mask,
     return out;
   }
   if (!is_floating(mask.dtype())) {
-    ctx.fail(op + ": expected attn_mask dtype to be bool or float, got " +
-             std::string(to_string(mask.dtype())));
+    ctx.bad_input(op + ": expected attn_mask dtype to be bool or float, got " +
+                  std::string(to_string(mask.dtype())));
   }
   return load<double>(expanded);
 }
@@ -828,13 +829,13 @@ void check_qkv(const KernelContext& ctx, const Tensor& q, const Tensor& k, const
                size_t min_rank, const std::string& op) {
   for (const Tensor* t : {&q, &k, &v}) {
     if (t->rank() < min_rank) {
-      ctx.fail(op + ": expected query, key and value to be at least " + std::to_string(min_rank) +
-               "-D, got " + sizes_str(q.sizes()) + ", " + sizes_str(k.sizes()) + " and " +
-               sizes_str(v.sizes()));
+      ctx.bad_input(op + ": expected query, key and value to be at least " +
+                    std::to_string(min_rank) + "-D, got " + sizes_str(q.sizes()) + ", " +
+                    sizes_str(k.sizes()) + " and " + sizes_str(v.sizes()));
     }
   }
   if (q.dtype() != k.dtype() || q.dtype() != v.dtype()) {
-    ctx.fail(op + ": expected query, key and value to have the same dtype");
+    ctx.bad_input(op + ": expected query, key and value to have the same dtype");
   }
   require_floating(ctx, q, op);
   if (q.size(-1) != k.size(-1)) {
@@ -917,8 +918,9 @@ void check_fused(const KernelContext& ctx, const Tensor& q, const Tensor& k, con
                  const std::string& op) {
   for (const Tensor* t : {&q, &k, &v}) {
     if (t->rank() != 4) {
-      ctx.fail(op + ": expected 4-D query, key and value [batch, heads, seq, head_dim], got " +
-               sizes_str(q.sizes()) + ", " + sizes_str(k.sizes()) + " and " + sizes_str(v.sizes()));
+      ctx.bad_input(op + ": expected 4-D query, key and value [batch, heads, seq, head_dim], got " +
+                    sizes_str(q.sizes()) + ", " + sizes_str(k.sizes()) + " and " +
+                    sizes_str(v.sizes()));
     }
   }
   check_qkv(ctx, q, k, v, 4, op);

@@ -296,7 +296,8 @@ Kernel variance(bool is_std, bool whole, bool with_mean) {
     Tensor t = ctx.tensor(0, "self");
     const DType d = t.dtype();
     if (!is_float_or_complex(d)) {
-      ctx.fail("std and var only support floating point and complex dtypes, got " + dtype_name(d));
+      ctx.bad_input("std and var only support floating point and complex dtypes, got " +
+                    dtype_name(d));
     }
     std::vector<size_t> dims = whole ? all_dims(t.rank()) : reduction_dims(ctx, 1, t.rank());
     bool keepdim = !whole && ctx.boolean(3, "keepdim", false);
@@ -330,8 +331,8 @@ Kernel vector_norm(const std::string& p_name, const std::string& op) {
   return [p_name, op](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
     if (!is_float_or_complex(t.dtype())) {
-      ctx.fail(op + ": expected a floating point or complex tensor as input, got " +
-               dtype_name(t.dtype()));
+      ctx.bad_input(op + ": expected a floating point or complex tensor as input, got " +
+                    dtype_name(t.dtype()));
     }
     const double p = ctx.real(1, p_name, 2);
     std::vector<size_t> dims = reduction_dims(ctx, 2, t.rank());
@@ -410,7 +411,7 @@ size_t scan_dim(const KernelContext& ctx, const Tensor& t, size_t position, int6
 Kernel cumulative(bool product) {
   return [product](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.fail("missing argument 'dim'");
+    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
     size_t d = scan_dim(ctx, t, 1, 0);
     DType out = accumulate_dtype(t.dtype(), ctx.dtype(kKeywordOnly, "dtype"));
     return RValue::of(along(t, d, out, [&](const Group& line) {
@@ -475,7 +476,7 @@ Group softmax_line(const Group& line, bool log) {
 Kernel softmax(bool log, bool internal) {
   return [log, internal](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.fail("missing argument 'dim'");
+    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
     size_t d = scan_dim(ctx, t, 1, 0);
     DType out = t.dtype();
     if (internal) {
@@ -484,7 +485,7 @@ Kernel softmax(bool log, bool internal) {
       out = *requested;
     }
     if (!is_floating(out)) {
-      ctx.fail("softmax needs a floating point input (or dtype), got " + dtype_name(out));
+      ctx.bad_input("softmax needs a floating point input (or dtype), got " + dtype_name(out));
     }
     Tensor in = t.to(out);
     return RValue::of(
@@ -731,7 +732,7 @@ void register_reductions(KernelRegistry& r) {
   r.add("aten.cumprod", cumulative(true));
   r.add("aten.logcumsumexp", [](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.fail("missing argument 'dim'");
+    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
     if (!is_floating(t.dtype())) {
       ctx.fail("logcumsumexp is only supported for floating point tensors, got " +
                dtype_name(t.dtype()));
@@ -753,7 +754,7 @@ void register_reductions(KernelRegistry& r) {
     r.add(largest ? "aten.cummax" : "aten.cummin", [largest](KernelContext& ctx) {
       Tensor t = ctx.tensor(0, "self");
       require_real(ctx, t, largest ? "cummax" : "cummin");
-      if (!ctx.has(1, "dim")) ctx.fail("missing argument 'dim'");
+      if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
       size_t d = scan_dim(ctx, t, 1, 0);
       int64_t n = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
       return along_pair(t, d, t.dtype(), n, [largest](const Group& line) {

@@ -348,7 +348,10 @@ class Runner {
         }
       }
     }
-    if (!a || a->kind != Arg::Kind::Int) return std::nullopt;
+    if (!a || a->kind == Arg::Kind::None) return std::nullopt;
+    if (a->kind != Arg::Kind::Int) {
+      throw RunInputError(n, "group size must be an int, got " + a->str());
+    }
     return eval_int(a->integer, "group size");
   }
 
@@ -459,11 +462,15 @@ class Runner {
         const Node& n = graph_.nodes[i];
         for (size_t r = 0; r < world_; ++r) ranks_[r][i] = run_node(registry, n, r);
       }
+    } catch (const RunInputError& e) {
+      fail(e.what(), i, true);
+      return;
     } catch (const RunError& e) {
-      fail(e.what(), i);
+      fail(e.what(), i, !in_op(i));
       return;
     } catch (const std::exception& e) {
-      fail(i < count ? label(graph_.nodes[i]) + ": " + e.what() : std::string(e.what()), i);
+      fail(i < count ? label(graph_.nodes[i]) + ": " + e.what() : std::string(e.what()), i,
+           !in_op(i));
       return;
     }
     result_.ok = true;
@@ -491,7 +498,7 @@ class Runner {
       case NodeOp::CallFunction: break;
     }
     const Kernel* kernel = registry.find(n.target);
-    if (!kernel) throw RunError(n, "no kernel for op '" + n.target + "'");
+    if (!kernel) throw RunInputError(n, "unknown op '" + n.target + "' (no kernel)");
     // Seeded by the node's name, not its position: a pass that inserts or erases nodes before a
     // random op must not change what it draws (--verify-numerics compares the two graphs).
     std::mt19937_64 rng(stream_seed(options_.seed, "node", n.name, r));
@@ -500,10 +507,16 @@ class Runner {
     return (*kernel)(ctx);
   }
 
-  void fail(std::string message, size_t i) {
+  // Whether node i is an op: a failure elsewhere (an input, a constant) is bad input.
+  bool in_op(size_t i) const {
+    return i < graph_.nodes.size() && graph_.nodes[i].op == NodeOp::CallFunction;
+  }
+
+  void fail(std::string message, size_t i, bool input_error) {
     result_.ok = false;
     result_.error = std::move(message);
     result_.failed_node = i;
+    result_.input_error = input_error;
     for (auto& values : ranks_) {
       for (size_t k = i; k < values.size(); ++k) values[k] = RValue::none();
     }
@@ -538,6 +551,7 @@ RunResult run(const Graph& graph, const RunOptions& options) {
     result.ok = false;
     result.error = e.what();
     result.failed_node = graph.nodes.size();  // no node ran into it
+    result.input_error = true;
   }
   if (result.values.size() != graph.nodes.size()) {
     result.values.assign(graph.nodes.size(), RValue::none());

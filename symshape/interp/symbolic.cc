@@ -15,7 +15,7 @@ RValue size_of(KernelContext& ctx) {
     for (int64_t s : t.sizes()) items.push_back(RValue::of_int(s));
     return RValue::list(std::move(items));
   }
-  if (t.rank() == 0) ctx.fail("a 0-dim tensor has no size to read");
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size to read");
   return RValue::of_int(t.sizes()[ctx.normalize_dim(ctx.integer(1, "dim"), t.rank())]);
 }
 
@@ -26,7 +26,7 @@ RValue stride_of(KernelContext& ctx) {
     for (int64_t s : t.strides()) items.push_back(RValue::of_int(s));
     return RValue::list(std::move(items));
   }
-  if (t.rank() == 0) ctx.fail("a 0-dim tensor has no stride to read");
+  if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride to read");
   return RValue::of_int(t.strides()[ctx.normalize_dim(ctx.integer(1, "dim"), t.rank())]);
 }
 
@@ -34,7 +34,7 @@ double as_double(const KernelContext& ctx, const RValue& v) {
   if (v.kind == RValue::Kind::Float) return v.real;
   if (v.kind == RValue::Kind::Int) return static_cast<double>(v.integer);
   if (v.kind == RValue::Kind::Bool) return v.truth ? 1 : 0;
-  ctx.fail("expected a number, got " + v.str());
+  ctx.bad_input("expected a number, got " + v.str());
 }
 
 // An int64 result of Python int arithmetic; Python ints never overflow, so a result outside
@@ -60,23 +60,23 @@ Kernel arithmetic(IntOp int_op, FloatOp float_op) {
 }
 
 int64_t int_floordiv(const KernelContext& ctx, int64_t a, int64_t b) {
-  if (b == 0) ctx.fail("ZeroDivisionError: integer division or modulo by zero");
+  if (b == 0) ctx.bad_input("ZeroDivisionError: integer division or modulo by zero");
   if (a == INT64_MIN && b == -1) ctx.fail("integer overflow: the result does not fit in int64");
   return floordiv(a, b);
 }
 
 int64_t int_mod(const KernelContext& ctx, int64_t a, int64_t b) {
-  if (b == 0) ctx.fail("ZeroDivisionError: integer division or modulo by zero");
+  if (b == 0) ctx.bad_input("ZeroDivisionError: integer division or modulo by zero");
   return mod(a, b);
 }
 
 double float_floordiv(const KernelContext& ctx, double a, double b) {
-  if (b == 0) ctx.fail("ZeroDivisionError: float floor division by zero");
+  if (b == 0) ctx.bad_input("ZeroDivisionError: float floor division by zero");
   return std::floor(a / b);
 }
 
 double float_mod(const KernelContext& ctx, double a, double b) {
-  if (b == 0) ctx.fail("ZeroDivisionError: float modulo by zero");
+  if (b == 0) ctx.bad_input("ZeroDivisionError: float modulo by zero");
   return fmod_python(a, b);
 }
 
@@ -167,12 +167,12 @@ void register_symbolic(KernelRegistry& r) {
     r.add(p + "getitem", [](KernelContext& ctx) {
       RValue seq = ctx.value(0, "a");
       if (seq.kind != RValue::Kind::List)
-        ctx.fail("getitem needs a tuple or list, got " + seq.str());
+        ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
       const int64_t i = ctx.integer(1, "b");
       const int64_t n = static_cast<int64_t>(seq.items.size());
       if (i < -n || i >= n) {
-        ctx.fail("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
-                 " items");
+        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
+                      " items");
       }
       return seq.items[static_cast<size_t>(i < 0 ? i + n : i)];
     });
@@ -189,7 +189,7 @@ void register_symbolic(KernelRegistry& r) {
     r.add(p + "mod", arithmetic(int_mod, float_mod));
     r.add(p + "truediv", [](KernelContext& ctx) {
       double a = as_double(ctx, ctx.value(0, "a")), b = as_double(ctx, ctx.value(1, "b"));
-      if (b == 0) ctx.fail("ZeroDivisionError: division by zero");
+      if (b == 0) ctx.bad_input("ZeroDivisionError: division by zero");
       return RValue::of_float(a / b);
     });
     r.add(p + "neg", [](KernelContext& ctx) {

@@ -34,7 +34,7 @@ Tensor alias(const Tensor& t) { return view_of(t, t.sizes(), t.strides()); }
 
 // A tensor's dim for an op that needs at least one dim.
 size_t existing_dim(const KernelContext& ctx, const Tensor& t, int64_t dim, const char* op) {
-  if (t.rank() == 0) ctx.fail(std::string(op) + "() cannot be applied to a 0-dim tensor");
+  if (t.rank() == 0) ctx.bad_input(std::string(op) + "() cannot be applied to a 0-dim tensor");
   return ctx.normalize_dim(dim, t.rank());
 }
 
@@ -50,10 +50,11 @@ Sizes infer_size(const KernelContext& ctx, Sizes shape, int64_t numel) {
   int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
-      if (infer) ctx.fail("only one dimension can be inferred in " + sizes_str(shape));
+      if (infer) ctx.bad_input("only one dimension can be inferred in " + sizes_str(shape));
       infer = i;
     } else if (shape[i] < 0) {
-      ctx.fail("invalid shape dimension " + std::to_string(shape[i]) + " in " + sizes_str(shape));
+      ctx.bad_input("invalid shape dimension " + std::to_string(shape[i]) + " in " +
+                    sizes_str(shape));
     } else {
       known = c.mul(known, shape[i]);
     }
@@ -268,7 +269,7 @@ Scalar decode(const uint8_t* in, DType d) {
 RValue view_dtype(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
   std::optional<DType> to_dtype = ctx.dtype(1, "dtype");
-  if (!to_dtype) ctx.fail("view.dtype needs a dtype");
+  if (!to_dtype) ctx.bad_input("view.dtype needs a dtype");
   if (*to_dtype == t.dtype()) return RValue::of(alias(t));
   const int from = item_size(t.dtype()), to = item_size(*to_dtype);
   Sizes sizes = t.sizes();
@@ -330,14 +331,15 @@ RValue permute(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
   Sizes dims = ctx.int_list(1, "dims");
   if (dims.size() != t.rank()) {
-    ctx.fail("permute: number of dims don't match in permute: the tensor has " +
-             std::to_string(t.rank()) + " dims but " + std::to_string(dims.size()) + " were given");
+    ctx.bad_input("permute: number of dims don't match in permute: the tensor has " +
+                  std::to_string(t.rank()) + " dims but " + std::to_string(dims.size()) +
+                  " were given");
   }
   Sizes sizes, strides;
   std::vector<bool> seen(t.rank(), false);
   for (int64_t d : dims) {
     size_t k = ctx.normalize_dim(d, t.rank());
-    if (seen[k]) ctx.fail("permute: repeated dim " + std::to_string(k));
+    if (seen[k]) ctx.bad_input("permute: repeated dim " + std::to_string(k));
     seen[k] = true;
     sizes.push_back(t.sizes()[k]);
     strides.push_back(t.strides()[k]);
@@ -358,16 +360,16 @@ RValue movedim(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
   Sizes src = ctx.int_list(1, "source"), dst = ctx.int_list(2, "destination");
   if (src.size() != dst.size()) {
-    ctx.fail("movedim: Invalid source or destination dims: source (" + sizes_str(src) +
-             ") and destination (" + sizes_str(dst) +
-             ") dims must have the same number of elements");
+    ctx.bad_input("movedim: Invalid source or destination dims: source (" + sizes_str(src) +
+                  ") and destination (" + sizes_str(dst) +
+                  ") dims must have the same number of elements");
   }
   std::vector<long> order(t.rank(), -1);
   std::vector<bool> used(t.rank(), false);
   for (size_t i = 0; i < src.size(); ++i) {
     size_t s = ctx.normalize_dim(src[i], t.rank()), d = ctx.normalize_dim(dst[i], t.rank());
     if (t.rank() == 0) continue;
-    if (order[d] != -1 || used[s]) ctx.fail("movedim: repeated dim in source or destination");
+    if (order[d] != -1 || used[s]) ctx.bad_input("movedim: repeated dim in source or destination");
     order[d] = static_cast<long>(s);
     used[s] = true;
   }
@@ -390,9 +392,9 @@ RValue movedim(KernelContext& ctx) {
 // (a new leading dim of size 1 keeps the dense stride).
 Tensor expanded(const KernelContext& ctx, const Tensor& t, const Sizes& target) {
   if (target.size() < t.rank()) {
-    ctx.fail("expand: the number of sizes provided (" + std::to_string(target.size()) +
-             ") must be greater or equal to the number of dimensions in the tensor (" +
-             std::to_string(t.rank()) + ")");
+    ctx.bad_input("expand: the number of sizes provided (" + std::to_string(target.size()) +
+                  ") must be greater or equal to the number of dimensions in the tensor (" +
+                  std::to_string(t.rank()) + ")");
   }
   const size_t n = target.size();
   const long lead = static_cast<long>(n) - static_cast<long>(t.rank());
@@ -406,13 +408,13 @@ Tensor expanded(const KernelContext& ctx, const Tensor& t, const Sizes& target) 
     int64_t want = target[i];
     if (want == -1) {
       if (dim < 0) {
-        ctx.fail("expand: -1 is not allowed in a leading, non-existing dimension (" +
-                 sizes_str(target) + ")");
+        ctx.bad_input("expand: -1 is not allowed in a leading, non-existing dimension (" +
+                      sizes_str(target) + ")");
       }
       want = size;
     }
     if (want < 0)
-      ctx.fail("expand: invalid size " + std::to_string(want) + " in " + sizes_str(target));
+      ctx.bad_input("expand: invalid size " + std::to_string(want) + " in " + sizes_str(target));
     if (size != want) {
       if (size != 1) {
         ctx.fail("The expanded size of the tensor (" + std::to_string(want) +
@@ -462,7 +464,7 @@ RValue flatten(KernelContext& ctx) {
   size_t start = ctx.normalize_dim(ctx.integer(1, "start_dim", 0), t.rank());
   size_t end = ctx.normalize_dim(ctx.integer(2, "end_dim", -1), t.rank());
   if (t.rank() == 0) return RValue::of(reshaped(ctx, t, {1}, Reshape::Reshape));
-  if (start > end) ctx.fail("flatten() has invalid args: start_dim cannot come after end_dim");
+  if (start > end) ctx.bad_input("flatten() has invalid args: start_dim cannot come after end_dim");
   if (start == end) return RValue::of(alias(t));
   Sizes sizes(t.sizes().begin(), t.sizes().begin() + static_cast<long>(start));
   math::Checked c;
@@ -478,7 +480,7 @@ RValue unflatten(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
   size_t k = existing_dim(ctx, t, ctx.integer(1, "dim"), "unflatten");
   Sizes requested = ctx.int_list(2, "sizes");
-  if (requested.empty()) ctx.fail("unflatten: sizes must be non-empty");
+  if (requested.empty()) ctx.bad_input("unflatten: sizes must be non-empty");
   Sizes parts = infer_size(ctx, requested, t.sizes()[k]);
   Sizes part_strides(parts.size());
   int64_t step = t.strides()[k];
@@ -513,7 +515,7 @@ RValue slice(KernelContext& ctx) {
   size_t k = existing_dim(ctx, t, ctx.integer(1, "dim", 0), "slice");
   const int64_t size = t.sizes()[k];
   const int64_t step = ctx.integer(4, "step", 1);
-  if (step <= 0) ctx.fail("slice step must be positive, got " + std::to_string(step));
+  if (step <= 0) ctx.bad_input("slice step must be positive, got " + std::to_string(step));
   auto clamp = [size](int64_t i) {
     if (i < 0) i += size;  // no overflow: i < 0 <= size
     return std::clamp<int64_t>(i, 0, size);
@@ -542,7 +544,8 @@ RValue narrow(KernelContext& ctx) {
   const int64_t size = t.sizes()[k];
   int64_t start = int_or_item(ctx, 2, "start");
   const int64_t length = ctx.integer(3, "length");
-  if (length < 0) ctx.fail("narrow(): length must be non-negative, got " + std::to_string(length));
+  if (length < 0)
+    ctx.bad_input("narrow(): length must be non-negative, got " + std::to_string(length));
   if (start < -size || start > size) {
     ctx.fail("start out of range (expected to be in range of [" + std::to_string(-size) + ", " +
              std::to_string(size) + "], but got " + std::to_string(start) + ")");
@@ -589,8 +592,8 @@ RValue pieces_of(const Tensor& t, size_t k, const Sizes& lengths) {
 RValue split_by_size(const KernelContext& ctx, const Tensor& t, size_t k, int64_t split_size) {
   const int64_t size = t.sizes()[k];
   if (split_size < 0) {
-    ctx.fail("split expects split_size be non-negative, but got split_size=" +
-             std::to_string(split_size));
+    ctx.bad_input("split expects split_size be non-negative, but got split_size=" +
+                  std::to_string(split_size));
   }
   if (split_size == 0) {
     if (size != 0) {
@@ -613,7 +616,7 @@ RValue split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
   math::Checked c;
   for (int64_t p : parts) {
     if (p < 0) {
-      ctx.fail(
+      ctx.bad_input(
           "split_with_sizes expects split_sizes have only non-negative entries, but got "
           "split_sizes=" +
           sizes_str(parts));
@@ -630,7 +633,7 @@ RValue split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
 
 RValue split(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
-  if (t.rank() == 0) ctx.fail("split() cannot be applied to a 0-dim tensor");
+  if (t.rank() == 0) ctx.bad_input("split() cannot be applied to a 0-dim tensor");
   size_t k = ctx.normalize_dim(ctx.integer(2, "dim", 0), t.rank());
   if (ctx.value(1, "split_size").kind == RValue::Kind::List) {
     return split_with_sizes(ctx, "split_size");
@@ -640,10 +643,10 @@ RValue split(KernelContext& ctx) {
 
 RValue chunk(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
-  if (t.rank() == 0) ctx.fail("chunk() cannot be applied to a 0-dim tensor");
+  if (t.rank() == 0) ctx.bad_input("chunk() cannot be applied to a 0-dim tensor");
   const int64_t chunks = ctx.integer(1, "chunks");
   if (chunks <= 0) {
-    ctx.fail("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
+    ctx.bad_input("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   }
   size_t k = ctx.normalize_dim(ctx.integer(2, "dim", 0), t.rank());
   const int64_t size = t.sizes()[k];
@@ -666,7 +669,7 @@ RValue unbind(KernelContext& ctx) {
 // ---- concatenation and repetition ----
 
 Tensor concatenated(const KernelContext& ctx, const std::vector<Tensor>& all, int64_t dim) {
-  if (all.empty()) ctx.fail("torch.cat(): expected a non-empty list of Tensors");
+  if (all.empty()) ctx.bad_input("torch.cat(): expected a non-empty list of Tensors");
   DType dtype = all[0].dtype();
   std::vector<size_t> kept;
   for (size_t j = 0; j < all.size(); ++j) {
@@ -678,8 +681,8 @@ Tensor concatenated(const KernelContext& ctx, const std::vector<Tensor>& all, in
   const Tensor& first = all[kept[0]];
   const size_t rank = first.rank();
   if (rank == 0) {
-    ctx.fail("zero-dimensional tensor (at position " + std::to_string(kept[0]) +
-             ") cannot be concatenated");
+    ctx.bad_input("zero-dimensional tensor (at position " + std::to_string(kept[0]) +
+                  ") cannot be concatenated");
   }
   size_t k = ctx.normalize_dim(dim, rank);
   Sizes sizes = first.sizes();
@@ -718,7 +721,7 @@ RValue cat(KernelContext& ctx) {
 
 RValue stack(KernelContext& ctx) {
   std::vector<Tensor> ts = ctx.tensor_list(0, "tensors");
-  if (ts.empty()) ctx.fail("stack expects a non-empty TensorList");
+  if (ts.empty()) ctx.bad_input("stack expects a non-empty TensorList");
   size_t k = insertion_dim(ctx, ctx.integer(1, "dim", 0), ts[0].rank());
   std::vector<Tensor> pieces;
   for (size_t j = 0; j < ts.size(); ++j) {
@@ -734,7 +737,7 @@ RValue stack(KernelContext& ctx) {
 // self repeated `reps` times along each dim (leading reps add dims).
 Tensor repeated(const KernelContext& ctx, const Tensor& t, const Sizes& reps) {
   if (reps.size() < t.rank()) {
-    ctx.fail(
+    ctx.bad_input(
         "Number of dimensions of repeat dims can not be smaller than number of dimensions of "
         "tensor");
   }
@@ -743,8 +746,8 @@ Tensor repeated(const KernelContext& ctx, const Tensor& t, const Sizes& reps) {
   math::Checked c;
   for (size_t i = 0; i < reps.size(); ++i) {
     if (reps[i] < 0) {
-      ctx.fail("Trying to create tensor with negative dimension " + std::to_string(reps[i]) + ": " +
-               sizes_str(reps));
+      ctx.bad_input("Trying to create tensor with negative dimension " + std::to_string(reps[i]) +
+                    ": " + sizes_str(reps));
     }
     sizes[i] = i < lead ? reps[i] : c.mul(reps[i], t.sizes()[i - lead]);
   }
@@ -761,7 +764,7 @@ Tensor repeated(const KernelContext& ctx, const Tensor& t, const Sizes& reps) {
 RValue repeat_interleave(KernelContext& ctx) {
   Tensor t = ctx.tensor(0, "self");
   const int64_t reps = ctx.integer(1, "repeats");
-  if (reps < 0) ctx.fail("repeats can not be negative, got " + std::to_string(reps));
+  if (reps < 0) ctx.bad_input("repeats can not be negative, got " + std::to_string(reps));
   size_t k = 0;
   if (!ctx.has(2, "dim")) {
     t = reshaped(ctx, t, {t.numel()}, Reshape::Reshape);
@@ -788,7 +791,7 @@ std::vector<size_t> dims_of(const KernelContext& ctx, const Sizes& dims, size_t 
   for (int64_t d : dims) {
     size_t k = ctx.normalize_dim(d, rank);
     if (unique && std::find(out.begin(), out.end(), k) != out.end()) {
-      ctx.fail("dim " + std::to_string(k) + " appears multiple times in the list of dims");
+      ctx.bad_input("dim " + std::to_string(k) + " appears multiple times in the list of dims");
     }
     out.push_back(k);
   }
@@ -800,7 +803,7 @@ RValue roll(KernelContext& ctx) {
   Sizes shifts = ctx.int_list(1, "shifts"), dims = ctx.int_list(2, "dims", {});
   if (dims.empty()) {
     // Rolls the flattened tensor, then restores the shape.
-    if (shifts.size() != 1) ctx.fail("roll: shifts must have one entry when dims is empty");
+    if (shifts.size() != 1) ctx.bad_input("roll: shifts must have one entry when dims is empty");
     Tensor flat = reshaped(ctx, t, {t.numel()}, Reshape::Reshape);
     Tensor out = Tensor::zeros(t.dtype(), {t.numel()});
     const int64_t n = t.numel();
@@ -808,8 +811,8 @@ RValue roll(KernelContext& ctx) {
     return RValue::of(view_of(out, t.sizes(), contiguous_strides(t.sizes())));
   }
   if (shifts.size() != dims.size()) {
-    ctx.fail("shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
-             ", dims:" + std::to_string(dims.size()));
+    ctx.bad_input("shifts and dimensions must align. shifts: " + std::to_string(shifts.size()) +
+                  ", dims:" + std::to_string(dims.size()));
   }
   std::vector<size_t> ks = dims_of(ctx, dims, t.rank(), false);
   if (t.rank() == 0) return RValue::of(t.clone());
@@ -847,10 +850,10 @@ RValue constant_pad(KernelContext& ctx) {
   Sizes pad = ctx.int_list(1, "pad");
   const Scalar value = ctx.optional_scalar(2, "value").value_or(Scalar::of_int(0));
   if (pad.size() % 2 != 0) {
-    ctx.fail("Length of pad must be even but instead it equals " + std::to_string(pad.size()));
+    ctx.bad_input("Length of pad must be even but instead it equals " + std::to_string(pad.size()));
   }
   if (pad.size() / 2 > t.rank()) {
-    ctx.fail(
+    ctx.bad_input(
         "Length of pad should be no more than twice the number of dimensions of the input. "
         "Pad length is " +
         std::to_string(pad.size()) + " while the input has " + std::to_string(t.rank()) +
@@ -892,13 +895,14 @@ RValue pixel_shuffle(KernelContext& ctx, bool inverse) {
   const char* factor = inverse ? "downscale_factor" : "upscale_factor";
   const char* op = inverse ? "pixel_unshuffle" : "pixel_shuffle";
   if (t.rank() < 3) {
-    ctx.fail(std::string(op) + " expects input to have at least 3 dimensions, but got input with " +
-             std::to_string(t.rank()) + " dimension(s)");
+    ctx.bad_input(std::string(op) +
+                  " expects input to have at least 3 dimensions, but got input with " +
+                  std::to_string(t.rank()) + " dimension(s)");
   }
   const int64_t r = ctx.integer(1, factor);
   if (r <= 0 || r > (int64_t{1} << 20)) {
-    ctx.fail(std::string(op) + " expects " + factor +
-             " to be greater than 0, but got: " + std::to_string(r));
+    ctx.bad_input(std::string(op) + " expects " + factor +
+                  " to be greater than 0, but got: " + std::to_string(r));
   }
   const size_t c = t.rank() - 3, h = t.rank() - 2, w = t.rank() - 1;
   Sizes sizes = t.sizes();
@@ -950,19 +954,19 @@ RValue as_strided(KernelContext& ctx) {
   Sizes sizes = ctx.int_list(1, "size"), strides = ctx.int_list(2, "stride");
   const int64_t offset = ctx.integer(3, "storage_offset", t.offset());
   if (sizes.size() != strides.size()) {
-    ctx.fail("mismatch in length of strides and shape: " + sizes_str(sizes) + " and " +
-             sizes_str(strides));
+    ctx.bad_input("mismatch in length of strides and shape: " + sizes_str(sizes) + " and " +
+                  sizes_str(strides));
   }
   for (int64_t s : sizes) {
     if (s < 0)
-      ctx.fail("as_strided: negative size " + std::to_string(s) + " in " + sizes_str(sizes));
+      ctx.bad_input("as_strided: negative size " + std::to_string(s) + " in " + sizes_str(sizes));
   }
   for (int64_t s : strides) {
     if (s < 0)
-      ctx.fail("as_strided: Negative strides are not supported at the moment, got strides: " +
-               sizes_str(strides));
+      ctx.bad_input("as_strided: Negative strides are not supported at the moment, got strides: " +
+                    sizes_str(strides));
   }
-  if (offset < 0) ctx.fail("Tensor: invalid storage offset " + std::to_string(offset));
+  if (offset < 0) ctx.bad_input("Tensor: invalid storage offset " + std::to_string(offset));
   try {
     return RValue::of(t.as_strided(sizes, strides, offset));
   } catch (const RunError&) {
@@ -984,7 +988,7 @@ void register_views(KernelRegistry& r) {
     Sizes shape = infer_size(ctx, ctx.int_list(1, "size"), t.numel());
     Sizes strides = ctx.int_list(2, "stride");
     if (strides.size() != shape.size())
-      ctx.fail("_reshape_alias: size and stride differ in length");
+      ctx.bad_input("_reshape_alias: size and stride differ in length");
     try {
       return RValue::of(view_of(t, shape, strides));
     } catch (const RunError&) {
@@ -1012,8 +1016,8 @@ void register_views(KernelRegistry& r) {
   r.add("aten.t", [](KernelContext& ctx) {
     Tensor t = ctx.tensor(0, "self");
     if (t.rank() > 2) {
-      ctx.fail("t() expects a tensor with <= 2 dimensions, but self is " +
-               std::to_string(t.rank()) + "D");
+      ctx.bad_input("t() expects a tensor with <= 2 dimensions, but self is " +
+                    std::to_string(t.rank()) + "D");
     }
     return RValue::of(t.rank() < 2 ? alias(t) : transposed(ctx, t, 0, 1));
   });

@@ -77,6 +77,14 @@ class Verifier {
           return "shape[" + std::to_string(d) + "] is negative (" + to_string(*c) + ")";
       }
     }
+    if (n.stride) {
+      // PyTorch has no negative strides (a flip copies), nor does the interpreter.
+      for (size_t d = 0; d < n.stride->size(); ++d) {
+        std::optional<Int> c = (*n.stride)[d].constant();
+        if (c && *c < 0)
+          return "stride[" + std::to_string(d) + "] is negative (" + to_string(*c) + ")";
+      }
+    }
     for (size_t i = 0; i < n.args.size(); ++i) {
       if (auto p = check_refs(n.args[i], index)) return "arg " + std::to_string(i) + *p;
     }

@@ -17,9 +17,10 @@ struct Schema {
   const char* reduce_op;  // its reduce op, at position 1
   size_t gather_group;    // group_size of all_gather_into_tensor
   size_t scatter_group;   // group_size of reduce_scatter_tensor
+  size_t reduce_group;    // group_size of all_reduce (0: it has none, a group name instead)
 };
-constexpr Schema kNative{"input", "reduce_op", 1, 2};
-constexpr Schema kLegacy{"self", "reduceOp", 3, 4};
+constexpr Schema kNative{"input", "reduce_op", 1, 2, 0};
+constexpr Schema kLegacy{"self", "reduceOp", 3, 4, 4};
 
 // Sum and average are right on complex values; max, min and products are not defined there.
 void check_reduce_op(const OpContext& ctx, const Schema& s, const std::vector<TensorMeta>& ts) {
@@ -80,6 +81,8 @@ void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
       r.add(p + "all_reduce" + suffix + variant, [s, coalesced](OpContext& ctx) {
         std::vector<TensorMeta> ts = inputs(ctx, s, coalesced);
         check_reduce_op(ctx, s, ts);
+        if (s.reduce_group && ctx.has(s.reduce_group, "group_size"))
+          group_size(ctx, s.reduce_group);
         return outputs(std::move(ts), coalesced);
       });
     }
@@ -112,6 +115,15 @@ void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
       }
       return sum;
     };
+    // Split sizes are a list (SymInt[]?): a lone int or bool is a malformed argument.
+    for (auto [i, name] : {std::pair<size_t, const char*>{1, "output_split_sizes"},
+                           std::pair<size_t, const char*>{2, "input_split_sizes"}}) {
+      if (!ctx.has(i, name)) continue;
+      Value v = ctx.value(i, name);
+      if (v.kind != Value::Kind::List) {
+        ctx.bad_input(std::string(name) + " must be a list of ints, got " + v.str());
+      }
+    }
     if (auto in = ctx.optional_int_list(2, "input_split_sizes"); in && !in->empty()) {
       ctx.require_equal(total(*in), t.sizes[0], "all_to_all_split",
                         "input split sizes " + shape_str(*in) + " do not add up to dim 0 of size " +

@@ -203,6 +203,11 @@ void register_creation(OpRegistry& r) {
   r.add("aten.randint", [](OpContext& ctx) {
     // randint(high, size) / randint.low(low, high, size): int64 by default.
     const bool low = ctx.node().target.find(".low") != std::string::npos;
+    const Expr from = low ? ctx.integer(0, "low") : Expr(0), to = ctx.integer(low ? 1 : 0, "high");
+    if (ctx.known(from < to) == Truth::False) {
+      ctx.fail("random_ expects 'from' to be less than 'to', but got from=" + from.str() +
+               " >= to=" + to.str());
+    }
     std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(low ? 2 : 1, "size"));
     return Value::of(contiguous(ctx.dtype(low ? 3 : 2, "dtype").value_or(DType::Int64), sizes));
   });

@@ -203,6 +203,8 @@ void register_elementwise(OpRegistry& r) {
   // native_dropout returns (output, mask).
   r.add("aten.native_dropout", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "input");
+    ctx.real(1, "p", 0.5);
+    ctx.boolean(2, "train", true);
     TensorMeta mask = contiguous(DType::Bool, t.sizes);
     return Value::list({Value::of(contiguous(t.dtype, t.sizes)), Value::of(mask)});
   });

@@ -133,13 +133,11 @@ Value gather(OpContext& ctx) {
 // scatter / scatter_add / scatter_reduce / index_add / index_copy / index_fill / index_put:
 // the result has self's metadata. scatter's index (when check_fit) must fit in self outside dim
 // and in src everywhere.
-ShapeRule update(const char* index_name, size_t index_position, bool check_fit) {
+ShapeRule update(const char* index_name, size_t index_position, bool check_fit, bool has_dim) {
   return [=](OpContext& ctx) {
     TensorMeta self = ctx.tensor(0, "self");
     std::optional<size_t> dim;
-    if (ctx.has(1, "dim") && ctx.arg(1, "dim")->kind == Arg::Kind::Int) {
-      dim = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
-    }
+    if (has_dim) dim = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
     if (check_fit && dim && ctx.has(index_position, index_name)) {
       TensorMeta idx = index_tensor(ctx, index_position, index_name, false);
       const std::string op = ctx.node().target;
@@ -190,14 +188,19 @@ void register_indexing(OpRegistry& r) {
     return Value::of(contiguous(self.dtype, broadcast_shapes(ctx, self_sizes, idx.sizes)));
   });
   for (const char* op : {"aten.scatter", "aten.scatter_add", "aten.scatter_reduce"}) {
-    r.add(op, update("index", 2, true));
+    r.add(op, update("index", 2, true, true));
   }
   for (const char* op : {"aten.index_add", "aten.index_copy", "aten.index_fill"}) {
-    r.add(op, update("index", 2, false));
+    r.add(op, update("index", 2, false, true));
   }
-  r.add("aten.index_put", update("indices", 1, false));
-  r.add("aten._unsafe_index_put", update("indices", 1, false));
-  r.add("aten.masked_scatter", update("mask", 1, false));
+  for (const char* op : {"aten.index_put", "aten._unsafe_index_put"}) {
+    ShapeRule put = update("indices", 1, false, false);
+    r.add(op, [put](OpContext& ctx) {
+      ctx.boolean(3, "accumulate", false);
+      return put(ctx);
+    });
+  }
+  r.add("aten.masked_scatter", update("mask", 1, false, false));
   r.add("aten.embedding", embedding);
   r.add("aten.embedding_dense_backward", [](OpContext& ctx) {
     TensorMeta grad = ctx.tensor(0, "grad_output");

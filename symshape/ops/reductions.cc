@@ -101,6 +101,12 @@ Value variance(OpContext& ctx, bool whole, bool with_mean) {
   }
   std::vector<size_t> dims = whole ? all_dims(t.rank()) : reduction_dims(ctx, 1, t.rank());
   bool keepdim = !whole && ctx.boolean(3, "keepdim", false);
+  // The correction changes no shape, but a malformed one is bad input all the same.
+  if (whole || !ctx.has(kKeywordOnly, "correction")) {
+    ctx.boolean(whole ? 1 : 2, "unbiased", true);
+  } else {
+    ctx.real(kKeywordOnly, "correction", 1);
+  }
   Value var = reduced(t, dims, keepdim, real_of(t.dtype));
   if (!with_mean) return var;
   return Value::list({var, reduced(t, dims, keepdim, t.dtype)});
@@ -154,6 +160,7 @@ Value vector_norm(OpContext& ctx, const std::string& op) {
     ctx.bad_input(op + ": expected a floating point or complex tensor as input, got " +
                   dtype_name(t.dtype));
   }
+  ctx.real(1, op == "norm()" ? "p" : "ord", 2);  // the order: a number
   std::vector<size_t> dims = reduction_dims(ctx, 2, t.rank());
   bool keepdim = ctx.boolean(3, "keepdim", false);
   DType out = real_of(ctx.dtype(kKeywordOnly, "dtype").value_or(t.dtype));
@@ -206,6 +213,7 @@ Value topk(OpContext& ctx) {
   TensorMeta t = ctx.tensor(0, "self");
   Expr k = ctx.integer(1, "k");
   size_t d = single_dim(ctx, 2, t, -1);
+  ctx.boolean(3, "largest", true);
   Expr size = t.rank() == 0 ? Expr(1) : t.sizes[d];
   require(ctx, k >= 0 && k <= size, "topk",
           "selected index k out of range: k = " + ctx.simplify(k).str() + " for size " +
@@ -220,12 +228,14 @@ Value topk(OpContext& ctx) {
 Value sort(OpContext& ctx, size_t dim_position) {
   TensorMeta t = ctx.tensor(0, "self");
   single_dim(ctx, dim_position, t, -1);
+  ctx.boolean(dim_position == kKeywordOnly ? kKeywordOnly : dim_position + 1, "descending", false);
   return values_and_indices(t, t.sizes);
 }
 
 Value argsort(OpContext& ctx, size_t dim_position) {
   TensorMeta t = ctx.tensor(0, "self");
   single_dim(ctx, dim_position, t, -1);
+  ctx.boolean(dim_position == kKeywordOnly ? kKeywordOnly : dim_position + 1, "descending", false);
   return Value::of(contiguous(DType::Int64, t.sizes));
 }
 

@@ -567,13 +567,27 @@ Value pixel_shuffle(OpContext& ctx, bool inverse) {
   return Value::of(contiguous(t.dtype, sizes));
 }
 
-// roll / flip: self's shape; the dims (a list at `dims_position`) must exist.
-ShapeRule same_shape(size_t dims_position) {
-  return [dims_position](OpContext& ctx) {
+// roll / flip: self's shape; the dims (a list at `dims_position`) must exist, and a roll's
+// shifts go one per dim (one shift rolls the flattened tensor when dims is empty).
+ShapeRule same_shape(size_t dims_position, bool roll) {
+  return [dims_position, roll](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
-    for (const Expr& d : ctx.int_list(dims_position, "dims", {})) {
+    const std::vector<Expr> dims = ctx.int_list(dims_position, "dims", {});
+    std::vector<size_t> seen;
+    for (const Expr& d : dims) {
       if (!d.as_int64()) ctx.bad_input("dims must be constants, got " + d.str());
-      ctx.normalize_dim(*d.as_int64(), t.rank());
+      const size_t k = ctx.normalize_dim(*d.as_int64(), t.rank());
+      if (!roll && std::find(seen.begin(), seen.end(), k) != seen.end())
+        ctx.bad_input("flip: dim " + std::to_string(k) + " appears more than once in dims");
+      seen.push_back(k);
+    }
+    if (roll) {
+      const size_t shifts = ctx.int_list(1, "shifts").size();
+      if (dims.empty() ? shifts != 1 : shifts != dims.size()) {
+        ctx.bad_input("roll: " + std::to_string(shifts) + " shifts for " +
+                      (dims.empty() ? std::string("the flattened tensor (needs 1)")
+                                    : std::to_string(dims.size()) + " dims"));
+      }
     }
     return Value::of(contiguous(t.dtype, t.sizes));
   };
@@ -624,7 +638,10 @@ void register_views(OpRegistry& r) {
   r.add("aten._reshape_alias", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
     std::vector<Expr> shape = infer_size(ctx, ctx.int_list(1, "size"), t.numel());
-    return Value::of(with_strides(t.dtype, shape, ctx.int_list(2, "stride")));
+    std::vector<Expr> strides = ctx.int_list(2, "stride");
+    if (strides.size() != shape.size())
+      ctx.bad_input("_reshape_alias: size and stride differ in length");
+    return Value::of(with_strides(t.dtype, shape, strides));
   });
   r.add("aten.view.dtype", view_dtype);
   r.add("aten.reshape_as", [](OpContext& ctx) {
@@ -743,6 +760,10 @@ void register_views(OpRegistry& r) {
   r.add("aten.tile", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
     std::vector<Expr> dims = ctx.int_list(1, "dims");
+    for (const Expr& d : dims) {
+      if (ctx.known(d >= 0) == Truth::False)
+        ctx.bad_input("tile: negative repeat " + d.str() + " in " + shape_str(dims));
+    }
     while (dims.size() < t.rank()) dims.insert(dims.begin(), Expr(1));
     std::vector<Expr> sizes(dims.size());
     const size_t lead = dims.size() - t.rank();
@@ -759,8 +780,8 @@ void register_views(OpRegistry& r) {
     sizes[k] = ctx.simplify(sizes[k] * reps);
     return Value::of(contiguous(t.dtype, sizes));
   });
-  r.add("aten.roll", same_shape(2));
-  r.add("aten.flip", same_shape(1));
+  r.add("aten.roll", same_shape(2, true));
+  r.add("aten.flip", same_shape(1, false));
   r.add("aten.constant_pad_nd", constant_pad);
   r.add("aten.pixel_shuffle", [](OpContext& ctx) { return pixel_shuffle(ctx, false); });
   r.add("aten.pixel_unshuffle", [](OpContext& ctx) { return pixel_shuffle(ctx, true); });
@@ -772,6 +793,11 @@ void register_views(OpRegistry& r) {
     for (const Expr& s : sizes) {
       if (ctx.known(s >= 0) == Truth::False) {
         ctx.bad_input("as_strided: negative size " + s.str() + " in " + shape_str(sizes));
+      }
+    }
+    for (const Expr& s : strides) {
+      if (ctx.known(s >= 0) == Truth::False) {
+        ctx.bad_input("as_strided: negative stride " + s.str() + " in " + shape_str(strides));
       }
     }
     return Value::of(with_strides(t.dtype, sizes, strides));

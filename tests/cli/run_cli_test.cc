@@ -153,6 +153,33 @@ TEST(RunCli, BadInputExitsTwo) {
   EXPECT_NE(huge.err.find("too large"), std::string::npos) << huge.err;
 }
 
+// Issue 11's repros: `check` and `run` once gave these graphs different exit codes. One graph,
+// one verdict: bad input (an unknown op, a malformed argument, an index out of range) exits 2
+// from both, a shape error 1.
+TEST(RunCli, CheckAndRunExitAlikeOnTheRepros) {
+  const std::vector<std::pair<std::string, int>> repros = {
+      {"19_unknown_target.json", 2},
+      {"51_view_two_minus1.json", 2},
+      {"56_sym_size_oob.json", 2},
+      {"61_getitem_oob.json", 2},
+      {"62_cat_empty.json", 2},
+      {"63_expand_neg.json", 2},
+      {"75_stride_neg.json", 2},
+      {"83_permute_bad.json", 2},
+      {"84_unsqueeze_oob.json", 2},
+      {"99_all_to_all_bool_splits.json", 2},
+      {"99b_all_to_all_int_splits.json", 2},
+  };
+  for (const auto& [file, code] : repros) {
+    const std::string path = "tests/repros/" + file;
+    CliResult check = run_cli({"check", path});
+    CliResult run = run_run({path});
+    EXPECT_EQ(check.exit_code, code) << file << " (check)\n" << describe(check);
+    EXPECT_EQ(run.exit_code, code) << file << " (run)\n" << describe(run);
+    EXPECT_EQ(run.signal, 0) << file;
+  }
+}
+
 TEST(RunCli, Help) {
   CliResult r = run_run({"--help"});
   EXPECT_EQ(r.exit_code, 0);
