@@ -51,8 +51,14 @@ std::vector<Int> source_values(const GuardSet& set, const Graph& graph, const Li
     const Node* n = graph.find(name);
     bool is_input = n && n->op == NodeOp::Placeholder;
     bool is_dim = set.find_source("dims['" + name + "']") < set.sources.size();
-    if (!is_input && !is_dim)
-      throw UsageError("--size " + quote(name) + " names no input (and no free dim) of the graph");
+    if (!is_input && !is_dim) {
+      std::vector<std::string> known = graph_input_names(graph);
+      for (const Source& src : set.sources) {
+        if (src.kind == Source::Kind::Dim) known.push_back(src.input);
+      }
+      throw UsageError("--size " + quote(name) + " names no input (and no free dim) of the graph" +
+                       did_you_mean(name, known));
+    }
     if (is_input && n->shape && values.size() != n->shape->size()) {
       throw UsageError("--size " + quote(name) + " gives " + std::to_string(values.size()) +
                        " sizes but input '" + name + "' has rank " +

@@ -95,6 +95,17 @@ std::string quote(std::string_view text);
 // Prints `symshape: error: <message>` on one line to stderr.
 void print_error(std::string_view message);
 
+// ` (did you mean 'batch'?)` when one of the candidates is a few edits from name, else "".
+std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
+// The graph's named dims (sorted): in its inputs' and constants' shapes and strides, its "dims"
+// declarations and its symbolic int arguments.
+std::vector<std::string> graph_dim_names(const Graph& graph);
+// The graph's inputs (placeholders), in order.
+std::vector<std::string> graph_input_names(const Graph& graph);
+// Throws UsageError, with a suggestion, unless name is one of the graph's dims: `flag` (--dim)
+// names a dim the graph does not have.
+void expect_dim_of(const Graph& graph, std::string_view flag, const std::string& name);
+
 // A graph read from a file and propagated under its own ShapeEnv (graph_loading.cc).
 struct LoadedGraph {
   Graph graph;

@@ -7,7 +7,9 @@ PropagateOptions dim_overrides(const Graph& graph, const std::vector<std::string
   PropagateOptions options;
   for (const std::string& spec : dim_specs) {
     auto [name, range] = parse_range_spec(spec);
-    options.dims[name] = DimDecl{range.lo(), range.hi(), std::nullopt};
+    expect_dim_of(graph, "--dim", name);
+    if (!options.dims.emplace(name, DimDecl{range.lo(), range.hi(), std::nullopt}).second)
+      throw UsageError("--dim " + quote(name) + " is given twice");
   }
   // A --dim keeps the graph's hint for that dim.
   for (auto& [name, decl] : options.dims) {

@@ -1,6 +1,7 @@
 // `symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]
 // [--world-size W] [--random-dims] [--print-values]`: run a graph in the reference interpreter
 // on small concrete tensors and print each output's dtype, shape and checksum.
+#include <algorithm>
 #include <charconv>
 #include <cinttypes>
 #include <cstdio>
@@ -195,11 +196,33 @@ int run_run(const Args& args) {
   options.random_dims = parsed.has("--random-dims");
   const bool print_values = parsed.has("--print-values");
 
+  options.check_ranges = true;
+
   Expected<Graph> graph = read_graph_file(parsed.positional[0]);
   if (!graph.ok()) throw Error(graph.error());
+  // A name the graph does not have is a typo, never silently ignored.
+  for (const auto& [name, v] : options.dims) expect_dim_of(*graph, "--dim", name);
+  const std::vector<std::string> inputs = graph_input_names(*graph);
+  for (const auto& [name, s] : options.sizes) {
+    if (std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
+      const std::vector<std::string> dims = graph_dim_names(*graph);
+      if (std::find(dims.begin(), dims.end(), name) != dims.end())
+        throw UsageError("--size " + quote(name) + ": " + name + " is a dim: give --dim " + name +
+                         "=N");
+      throw UsageError("--size " + quote(name) + ": the graph has no input " + quote(name) +
+                       did_you_mean(name, inputs));
+    }
+  }
   if (parsed.has("--inputs")) load_inputs(*graph, parsed.all("--inputs").back(), options);
   interp::RunResult result = interp::run(*graph, options);
 
+  if (!result.ok) {
+    std::cerr << "symshape: error: " << result.error << "\n";
+    // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
+    // input (an argument, the dims, the inputs) exits as `check` does for it.
+    return result.input_error ? kExitBadInput : kExitShapeError;
+  }
+  // Nothing goes to stdout before the run succeeded.
   if (!result.dims.empty()) {
     std::cout << "dims:";
     for (const auto& [name, v] : result.dims) std::cout << " " << name << "=" << to_string(v);
@@ -207,12 +230,6 @@ int run_run(const Args& args) {
   }
   if (!result.ranks.empty()) {
     std::cout << "world size: " << result.ranks.size() << " (outputs of rank 0)\n";
-  }
-  if (!result.ok) {
-    std::cerr << "symshape: error: " << result.error << "\n";
-    // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
-    // input (an argument, the dims, the inputs) exits as `check` does for it.
-    return result.input_error ? kExitBadInput : kExitShapeError;
   }
   const Node& output = graph->nodes.back();
   const interp::RValue& out = result.output();

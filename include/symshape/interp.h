@@ -260,8 +260,11 @@ struct RunOptions {
   size_t world_size = 0;
   // Upper bound for a dim chosen at random when neither sizes, dims nor a hint gives it.
   int64_t max_random_dim = 6;
-  // Choose unspecified dims at random in their ranges (else the graph's hint, else 8 clamped).
+  // Choose unspecified dims at random in their ranges (else the graph's hint, else 8 clamped),
+  // drawing again when the graph does not type-check at them. Hints are never redrawn.
   bool random_dims = false;
+  // Dims given by `dims`, `sizes` or `inputs` outside the graph's declared ranges are errors.
+  bool check_ranges = false;
   // Run dropout as in eval mode (the identity) whatever its train flag: the model in inference.
   bool eval_mode = false;
   // The kernels to use; nullptr: KernelRegistry::instance().

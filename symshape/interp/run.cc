@@ -128,6 +128,23 @@ class Runner {
     }
     if (value < 0) throw Error(why + " makes dim " + name + " negative (" + to_string(value) + ")");
     dims_[name] = value;
+    given_by_[name] = why;
+  }
+
+  // With RunOptions::check_ranges, a given dim outside its declared range is bad input, as it
+  // is for `check`: the graph promises nothing there.
+  void check_given_ranges() const {
+    if (!options_.check_ranges) return;
+    for (const auto& [name, value] : dims_) {
+      const DimDecl d = decl(name);
+      if ((d.min && value < *d.min) || (d.max && value > *d.max)) {
+        auto it = given_by_.find(name);
+        throw Error((it != given_by_.end() ? it->second : "a given size") + " makes dim " + name +
+                    " " + to_string(value) + ", outside its declared range [" +
+                    (d.min ? to_string(*d.min) : "0") + ", " + (d.max ? to_string(*d.max) : "inf") +
+                    "]");
+      }
+    }
   }
 
   struct Pending {
@@ -222,6 +239,7 @@ class Runner {
       }
     }
     resolve_pending();
+    check_given_ranges();
   }
 
   void resolve_pending() {
@@ -266,17 +284,20 @@ class Runner {
     if (free.empty()) return;
     std::mt19937_64 rng(stream_seed(options_.seed, "dims", "", 0));
     const Bindings given = dims_;
-    constexpr int kAttempts = 12;
+    // Random dims are drawn again when the graph does not type-check at them; hints are not:
+    // a graph that fails at its hints fails here as `check` says it does.
+    const int attempts = options_.random_dims ? 12 : 1;
     Bindings first;
-    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    for (int attempt = 0; attempt < attempts; ++attempt) {
       dims_ = given;
       for (const std::string& s : free) {
         if (dims_.count(s)) continue;  // bound by a pending size solved below
         DimDecl d = decl(s);
-        Int v = options_.random_dims || attempt > 0 ? random_in_range(d, rng) : default_hint(d);
+        Int v = options_.random_dims ? random_in_range(d, rng) : default_hint(d);
         dims_[s] = v;
         resolve_pending_quietly();
       }
+      if (attempts == 1) return;
       if (attempt == 0) first = dims_;
       if (propagates()) return;
     }
@@ -535,6 +556,7 @@ class Runner {
   std::vector<std::string> symbols_;
   Bindings dims_;
   std::vector<Pending> pending_;
+  std::map<std::string, std::string> given_by_;  // a given dim's origin: "--dim n"
   size_t world_ = 1;
   std::vector<std::vector<RValue>> ranks_;
 };

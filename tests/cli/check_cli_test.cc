@@ -338,6 +338,12 @@ TEST(CheckCli, UsageErrorsExitTwoWithOneLine) {
       {{"examples/mlp.json", "--dim", "batch"},
        "symshape: error: expected NAME=LO..HI, got 'batch'\n"},
       {{"examples/mlp.json", "--json=yes"}, "symshape: error: flag '--json' takes no value\n"},
+      {{"examples/mlp.json", "--dim", "bacth=2..8"},
+       "symshape: error: --dim 'bacth': the graph has no dim 'bacth' (did you mean 'batch'?)\n"},
+      {{"examples/mlp.json", "--dim", "hidden=2..8"},
+       "symshape: error: --dim 'hidden': the graph has no dim 'hidden'\n"},
+      {{"examples/mlp.json", "--dim", "batch=2..8", "--dim", "batch=3..8"},
+       "symshape: error: --dim 'batch' is given twice\n"},
       {{"no/such/graph.json"},
        "symshape: error: no/such/graph.json: cannot open: No such file or directory\n"},
   };

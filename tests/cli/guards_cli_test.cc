@@ -112,6 +112,16 @@ TEST(GuardsCli, BadInput) {
       {{"guards", "tests/propagate/graphs/broadcast_error.json"}, 1, "broadcast"},
       {{"guards", "tests/propagate/graphs/unknown_op.json"}, 2, "unknown op"},
       {{"guards", "examples/mlp.json", "--dim", "batch=9..2"}, 2, "batch=9..2"},
+      // A dim the graph does not have is a typo, not silently ignored; one --dim per dim.
+      {{"guards", "examples/mlp.json", "--dim", "bacth=2..9"},
+       2,
+       "--dim 'bacth': the graph has no dim 'bacth' (did you mean 'batch'?)"},
+      {{"guards", "examples/mlp.json", "--dim", "batch=2..9", "--dim", "batch=3..9"},
+       2,
+       "--dim 'batch' is given twice"},
+      {{"check-inputs", "examples/mlp.json", "--size", "x=2,128", "--dim", "bacth=2..9"},
+       2,
+       "did you mean 'batch'?"},
   };
   for (const Case& c : cases) {
     CliResult r = run_in_root(c.args);
@@ -180,6 +190,10 @@ TEST(CheckInputsCli, AcceptsAndRejectsConcreteInputs) {
       {{reshape}, 2, "no --size for input 'x'"},
       {{reshape, "--size", "x=10"}, 2, "gives 1 sizes but input 'x' has rank 2"},
       {{reshape, "--size", "y=10,6"}, 2, "'y' names no input"},
+      {{reshape, "--size", "xs=10,6"},
+       2,
+       "names no input (and no free dim) of the graph (did you "
+       "mean 'x'?)"},
       {{reshape, "--size", "x=10,six"}, 2, "bad value 'six'"},
       {{reshape, "--size", "x=-1,6"}, 2, "sizes and strides are >= 0"},
       {{reshape, "--size", "x=10,6", "--size", "x=2,6"}, 2, "given twice"},

@@ -114,7 +114,7 @@ TEST(RunCli, RunTimeFailureExitsOneNamingTheNode) {
   {"name": "output", "op": "output", "args": [{"node": "x"}]})");
   CliResult r = run_run({g.path(), "--size", "x=3"});
   EXPECT_EQ(r.exit_code, 1) << describe(r);
-  EXPECT_EQ(r.out, "dims: n=3\n");
+  EXPECT_EQ(r.out, "");  // on an error, nothing goes to stdout
   EXPECT_EQ(
       r.err,
       "symshape: error: node check (aten._assert_scalar.default): assertion failed: n >= 5\n");
@@ -131,7 +131,17 @@ TEST(RunCli, BadInputExitsTwo) {
       {{"examples/mlp.json", "--size", "x=2,127"},
        "dim 1 of input 'x' is declared 128 but its size is 127"},
       {{"examples/mlp.json", "--size", "x=2"}, "input 'x' is declared with 2 dims"},
-      {{"examples/mlp.json", "--size", "y=2"}, "'y', which is not a placeholder"},
+      {{"examples/mlp.json", "--size", "y=2"}, "--size 'y': the graph has no input 'y'"},
+      {{"examples/mlp.json", "--size", "xx=2,128"},
+       "--size 'xx': the graph has no input 'xx' (did you mean 'x'?)"},
+      {{"examples/mlp.json", "--dim", "bacth=2"},
+       "--dim 'bacth': the graph has no dim 'bacth' (did you mean 'batch'?)"},
+      {{"examples/mlp.json", "--dim", "batch=2", "--dim", "batch=3"}, "--dim given twice"},
+      {{"examples/tp_mlp.json", "--size", "W=2"}, "W is a dim: give --dim W=N"},
+      // Declared ranges hold for given dims as they do for check: batch is 1..64.
+      {{"examples/mlp.json", "--dim", "batch=65"},
+       "--dim batch makes dim batch 65, outside its declared range [1, 64]"},
+      {{"examples/mlp.json", "--size", "x=0,128"}, "outside its declared range [1, 64]"},
       {{"examples/mlp.json", "--size", "x=2,a"}, "bad value 'a'"},
       {{"examples/mlp.json", "--dim", "batch"}, "expected NAME=INT"},
       {{"examples/mlp.json", "--world-size", "0"}, "--world-size 0 is out of range"},
@@ -147,8 +157,12 @@ TEST(RunCli, BadInputExitsTwo) {
     EXPECT_NE(r.err.find(c.error), std::string::npos) << "wanted '" << c.error << "' in " << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   }
+  for (const Case& c : cases) EXPECT_EQ(run_run(c.args).out, "") << c.error;
   // Sizes too large for the interpreter are bad input too, never a crash.
-  CliResult huge = run_run({"examples/mlp.json", "--dim", "batch=1000000"});
+  GraphFile wide("wide.json",
+                 R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n", "n"]},
+  {"name": "output", "op": "output", "args": [{"node": "x"}]})");
+  CliResult huge = run_run({wide.path(), "--dim", "n=1000000"});
   EXPECT_EQ(huge.exit_code, 2) << describe(huge);
   EXPECT_NE(huge.err.find("too large"), std::string::npos) << huge.err;
 }
@@ -178,6 +192,23 @@ TEST(RunCli, CheckAndRunExitAlikeOnTheRepros) {
     EXPECT_EQ(run.exit_code, code) << file << " (run)\n" << describe(run);
     EXPECT_EQ(run.signal, 0) << file;
   }
+}
+
+// repros/graphs/100: the hint n=5 cannot broadcast with 3. `check` says so; `run` once drew
+// n=3 in silence and succeeded. Hints are not redrawn: the same error, the same exit code.
+TEST(RunCli, FailsLikeCheckWhenTheHintsDoNotTypeCheck) {
+  const std::string path = "tests/repros/100_run_redraws_hint.json";
+  CliResult check = run_cli({"check", path});
+  CliResult run = run_run({path});
+  EXPECT_EQ(check.exit_code, 1) << describe(check);
+  EXPECT_EQ(run.exit_code, 1) << describe(run);
+  EXPECT_EQ(run.out, "");
+  EXPECT_NE(run.err.find("node a (aten.add.Tensor)"), std::string::npos) << run.err;
+  // Dims that type-check run; --random-dims draws dims, again until the graph type-checks.
+  EXPECT_EQ(run_run({path, "--dim", "n=3"}).exit_code, 0);
+  CliResult drawn = run_run({path, "--random-dims"});
+  EXPECT_EQ(drawn.exit_code, 0) << describe(drawn);
+  EXPECT_EQ(drawn.out.rfind("dims: n=3\n", 0), 0u) << drawn.out;
 }
 
 TEST(RunCli, Help) {
