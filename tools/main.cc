@@ -35,7 +35,8 @@ void print_usage(std::ostream& out) {
     out << "  " << c.name << std::string(width - c.name.size() + 2, ' ') << c.summary << "\n";
   }
   out << "\n"
-         "Run `symshape COMMAND --help` for a command's usage.\n"
+         "Run `symshape COMMAND --help` for a command's usage, `symshape --version` for the\n"
+         "version.\n"
          "Exit codes: 0 ok, 1 the input is wrong (a shape error, a violated declaration,\n"
          "rejected inputs, a run-time error), 2 bad input.\n";
 }
@@ -55,6 +56,10 @@ int dispatch(const Args& args) {
   const std::string& first = args[0];
   if (first == "-h" || first == "--help") {
     print_usage(std::cout);
+    return kExitOk;
+  }
+  if (first == "--version") {
+    std::cout << "symshape " << SYMSHAPE_VERSION << "\n";
     return kExitOk;
   }
   // `symshape help [COMMAND]`, as git and cargo accept it.

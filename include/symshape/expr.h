@@ -198,6 +198,7 @@ Cond operator>=(const Expr& a, const Expr& b);
 bool evaluate(const Cond& c, const Bindings& values);
 
 // Parsers for the printed grammar. Errors carry the position (1-based column) and the reason.
+// A reserved word (is_reserved_name) is refused as a symbol.
 Expected<Expr> parse_expr(std::string_view text);
 Expected<Cond> parse_cond(std::string_view text);
 // The message for a text that parse_expr / parse_cond refused with `error` (`column N: reason`),
@@ -206,6 +207,9 @@ Expected<Cond> parse_cond(std::string_view text);
 // the column, `cannot parse expression (10001 characters): column 201: expression nested too
 // deeply, near '((((((((...'`.
 std::string parse_failure(std::string_view what, std::string_view text, std::string_view error);
+// Whether name is reserved and cannot name a symbol: the grammar's functions (max, min,
+// ceildiv, ...) and keywords (and, or, not, True, False), inf, nan, oo and Python's keywords.
+bool is_reserved_name(std::string_view name);
 
 // A total order on expressions that depends only on their structure and symbol names (never on
 // GiNaC's hash order): negative, zero or positive like strcmp. The printer sorts with it.

@@ -162,6 +162,26 @@ bool is_keyword(std::string_view name) {
   return name == "and" || name == "or" || name == "not" || name == "True" || name == "False";
 }
 
+}  // namespace
+
+bool is_reserved_name(std::string_view name) {
+  // The grammar's functions and keywords, the printed infinity, and Python's keywords (what is
+  // printed must read back, also as Python).
+  static const std::string_view kReserved[] = {
+      "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
+      "raise", "return",   "try", "while",  "with", "yield",
+  };
+  if (is_keyword(name) || lookup_call(name)) return true;
+  for (std::string_view r : kReserved) {
+    if (r == name) return true;
+  }
+  return false;
+}
+
+namespace {
+
 std::optional<RelOp> relop_of(Tok t) {
   switch (t) {
     case Tok::Eq: return RelOp::Eq;
@@ -387,6 +407,10 @@ class Parser {
         if (is_keyword(t.text)) break;
         advance();
         if (cur_.kind == Tok::LParen) return parse_call(t);
+        if (is_reserved_name(t.text)) {
+          throw ParseError{
+              t.col, "'" + std::string(t.text) + "' is a reserved word and cannot name a symbol"};
+        }
         return {Expr::symbol(t.text), t.col};
       }
       default: break;

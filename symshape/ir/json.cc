@@ -364,6 +364,7 @@ class Reader {
     for (auto it = dims.begin(); it != dims.end(); ++it) {
       const std::string& name = it.key();
       try {
+        if (is_reserved_name(name)) fail("a reserved word cannot name a dim");
         Expected<Expr> sym = parse_expr(name);
         if (!sym || !sym->is_symbol() || sym->symbol_name() != name) {
           fail("not a valid symbol name");

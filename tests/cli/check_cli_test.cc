@@ -327,6 +327,15 @@ TEST(CheckCli, TopLevelHelpListsCheck) {
   EXPECT_NE(r.out.find("check"), std::string::npos);
 }
 
+// `symshape --version` prints CMake's project version (CMakeLists.txt: project(... VERSION)).
+TEST(CheckCli, VersionPrintsTheProjectVersion) {
+  CliResult r = run_cli({"--version"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, "symshape 0.1.0\n");
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(run_cli({"--help"}).out.find("--version"), std::string::npos);
+}
+
 TEST(CheckCli, UsageErrorsExitTwoWithOneLine) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{}, "symshape: error: missing GRAPH.json\n"},
@@ -365,6 +374,29 @@ TEST(CheckCli, AnExtraArgumentIsRefused) {
 }
 
 // A file that is not a graph at all, or not JSON, is bad input and never a crash.
+// A reserved word (inf, max, a Python keyword) names no dim, in "dims" or in a shape.
+TEST(CheckCli, ReservedWordsNameNoDim) {
+  const std::vector<std::pair<std::string, std::string>> graphs = {
+      {R"("dims": {"inf": {"min": 2}}, "nodes": [{"name": "x", "op": "placeholder", )"
+       R"("dtype": "float32", "shape": [2]}, {"name": "output", "op": "output", "args": [[]]}])",
+       "a reserved word cannot name a dim"},
+      {R"("nodes": [{"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["max", 2]},)"
+       R"( {"name": "output", "op": "output", "args": [[]]}])",
+       "'max' is a reserved word and cannot name a symbol"},
+  };
+  for (const auto& [body, error] : graphs) {
+    const fs::path path =
+        fs::temp_directory_path() / ("symshape_reserved_" + std::to_string(::getpid()) + ".json");
+    std::ofstream(path) << R"({"format": "symshape-graph", "version": 1, )" << body << "}\n";
+    CliResult r = run_check({path.string()});
+    fs::remove(path);
+    SCOPED_TRACE(describe({path.string()}, r));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.find(error), std::string::npos);
+  }
+}
+
 TEST(CheckCli, NonGraphFilesAreBadInput) {
   for (const char* file : {"README.md", "CMakeLists.txt", "docs", "/dev/null"}) {
     CliResult r = run_check({file});
