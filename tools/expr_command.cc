@@ -102,8 +102,21 @@ Facts facts_from(const ParsedArgs& args) {
     if (!seen.insert(name).second) throw UsageError("--range given twice for " + quote(name));
     facts.set_range(name, range);
   }
+  std::vector<std::string> assumed;
   for (const std::string& text : args.all("--assume")) {
     facts.assume(parse_cond_arg(text, "--assume"));
+    assumed.push_back(quote(text));
+    // Facts no value satisfies would make every answer vacuous (`[]`, `true`): say so instead.
+    for (const auto& [name, range] : facts.ranges()) {
+      if (!range.is_empty()) continue;
+      std::string list;
+      for (size_t i = 0; i < assumed.size(); ++i) list += (i ? ", " : "") + assumed[i];
+      const bool ranged = seen.count(name) > 0;
+      throw UsageError("contradictory facts: no value of " + name + " satisfies --assume " + list +
+                       (ranged ? " with its --range"
+                               : " in its default range [1, inf] (give --range " + name +
+                                     "=-inf..inf for any integer)"));
+    }
   }
   return facts;
 }

@@ -51,6 +51,22 @@ void expect_error(const std::vector<std::string>& args, const std::vector<std::s
   for (const std::string& reason : reasons) EXPECT_TRUE(Contains(r.err, reason));
 }
 
+// ---- contradictory facts ----
+
+// Facts no value satisfies once gave a vacuous answer (`true`, `[]`); now an error names them.
+TEST(ExprFactsCli, ContradictoryFactsAreAnErrorNamingThem) {
+  expect_error({"expr", "prove", "x < 1", "--assume", "x < 1"},
+               {"contradictory facts: no value of x satisfies --assume 'x < 1'",
+                "default range [1, inf]", "--range x=-inf..inf"});
+  expect_error({"expr", "bounds", "x", "--assume", "x < 1"}, {"contradictory facts"});
+  expect_error(
+      {"expr", "simplify", "y", "--assume", "y > 4", "--assume", "y < 2", "--range", "y=0..9"},
+      {"no value of y satisfies --assume 'y > 4', 'y < 2' with its --range"});
+  // The same facts over all integers are consistent.
+  expect_output({"expr", "bounds", "x", "--assume", "x < 1", "--range", "x=-inf..inf"},
+                "[-inf, 0]");
+}
+
 // ---- simplify ----
 
 TEST(ExprSimplifyCli, DropsAFractionThatTheRangeKeepsBelowOne) {
