@@ -105,8 +105,7 @@ void PassContext::rewrite_call(NodeId id, std::vector<Arg> args,
   if (!target.empty()) candidate.target = target;
   Value v = run_rule(candidate);
   try {
-    graph_.set_args(id, std::move(args), std::move(kwargs));
-    if (!target.empty()) graph_.set_target(id, std::move(target));
+    graph_.set_args(id, std::move(args), std::move(kwargs), std::move(target));
   } catch (const Error& e) {
     throw PassError(pass_, graph_.node(id).name, e.what());
   }

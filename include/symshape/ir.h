@@ -246,8 +246,10 @@ class MutableGraph {
   // its arguments must refer to nodes before it.
   NodeId insert_before(NodeId pos, Node node, Value value);
   NodeId insert_after(NodeId pos, Node node, Value value);
-  // Replaces a node's arguments (references must come before it).
-  void set_args(NodeId id, std::vector<Arg> args, std::vector<std::pair<std::string, Arg>> kwargs);
+  // Replaces a node's arguments (references must come before it), and its target when one is
+  // given: one rewrite.
+  void set_args(NodeId id, std::vector<Arg> args, std::vector<std::pair<std::string, Arg>> kwargs,
+                std::string target = "");
   void set_target(NodeId id, std::string target);
   // Drops metadata declared on a call node (a pass that changes what a node computes).
   void clear_declared(NodeId id);

@@ -202,7 +202,12 @@ NodeId MutableGraph::insert_after(NodeId pos, Node node, Value value) {
 }
 
 void MutableGraph::set_args(NodeId id, std::vector<Arg> args,
-                            std::vector<std::pair<std::string, Arg>> kwargs) {
+                            std::vector<std::pair<std::string, Arg>> kwargs, std::string target) {
+  if (!target.empty() && slot(id).node.op != NodeOp::CallFunction) {
+    throw Error("node " + in_quotes(slot(id).node.name) + " is a " +
+                std::string(to_string(slot(id).node.op)) +
+                ": only a call_function's target can change");
+  }
   Node candidate;
   candidate.name = slot(id).node.name;
   candidate.args = std::move(args);
@@ -211,6 +216,7 @@ void MutableGraph::set_args(NodeId id, std::vector<Arg> args,
   unlink_inputs(id);
   slots_[id].node.args = std::move(candidate.args);
   slots_[id].node.kwargs = std::move(candidate.kwargs);
+  if (!target.empty()) slots_[id].node.target = std::move(target);
   link_inputs(id);
   ++edits_.rewritten;
 }
