@@ -137,6 +137,17 @@ struct CheckerAccess {
         for (size_t i = 1; i < l.args.size(); ++i) acc = emit(Op::Mul, acc, expr(l.args[i]));
         return acc;
       }
+      case Lowered::Op::Pow: {
+        // By squaring, from the exponent's highest bit: O(log n) products. An overflow sends the
+        // guard to the exact path, as for any product.
+        const uint32_t base = expr(l.args[0]);
+        uint32_t acc = base;
+        for (int bit = static_cast<int>(cln::integer_length(l.value)) - 2; bit >= 0; --bit) {
+          acc = emit(Op::Mul, acc, acc);
+          if (cln::logbitp(bit, l.value)) acc = emit(Op::Mul, acc, base);
+        }
+        return acc;
+      }
       case Lowered::Op::FloorDiv: return emit(Op::FloorDiv, expr(l.args[0]), expr(l.args[1]));
       case Lowered::Op::Mod: return emit(Op::Mod, expr(l.args[0]), expr(l.args[1]));
       case Lowered::Op::Max: return emit(Op::Max, expr(l.args[0]), expr(l.args[1]));

@@ -31,12 +31,15 @@ std::optional<ValueRange> lone_bound(const Cond& c, const std::string& name);
 // An integer expression as a tree of plain operations: what GiNaC keeps as sums, products,
 // natural powers, exact quotients and function nodes, spelled out.
 struct Lowered {
-  enum class Op { Const, Var, Add, Mul, Neg, FloorDiv, Mod, Max, Min };
+  enum class Op { Const, Var, Add, Mul, Neg, FloorDiv, Mod, Max, Min, Pow };
   Op op = Op::Const;
-  Int value;         // Const
+  Int value;         // Const; Pow: the exponent, a natural number above kMaxUnrolledPower
   std::string name;  // Var: the symbol
   std::vector<Lowered> args;
 };
+
+// Powers up to this exponent are spelled out as products; larger ones stay a Pow of args[0].
+inline constexpr int64_t kMaxUnrolledPower = 64;
 
 // Throws Error for what has no integer meaning (a non-natural power).
 Lowered lower(const Expr& e);

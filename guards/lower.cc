@@ -38,13 +38,19 @@ Lowered lower_ex(const GiNaC::ex& e) {
     return node(GiNaC::is_a<GiNaC::add>(e) ? Lowered::Op::Add : Lowered::Op::Mul, std::move(args));
   }
   if (GiNaC::is_a<GiNaC::power>(e)) {
-    constexpr int64_t kMaxExponent = 64;
     if (!detail::is_int(e.op(1)) || detail::int_of(e.op(1)) < 1 ||
-        detail::int_of(e.op(1)) > kMaxExponent) {
+        detail::int_of(e.op(1)) > Int(INT64_MAX)) {
       throw Error("cannot lower the power " + Expr(e).str() + " to integer operations");
     }
     Lowered base = lower_ex(e.op(0));
-    std::vector<Lowered> factors(cln::cl_I_to_long(detail::int_of(e.op(1))), base);
+    const Int n = detail::int_of(e.op(1));
+    if (n > kMaxUnrolledPower) {
+      // Kept whole: printers and the checker raise it by squaring, exactly.
+      Lowered pow = node(Lowered::Op::Pow, {std::move(base)});
+      pow.value = n;
+      return pow;
+    }
+    std::vector<Lowered> factors(cln::cl_I_to_long(n), base);
     return node(Lowered::Op::Mul, std::move(factors));
   }
   switch (function_of(e)) {

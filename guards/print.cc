@@ -124,6 +124,10 @@ std::string cpp(const guards::Lowered& l, bool& atomic) {
     case Op::Mod: return call("mod");
     case Op::Max: return call("max");
     case Op::Min: return call("min");
+    case Op::Pow: {
+      bool a = false;
+      return "pow(" + cpp(l.args[0], a) + ", " + to_string(l.value) + "u)";
+    }
     case Op::Add:
     case Op::Mul: {
       atomic = false;

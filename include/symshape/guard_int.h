@@ -10,7 +10,8 @@
 //
 // Values that fit int64 take a fast path with overflow checks; anything larger continues exactly
 // in sign-magnitude base 2^32. `//` and `%` follow Python (floor division; the remainder has the
-// divisor's sign); a division by zero throws std::domain_error.
+// divisor's sign); a division by zero throws std::domain_error. A power above the 64th is
+// printed as pow(x, N), computed exactly by squaring.
 #pragma once
 
 #include <algorithm>
@@ -104,6 +105,15 @@ class GuardInt {
   friend GuardInt mod(const GuardInt& a, const GuardInt& b) {
     GuardInt q, r;
     divmod(a, b, q, r);
+    return r;
+  }
+  // a**n, exactly (by squaring).
+  friend GuardInt pow(GuardInt a, uint64_t n) {
+    GuardInt r(1);
+    for (; n != 0; n >>= 1) {
+      if (n & 1) r = r * a;
+      if (n > 1) a = a * a;
+    }
     return r;
   }
   friend GuardInt max(const GuardInt& a, const GuardInt& b) { return a < b ? b : a; }

@@ -131,6 +131,23 @@ TEST(GuardsCli, BadInput) {
   }
 }
 
+// repros/graphs/29: a size n**100000. Every printer and check-inputs handle the power alike (it
+// once made `--lang cpp` and check-inputs fail while python and json printed it).
+TEST(GuardsCli, PowersAboveSixtyFourWorkInEveryPrinterAndTheChecker) {
+  const std::string repro = "tests/repros/29_pow_huge_size.json";
+  for (const char* lang : {"python", "verbose", "cpp", "json"}) {
+    CliResult r = run_in_root({"guards", repro, "--lang", lang});
+    EXPECT_EQ(r.exit_code, 0) << lang << ": " << r.err;
+    EXPECT_EQ(r.err, "") << lang;
+  }
+  CliResult cpp = run_in_root({"guards", repro, "--lang", "cpp"});
+  EXPECT_NE(cpp.out.find("L_x_size_0_ == pow(dims_n_, 100000u)"), std::string::npos) << cpp.out;
+  CliResult low = run_in_root({"check-inputs", repro, "--size", "x=5,2", "--size", "n=3"});
+  EXPECT_EQ(low.exit_code, 1) << low.err;
+  EXPECT_EQ(low.out.rfind("rejected: guard L['x'].size()[0] == dims['n']**100000", 0), 0u)
+      << low.out;
+}
+
 struct InputsCase {
   std::vector<std::string> args;  // after `check-inputs`
   int exit_code;
