@@ -243,6 +243,12 @@ void register_creation(OpRegistry& r) {
     Expr steps = ctx.integer(2, "steps");
     if (ctx.known(steps >= 0) == Truth::False)
       ctx.bad_input("linspace needs a non-negative number of steps");
+    for (auto [i, name] : {std::pair<size_t, const char*>{0, "start"}, {1, "end"}}) {
+      if (!ctx.has(i, name)) {
+        ctx.bad_input("missing argument '" + std::string(name) + "' (position " +
+                      std::to_string(i) + ")");
+      }
+    }
     return Value::of(contiguous(ctx.dtype(3, "dtype").value_or(DType::Float32), {steps}));
   });
   r.add("aten.eye", [](OpContext& ctx) {

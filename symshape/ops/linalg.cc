@@ -147,6 +147,15 @@ ShapeRule add_product(ProductSizes product, std::string first, std::string secon
     TensorMeta self = ctx.tensor(0, "self");
     TensorMeta a = ctx.tensor(1, first);
     TensorMeta b = ctx.tensor(2, second);
+    // beta and alpha change no shape, but must be numbers; _addmm_activation's use_gelu a bool.
+    for (auto [i, name] : {std::pair<size_t, const char*>{3, "beta"}, {4, "alpha"}}) {
+      if (!ctx.has(i, name)) continue;
+      Value v = ctx.value(i, name);
+      if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Float && v.kind != Value::Kind::Bool)
+        ctx.bad_input("argument '" + std::string(name) + "' (position " + std::to_string(i) +
+                      ") must be a number, got " + v.str());
+    }
+    if (ctx.node().target.starts_with("aten._addmm_activation")) ctx.boolean(5, "use_gelu", false);
     std::vector<Expr> out = product(ctx, a, b);
     require_expandable(ctx, self.sizes, out, "self");
     return Value::of(contiguous(a.dtype, out));

@@ -774,6 +774,8 @@ void register_views(OpRegistry& r) {
   r.add("aten.repeat_interleave.self_int", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor(0, "self");
     Expr reps = ctx.integer(1, "repeats");
+    if (ctx.known(reps >= 0) == Truth::False)
+      ctx.bad_input("repeats can not be negative, got " + reps.str());
     if (!ctx.has(2, "dim")) return Value::of(contiguous(t.dtype, {ctx.simplify(t.numel() * reps)}));
     size_t k = existing_dim(ctx, t, ctx.constant(2, "dim"), "repeat_interleave");
     std::vector<Expr> sizes = t.sizes;
