@@ -106,6 +106,12 @@ std::vector<std::string> graph_input_names(const Graph& graph);
 // names a dim the graph does not have.
 void expect_dim_of(const Graph& graph, std::string_view flag, const std::string& name);
 
+// The text of standard input (for an argument `-`), without its trailing newlines.
+std::string read_stdin();
+// The graph in the file at path, or on standard input when path is `-`. Throws Error naming the
+// file (`<stdin>`) and the problem.
+Graph read_graph_arg(const std::string& path);
+
 // A graph read from a file and propagated under its own ShapeEnv (graph_loading.cc).
 struct LoadedGraph {
   Graph graph;

@@ -80,13 +80,16 @@ const Action* find_action(std::string_view name) {
   return nullptr;
 }
 
-Expr parse_expr_arg(const std::string& text) {
+// `-` stands for standard input.
+Expr parse_expr_arg(const std::string& arg) {
+  const std::string text = arg == "-" ? read_stdin() : arg;
   Expected<Expr> e = parse_expr(text);
   if (!e) throw UsageError(parse_failure("expression", text, e.error()));
   return *e;
 }
 
-Cond parse_cond_arg(const std::string& text, std::string_view what) {
+Cond parse_cond_arg(const std::string& arg, std::string_view what) {
+  const std::string text = arg == "-" ? read_stdin() : arg;
   Expected<Cond> c = parse_cond(text);
   if (!c) throw UsageError(parse_failure(what, text, c.error()));
   return *c;

@@ -1,4 +1,7 @@
 // Reading and propagating a graph, as every graph subcommand does it.
+#include <iostream>
+#include <sstream>
+
 #include "tools/cli.h"
 
 namespace symshape::cli {
@@ -19,12 +22,30 @@ PropagateOptions dim_overrides(const Graph& graph, const std::vector<std::string
   return options;
 }
 
+std::string read_stdin() {
+  std::ostringstream text;
+  text << std::cin.rdbuf();
+  std::string s = text.str();
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+Graph read_graph_arg(const std::string& path) {
+  if (path != "-") {
+    Expected<Graph> graph = read_graph_file(path);
+    if (!graph) throw Error(graph.error());
+    return std::move(*graph);
+  }
+  Expected<Graph> graph = read_graph(read_stdin());
+  if (!graph) throw Error("<stdin>: " + graph.error());
+  return std::move(*graph);
+}
+
 LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
                                ShapeEnvOptions env_options) {
-  Expected<Graph> graph = read_graph_file(path);
-  if (!graph) throw Error(graph.error());
-  PropagateOptions options = dim_overrides(*graph, dim_specs);
-  LoadedGraph loaded{std::move(*graph), std::make_unique<ShapeEnv>(env_options), {}};
+  Graph graph = read_graph_arg(path);
+  PropagateOptions options = dim_overrides(graph, dim_specs);
+  LoadedGraph loaded{std::move(graph), std::make_unique<ShapeEnv>(env_options), {}};
   loaded.result = propagate(loaded.graph, *loaded.env, options);
   return loaded;
 }

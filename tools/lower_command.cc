@@ -137,9 +137,8 @@ int run_lower(const Args& raw) {
   std::ostringstream dumps;
   options.dump = &dumps;
 
-  Expected<Graph> graph = read_graph_file(parsed.positional[0]);
-  if (!graph) throw Error(graph.error());
-  options.propagate = dim_overrides(*graph, parsed.all("--dim"));
+  const Graph graph = read_graph_arg(parsed.positional[0]);
+  options.propagate = dim_overrides(graph, parsed.all("--dim"));
 
   PassManager manager(registry, options);
   if (parsed.has("--passes")) {
@@ -157,10 +156,10 @@ int run_lower(const Args& raw) {
   }
 
   ShapeEnv env;
-  LowerResult result = manager.run(*graph, env);
+  LowerResult result = manager.run(graph, env);
   if (!result.ok && result.failed_pass.empty()) {
     // The input graph itself does not type-check: the same verdict as `check`.
-    Propagation p = propagate(*graph, *std::make_unique<ShapeEnv>(), options.propagate);
+    Propagation p = propagate(graph, *std::make_unique<ShapeEnv>(), options.propagate);
     print_error(result.error);
     return p.ok() ? kExitShapeError : exit_code(p.status);
   }

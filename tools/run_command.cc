@@ -198,14 +198,13 @@ int run_run(const Args& args) {
 
   options.check_ranges = true;
 
-  Expected<Graph> graph = read_graph_file(parsed.positional[0]);
-  if (!graph.ok()) throw Error(graph.error());
+  const Graph graph = read_graph_arg(parsed.positional[0]);
   // A name the graph does not have is a typo, never silently ignored.
-  for (const auto& [name, v] : options.dims) expect_dim_of(*graph, "--dim", name);
-  const std::vector<std::string> inputs = graph_input_names(*graph);
+  for (const auto& [name, v] : options.dims) expect_dim_of(graph, "--dim", name);
+  const std::vector<std::string> inputs = graph_input_names(graph);
   for (const auto& [name, s] : options.sizes) {
     if (std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
-      const std::vector<std::string> dims = graph_dim_names(*graph);
+      const std::vector<std::string> dims = graph_dim_names(graph);
       if (std::find(dims.begin(), dims.end(), name) != dims.end())
         throw UsageError("--size " + quote(name) + ": " + name + " is a dim: give --dim " + name +
                          "=N");
@@ -213,8 +212,8 @@ int run_run(const Args& args) {
                        did_you_mean(name, inputs));
     }
   }
-  if (parsed.has("--inputs")) load_inputs(*graph, parsed.all("--inputs").back(), options);
-  interp::RunResult result = interp::run(*graph, options);
+  if (parsed.has("--inputs")) load_inputs(graph, parsed.all("--inputs").back(), options);
+  interp::RunResult result = interp::run(graph, options);
 
   if (!result.ok) {
     std::cerr << "symshape: error: " << result.error << "\n";
@@ -231,7 +230,7 @@ int run_run(const Args& args) {
   if (!result.ranks.empty()) {
     std::cout << "world size: " << result.ranks.size() << " (outputs of rank 0)\n";
   }
-  const Node& output = graph->nodes.back();
+  const Node& output = graph.nodes.back();
   const interp::RValue& out = result.output();
   const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
   auto emit = [&](const std::string& name, const std::string& file, const interp::RValue& v) {
