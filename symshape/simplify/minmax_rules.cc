@@ -12,10 +12,7 @@
 
 namespace symshape::detail {
 
-namespace {
-
-// The arguments of a nest of f calls, left to right (iterative: a nest can be deep).
-void flatten(const ex& e, Fn f, std::vector<ex>& out) {
+void flatten_calls(const ex& e, Fn f, std::vector<ex>& out) {
   std::vector<ex> stack{e};
   while (!stack.empty()) {
     ex x = stack.back();
@@ -28,6 +25,8 @@ void flatten(const ex& e, Fn f, std::vector<ex>& out) {
     }
   }
 }
+
+namespace {
 
 // Whether x dominates y (x >= y for max, x <= y for min) at every point: ranges first, then
 // prove(). False means y strictly dominates x.
@@ -139,7 +138,7 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
 
 ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
   std::vector<ex> args;
-  flatten(e, f, args);
+  flatten_calls(e, f, args);
   // Rule: constant arguments merge into the largest (max) or smallest (min) one.
   std::optional<Int> best;
   std::vector<ex> kept;

@@ -36,6 +36,10 @@ inline Fn call_of(const ex& e) {
   return GiNaC::is_exactly_a<GiNaC::function>(e) ? function_of(e) : Fn::None;
 }
 
+// The arguments of a nest of f calls (`max(max(a, b), c)`: a, b, c), left to right; iterative, as
+// a nest can be deep.
+void flatten_calls(const ex& e, Fn f, std::vector<ex>& out);
+
 // ---- polynomial helpers (polynomial.cc) ------------------------------------------------------
 // They look at the sum / product / power skeleton of an expression: function calls are atoms.
 

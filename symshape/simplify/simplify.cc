@@ -77,17 +77,9 @@ ex Simplifier::run_function(const ex& e) {
 }
 
 ex Simplifier::run_args(const ex& e, Fn f) {
-  std::vector<ex> stack{e}, args;
-  while (!stack.empty()) {
-    ex x = stack.back();
-    stack.pop_back();
-    if (call_of(x) == f) {
-      stack.push_back(x.op(1));
-      stack.push_back(x.op(0));
-    } else {
-      args.push_back(run(x));
-    }
-  }
+  std::vector<ex> args;
+  flatten_calls(e, f, args);
+  for (ex& a : args) a = run(a);
   ex out = args[0];
   for (size_t i = 1; i < args.size(); ++i) out = apply(f, Expr(out), Expr(args[i])).ex();
   return out;
