@@ -186,8 +186,9 @@ TEST(RunCli, CheckAndRunExitAlikeOnTheRepros) {
   };
   for (const auto& [file, code] : repros) {
     const std::string path = "tests/repros/" + file;
+    CliResult run = run_run({path});  // first: it moves to the repository root, where path is
     CliResult check = run_cli({"check", path});
-    CliResult run = run_run({path});
+    EXPECT_EQ(check.err.find("cannot open"), std::string::npos) << check.err;
     EXPECT_EQ(check.exit_code, code) << file << " (check)\n" << describe(check);
     EXPECT_EQ(run.exit_code, code) << file << " (run)\n" << describe(run);
     EXPECT_EQ(run.signal, 0) << file;
@@ -198,8 +199,8 @@ TEST(RunCli, CheckAndRunExitAlikeOnTheRepros) {
 // n=3 in silence and succeeded. Hints are not redrawn: the same error, the same exit code.
 TEST(RunCli, FailsLikeCheckWhenTheHintsDoNotTypeCheck) {
   const std::string path = "tests/repros/100_run_redraws_hint.json";
+  CliResult run = run_run({path});  // first: it moves to the repository root, where path is
   CliResult check = run_cli({"check", path});
-  CliResult run = run_run({path});
   EXPECT_EQ(check.exit_code, 1) << describe(check);
   EXPECT_EQ(run.exit_code, 1) << describe(run);
   EXPECT_EQ(run.out, "");
