@@ -247,8 +247,8 @@ std::vector<std::string> graph_input_names(const Graph& graph) {
 void expect_dim_of(const Graph& graph, std::string_view flag, const std::string& name) {
   const std::vector<std::string> dims = graph_dim_names(graph);
   if (std::find(dims.begin(), dims.end(), name) != dims.end()) return;
-  throw UsageError(std::string(flag) + " " + quote(name) + ": the graph has no dim " +
-                   quote(name) + did_you_mean(name, dims));
+  throw UsageError(std::string(flag) + " " + quote(name) + ": the graph has no dim " + quote(name) +
+                   did_you_mean(name, dims));
 }
 
 }  // namespace symshape::cli
