@@ -164,14 +164,15 @@ using Make = std::function<Fn(KernelContext&, DType compute)>;
 Kernel pointwise(std::vector<std::pair<size_t, std::string>> positions, Out out, Make make) {
   return [positions, out, make](KernelContext& ctx) {
     std::vector<Operand> ops;
-    for (const auto& [i, name] : positions) ops.push_back(operand(ctx, i, name));
-    if (!ops[0].present) ctx.bad_input("missing argument '" + positions[0].second + "'");
+    for (const auto& [i, name] : positions) {
+      ops.push_back(operand(ctx, i, name));
+      // Every operand is required: the elementwise function reads one value from each.
+      if (!ops.back().present) ctx.bad_input("missing argument '" + name + "'");
+    }
     Types ty = types_of(ops, out);
     Fn f = make(ctx, ty.compute);
     std::vector<Tensor> inputs;
-    for (const Operand& o : ops) {
-      if (o.present) inputs.push_back(o.t);
-    }
+    for (const Operand& o : ops) inputs.push_back(o.t);
     return RValue::of(map(inputs, ty.compute, ty.out, f));
   };
 }
