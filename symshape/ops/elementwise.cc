@@ -73,12 +73,18 @@ std::vector<Expr> broadcast_all(const OpContext& ctx, const std::vector<Operand>
 
 enum class Out { Promoted, Bool, Floating, Same };
 
-// A binary (or n-ary) op over the given operand positions/names.
-ShapeRule pointwise(std::vector<std::pair<size_t, std::string>> operands, Out out) {
-  return [operands, out](OpContext& ctx) {
+// A binary (or n-ary) op over the given operand positions/names; the first `required` of them
+// must be given (all unless said otherwise: clamp's min and max are optional).
+ShapeRule pointwise(std::vector<std::pair<size_t, std::string>> operands, Out out,
+                    size_t required = SIZE_MAX) {
+  return [operands, out, required](OpContext& ctx) {
     std::vector<Operand> ops;
-    for (const auto& [i, name] : operands) ops.push_back(operand(ctx, i, name));
-    if (!ops[0].present) ctx.bad_input("missing argument '" + operands[0].second + "'");
+    for (const auto& [i, name] : operands) {
+      ops.push_back(operand(ctx, i, name));
+      if (ops.size() <= required && !ops.back().present) {
+        ctx.bad_input("missing argument '" + name + "'");
+      }
+    }
     DType dtype = result_type(ops);
     switch (out) {
       case Out::Bool: dtype = DType::Bool; break;
@@ -146,7 +152,7 @@ void register_elementwise(OpRegistry& r) {
       if (!ctx.has(1, "min") && !ctx.has(2, "max")) {
         ctx.bad_input("at least one of 'min' or 'max' must not be None");
       }
-      Value out = pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted)(ctx);
+      Value out = pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted, 1)(ctx);
       if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
       return out;
     });
