@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "symshape/ir.h"
+#include "symshape/schema.h"
 
 namespace symshape::interp {
 
@@ -185,36 +186,38 @@ class KernelContext {
   bool eval_mode() const { return eval_mode_; }
   void set_eval_mode(bool on) { eval_mode_ = on; }
 
-  // ---- arguments, as OpContext names them: position i, or the keyword `name` ----
-  const Arg* arg(size_t i, std::string_view name) const;  // nullptr when absent or None
-  bool has(size_t i, std::string_view name) const { return arg(i, name) != nullptr; }
-  RValue value(size_t i, std::string_view name) const;
+  // ---- arguments, by name, bound to the call's signature as OpContext binds them ----
+  const OpSchema& schema() const;
+  bool declares(std::string_view name) const;
+  const Arg* arg(std::string_view name) const;  // nullptr when absent, None or not a parameter
+  // Whether the call has the argument: false too when its overload has no such parameter.
+  bool has(std::string_view name) const { return declares(name) && arg(name) != nullptr; }
+  RValue value(std::string_view name) const;
   RValue value_of(const Arg& a) const;
-  Tensor tensor(size_t i, std::string_view name) const;
-  std::optional<Tensor> optional_tensor(size_t i, std::string_view name) const;
-  std::vector<Tensor> tensor_list(size_t i, std::string_view name) const;
+  Tensor tensor(std::string_view name) const;
+  std::optional<Tensor> optional_tensor(std::string_view name) const;
+  std::vector<Tensor> tensor_list(std::string_view name) const;
   // Entries may be None (index's list of optional index tensors).
-  std::vector<std::optional<Tensor>> optional_tensor_list(size_t i, std::string_view name) const;
+  std::vector<std::optional<Tensor>> optional_tensor_list(std::string_view name) const;
   // An int: a literal, a symbolic expression evaluated at dims(), or a node's int.
-  int64_t integer(size_t i, std::string_view name) const;
-  int64_t integer(size_t i, std::string_view name, int64_t fallback) const;
-  std::optional<int64_t> optional_integer(size_t i, std::string_view name) const;
+  int64_t integer(std::string_view name) const;
+  int64_t integer(std::string_view name, int64_t fallback) const;
+  std::optional<int64_t> optional_integer(std::string_view name) const;
   // A list of ints (a single int is a one-element list).
-  std::vector<int64_t> int_list(size_t i, std::string_view name) const;
-  std::vector<int64_t> int_list(size_t i, std::string_view name,
-                                const std::vector<int64_t>& fallback) const;
-  std::optional<std::vector<int64_t>> optional_int_list(size_t i, std::string_view name) const;
-  double real(size_t i, std::string_view name, double fallback) const;  // int or float
-  bool boolean(size_t i, std::string_view name, bool fallback) const;
-  std::string string(size_t i, std::string_view name, const std::string& fallback) const;
-  std::optional<DType> dtype(size_t i, std::string_view name) const;
+  std::vector<int64_t> int_list(std::string_view name) const;
+  std::vector<int64_t> int_list(std::string_view name, const std::vector<int64_t>& fallback) const;
+  std::optional<std::vector<int64_t>> optional_int_list(std::string_view name) const;
+  double real(std::string_view name, double fallback) const;  // int or float
+  bool boolean(std::string_view name, bool fallback) const;
+  std::string string(std::string_view name, const std::string& fallback) const;
+  std::optional<DType> dtype(std::string_view name) const;
   // A number argument (int, float, bool, or a node's number) as a Scalar.
-  Scalar scalar(size_t i, std::string_view name) const;
-  std::optional<Scalar> optional_scalar(size_t i, std::string_view name) const;
-  bool is_tensor_arg(size_t i, std::string_view name) const;
+  Scalar scalar(std::string_view name) const;
+  std::optional<Scalar> optional_scalar(std::string_view name) const;
+  bool is_tensor_arg(std::string_view name) const;
 
-  // The argument at (i, name) on every rank of the group, in rank order.
-  std::vector<RValue> group_values(size_t i, std::string_view name) const;
+  // The argument name on every rank of the group, in rank order.
+  std::vector<RValue> group_values(std::string_view name) const;
 
   // A dim normalized into [0, rank) (rank 0 accepts -1 and 0); RunError otherwise.
   size_t normalize_dim(int64_t dim, size_t rank) const;
@@ -222,7 +225,7 @@ class KernelContext {
   [[noreturn]] void bad_input(const std::string& message) const;  // RunInputError
 
  private:
-  const Arg* lookup(size_t i, std::string_view name) const;
+  const BoundArgs& bound() const;
   const Graph& graph_;
   const Node& node_;
   const std::vector<std::vector<RValue>>& ranks_;
@@ -230,6 +233,7 @@ class KernelContext {
   const Bindings& dims_;
   std::mt19937_64& rng_;
   bool eval_mode_ = false;
+  mutable std::optional<BoundArgs> bound_;
 };
 
 using Kernel = std::function<RValue(KernelContext&)>;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "symshape/ir.h"
+#include "symshape/schema.h"
 #include "symshape/shape_env.h"
 
 namespace symshape {
@@ -39,34 +40,40 @@ class OpContext {
 
   const Node& node() const { return node_; }
 
-  // ---- arguments: positional index i, or the keyword `name` ----
-  // The argument, or nullptr when absent (or None).
-  const Arg* arg(size_t i, std::string_view name) const;
-  bool has(size_t i, std::string_view name) const { return arg(i, name) != nullptr; }
+  // ---- arguments, by their name in the call's signature (schema.h) ----
+  // The call is bound to one overload of its target's signature on first use; a call that fits
+  // none is bad input. An argument the call did not pass reads as the parameter's default.
+  const OpSchema& schema() const;
+  // Whether the bound overload has a parameter `name` (a rule shared by a family of ops or by
+  // several overloads asks before reading one only some of them have).
+  bool declares(std::string_view name) const;
+  // The argument, or nullptr when absent, None, or not a parameter of the bound overload.
+  const Arg* arg(std::string_view name) const;
+  // Whether the call has the argument: false too when its overload has no such parameter.
+  bool has(std::string_view name) const { return declares(name) && arg(name) != nullptr; }
   // A node argument's value, or a literal turned into a Value.
-  Value value(size_t i, std::string_view name) const;
+  Value value(std::string_view name) const;
   Value value_of(const Arg& a) const;
-  TensorMeta tensor(size_t i, std::string_view name) const;
-  std::optional<TensorMeta> optional_tensor(size_t i, std::string_view name) const;
-  std::vector<TensorMeta> tensor_list(size_t i, std::string_view name) const;
+  TensorMeta tensor(std::string_view name) const;
+  std::optional<TensorMeta> optional_tensor(std::string_view name) const;
+  std::vector<TensorMeta> tensor_list(std::string_view name) const;
   // An int (literal, symbolic expression, or a node producing a SymInt).
-  Expr integer(size_t i, std::string_view name) const;
-  Expr integer(size_t i, std::string_view name, const Expr& fallback) const;
-  std::optional<Expr> optional_integer(size_t i, std::string_view name) const;
+  Expr integer(std::string_view name) const;
+  Expr integer(std::string_view name, const Expr& fallback) const;
+  std::optional<Expr> optional_integer(std::string_view name) const;
   // A list of ints; a single int is accepted as a one-element list.
-  std::vector<Expr> int_list(size_t i, std::string_view name) const;
-  std::vector<Expr> int_list(size_t i, std::string_view name,
-                             const std::vector<Expr>& fallback) const;
-  std::optional<std::vector<Expr>> optional_int_list(size_t i, std::string_view name) const;
+  std::vector<Expr> int_list(std::string_view name) const;
+  std::vector<Expr> int_list(std::string_view name, const std::vector<Expr>& fallback) const;
+  std::optional<std::vector<Expr>> optional_int_list(std::string_view name) const;
   // A plain (concrete) int such as a dim index; symbolic values are an error.
-  int64_t constant(size_t i, std::string_view name) const;
-  int64_t constant(size_t i, std::string_view name, int64_t fallback) const;
-  double real(size_t i, std::string_view name, double fallback) const;
-  bool boolean(size_t i, std::string_view name, bool fallback) const;
-  std::string string(size_t i, std::string_view name, const std::string& fallback) const;
-  std::optional<DType> dtype(size_t i, std::string_view name) const;
+  int64_t constant(std::string_view name) const;
+  int64_t constant(std::string_view name, int64_t fallback) const;
+  double real(std::string_view name, double fallback) const;
+  bool boolean(std::string_view name, bool fallback) const;
+  std::string string(std::string_view name, const std::string& fallback) const;
+  std::optional<DType> dtype(std::string_view name) const;
   // A scalar argument (number or 0-dim tensor) or a tensor: its dtype for type promotion.
-  bool is_tensor_arg(size_t i, std::string_view name) const;
+  bool is_tensor_arg(std::string_view name) const;
 
   // ---- decisions ----
   Provenance where(std::string_view rule) const;
@@ -105,10 +112,11 @@ class OpContext {
   [[noreturn]] void bad_input(const std::string& message) const;  // InputError
 
  private:
-  const Arg* lookup(size_t i, std::string_view name) const;
+  const BoundArgs& bound() const;
   ShapeEnv& env_;
   const Node& node_;
   ValueLookup values_;
+  mutable std::optional<BoundArgs> bound_;
 };
 
 using ShapeRule = std::function<Value(OpContext&)>;

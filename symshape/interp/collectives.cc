@@ -5,9 +5,9 @@
 //
 // all_gather concatenates the ranks' tensors along dim 0; reduce_scatter reduces across ranks
 // and gives rank r the r-th slice of dim 0; all_reduce reduces; broadcast copies rank src's;
-// all_to_all_single sends the r-th split of every rank's input to rank r. Schemas: the native
-// `_c10d_functional` ops and the legacy `c10d_functional` ones (tag, ranks, group_size last),
-// as symshape/ops/collectives.cc reads them.
+// all_to_all_single sends the r-th split of every rank's input to rank r. The native
+// `_c10d_functional` ops and the legacy `c10d_functional` ones (tag, ranks, group_size last)
+// name their arguments differently; their signatures (schema.h) say how.
 #include <algorithm>
 #include <map>
 
@@ -16,15 +16,6 @@
 namespace symshape::interp::kernels {
 
 namespace {
-
-struct Schema {
-  const char* input;
-  const char* reduce_op;
-  size_t gather_group;
-  size_t scatter_group;
-};
-constexpr Schema kNative{"input", "reduce_op", 1, 2};
-constexpr Schema kLegacy{"self", "reduceOp", 3, 4};
 
 // Each rank's result of the node being run, computed by rank 0's kernel.
 std::map<const Node*, std::vector<RValue>>& group_results() {
@@ -50,10 +41,10 @@ RValue per_rank(KernelContext& ctx, const std::function<std::vector<RValue>()>& 
 }
 
 // The argument's tensors on every rank: [rank][k] (one per rank unless coalesced).
-std::vector<std::vector<Tensor>> group_tensors(KernelContext& ctx, const Schema& s,
-                                               bool coalesced) {
+// The tensors are the op's first argument (input, inputs, self or shard, as each form names it).
+std::vector<std::vector<Tensor>> group_tensors(KernelContext& ctx, bool coalesced) {
   std::vector<std::vector<Tensor>> out;
-  for (const RValue& v : ctx.group_values(0, s.input)) {
+  for (const RValue& v : ctx.group_values(ctx.schema().params.at(0).name)) {
     std::vector<Tensor> ts;
     if (coalesced) {
       if (v.kind != RValue::Kind::List) ctx.bad_input("expected a list of tensors, got " + v.str());
@@ -73,8 +64,8 @@ std::vector<std::vector<Tensor>> group_tensors(KernelContext& ctx, const Schema&
   return out;
 }
 
-void check_group_size(KernelContext& ctx, size_t position) {
-  const int64_t w = ctx.integer(position, "group_size");
+void check_group_size(KernelContext& ctx) {
+  const int64_t w = ctx.integer("group_size");
   if (w != static_cast<int64_t>(ctx.world_size())) {
     ctx.fail("group size " + std::to_string(w) + " but the interpreter simulates " +
              std::to_string(ctx.world_size()) + " ranks");
@@ -154,10 +145,10 @@ Tensor reduce_group(KernelContext& ctx, const std::string& op, const std::vector
   });
 }
 
-std::string reduce_op(KernelContext& ctx, const Schema& s) {
+std::string reduce_op(KernelContext& ctx) {
   static const char* const kOps[] = {"sum",  "avg", "product", "min",       "max",
                                      "band", "bor", "bxor",    "premul_sum"};
-  std::string op = ctx.string(1, s.reduce_op, "sum");
+  std::string op = ctx.string(ctx.declares("reduce_op") ? "reduce_op" : "reduceOp", "sum");
   for (const char* k : kOps) {
     if (op == k) return op;
   }
@@ -192,15 +183,15 @@ Tensor cat0(const std::vector<Tensor>& ts) {
   return out;
 }
 
-void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
+void register_family(KernelRegistry& r, const std::string& p) {
   for (bool coalesced : {false, true}) {
     const std::string suffix = coalesced ? "_coalesced" : "";
     for (bool in_place : {false, true}) {
       r.add(p + "all_reduce" + suffix + (in_place ? "_" : ""),
-            [s, coalesced, in_place](KernelContext& ctx) {
-              const std::string op = reduce_op(ctx, s);
+            [coalesced, in_place](KernelContext& ctx) {
+              const std::string op = reduce_op(ctx);
               return per_rank(ctx, [&] {
-                auto g = group_tensors(ctx, s, coalesced);
+                auto g = group_tensors(ctx, coalesced);
                 std::vector<Tensor> reduced;
                 for (size_t k = 0; k < g[0].size(); ++k) {
                   check_same(ctx, g, k);
@@ -225,10 +216,10 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
               });
             });
     }
-    r.add(p + "all_gather_into_tensor" + suffix, [s, coalesced](KernelContext& ctx) {
-      check_group_size(ctx, s.gather_group);
+    r.add(p + "all_gather_into_tensor" + suffix, [coalesced](KernelContext& ctx) {
+      check_group_size(ctx);
       return per_rank(ctx, [&] {
-        auto g = group_tensors(ctx, s, coalesced);
+        auto g = group_tensors(ctx, coalesced);
         std::vector<Tensor> gathered;
         for (size_t k = 0; k < g[0].size(); ++k) {
           check_same(ctx, g, k);
@@ -246,11 +237,11 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
         return out;
       });
     });
-    r.add(p + "reduce_scatter_tensor" + suffix, [s, coalesced](KernelContext& ctx) {
-      const std::string op = reduce_op(ctx, s);
-      check_group_size(ctx, s.scatter_group);
+    r.add(p + "reduce_scatter_tensor" + suffix, [coalesced](KernelContext& ctx) {
+      const std::string op = reduce_op(ctx);
+      check_group_size(ctx);
       return per_rank(ctx, [&] {
-        auto g = group_tensors(ctx, s, coalesced);
+        auto g = group_tensors(ctx, coalesced);
         const int64_t w = static_cast<int64_t>(g.size());
         std::vector<Tensor> reduced;
         for (size_t k = 0; k < g[0].size(); ++k) {
@@ -282,9 +273,9 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
   // all_to_all_single(input, output_split_sizes, input_split_sizes, ...).
   r.add(p + "all_to_all_single", [](KernelContext& ctx) {
     return per_rank(ctx, [&] {
-      const std::vector<RValue> inputs = ctx.group_values(0, "input");
-      const std::vector<RValue> out_splits = ctx.group_values(1, "output_split_sizes");
-      const std::vector<RValue> in_splits = ctx.group_values(2, "input_split_sizes");
+      const std::vector<RValue> inputs = ctx.group_values("input");
+      const std::vector<RValue> out_splits = ctx.group_values("output_split_sizes");
+      const std::vector<RValue> in_splits = ctx.group_values("input_split_sizes");
       const size_t w = inputs.size();
       // Split sizes are a list (SymInt[]?): a lone int or bool is a malformed argument.
       for (const auto* splits : {&out_splits, &in_splits}) {
@@ -353,10 +344,10 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
     });
   });
   for (bool in_place : {false, true}) {
-    r.add(p + (in_place ? "broadcast_" : "broadcast"), [s, in_place](KernelContext& ctx) {
-      const int64_t src = ctx.integer(1, "src", 0);
+    r.add(p + (in_place ? "broadcast_" : "broadcast"), [in_place](KernelContext& ctx) {
+      const int64_t src = ctx.integer("src", 0);
       return per_rank(ctx, [&] {
-        auto g = group_tensors(ctx, s, false);
+        auto g = group_tensors(ctx, false);
         if (src < 0 || src >= static_cast<int64_t>(g.size())) {
           ctx.fail("broadcast source rank " + std::to_string(src) + " is outside the group of " +
                    std::to_string(g.size()));
@@ -381,12 +372,12 @@ void register_family(KernelRegistry& r, const std::string& p, const Schema& s) {
 }  // namespace
 
 void register_collectives(KernelRegistry& r) {
-  register_family(r, "_c10d_functional.", kNative);
-  register_family(r, "c10d_functional.", kLegacy);
+  register_family(r, "_c10d_functional.");
+  register_family(r, "c10d_functional.");
   r.add("_c10d_functional.wait_tensor",
-        [](KernelContext& ctx) { return RValue::of(ctx.tensor(0, "tensor")); });
+        [](KernelContext& ctx) { return RValue::of(ctx.tensor("tensor")); });
   r.add("c10d_functional.wait_tensor",
-        [](KernelContext& ctx) { return RValue::of(ctx.tensor(0, "self")); });
+        [](KernelContext& ctx) { return RValue::of(ctx.tensor("self")); });
 }
 
 }  // namespace symshape::interp::kernels

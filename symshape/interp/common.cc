@@ -105,8 +105,8 @@ Tensor map2(const Tensor& a, const Tensor& b, DType compute, DType out,
   return map({a, b}, compute, out, [&](const std::vector<Scalar>& v) { return f(v[0], v[1]); });
 }
 
-std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t position, size_t rank) {
-  auto dims = ctx.optional_int_list(position, "dim");
+std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t rank) {
+  auto dims = ctx.optional_int_list("dim");
   std::vector<size_t> out;
   if (!dims || dims->empty()) {
     for (size_t i = 0; i < rank; ++i) out.push_back(i);

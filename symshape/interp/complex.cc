@@ -19,8 +19,8 @@ namespace {
 
 std::string dtype_name(DType d) { return std::string(to_string(d)); }
 
-Tensor complex_tensor(const KernelContext& ctx, size_t i, std::string_view name) {
-  Tensor t = ctx.tensor(i, name);
+Tensor complex_tensor(const KernelContext& ctx, std::string_view name) {
+  Tensor t = ctx.tensor(name);
   if (!is_complex(t.dtype())) {
     ctx.bad_input(std::string(name) + " must be a complex tensor, got " + dtype_name(t.dtype()));
   }
@@ -90,7 +90,7 @@ Tensor map_in_layout(const Tensor& t, const std::function<Scalar(const Scalar&)>
 // complex one.
 Kernel from_parts(const char* first, const char* second, bool polar) {
   return [first, second, polar](KernelContext& ctx) {
-    Tensor a = ctx.tensor(0, first), b = ctx.tensor(1, second);
+    Tensor a = ctx.tensor(first), b = ctx.tensor(second);
     const std::string op = polar ? "polar" : "complex";
     require_complex_capable(ctx, a.dtype(), op);
     if (a.dtype() != b.dtype()) {
@@ -113,7 +113,7 @@ Kernel from_parts(const char* first, const char* second, bool polar) {
 void register_complex(KernelRegistry& r) {
   // view_as_real: [..] complex -> [.., 2] real, strides doubled and a last stride of 1.
   r.add("aten.view_as_real", [](KernelContext& ctx) {
-    Tensor t = complex_tensor(ctx, 0, "self");
+    Tensor t = complex_tensor(ctx, "self");
     std::vector<int64_t> sizes = t.sizes();
     sizes.push_back(2);
     const DType real = complex_to_real(t.dtype());
@@ -124,7 +124,7 @@ void register_complex(KernelRegistry& r) {
   });
   // view_as_complex: [.., 2] real (last stride 1, other strides and the offset even) -> [..].
   r.add("aten.view_as_complex", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_complex_capable(ctx, t.dtype(), "view_as_complex");
     if (t.rank() == 0)
       ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
@@ -158,14 +158,14 @@ void register_complex(KernelRegistry& r) {
   r.add("aten.polar", from_parts("abs", "angle", true));
   // real of a real tensor is the tensor itself; imag needs a complex one.
   r.add("aten.real", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     return RValue::of(is_complex(t.dtype()) ? part(t, false) : t);
   });
   r.add("aten.imag",
-        [](KernelContext& ctx) { return RValue::of(part(complex_tensor(ctx, 0, "self"), true)); });
+        [](KernelContext& ctx) { return RValue::of(part(complex_tensor(ctx, "self"), true)); });
   // angle: arg of a complex value; of a real one pi for negatives, 0 otherwise, NaN kept.
   r.add("aten.angle", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (is_complex(t.dtype())) {
       return RValue::of(map1(t, t.dtype(), complex_to_real(t.dtype()),
                              [](const Scalar& x) { return Scalar::of_float(std::arg(x.c)); }));
@@ -179,7 +179,7 @@ void register_complex(KernelRegistry& r) {
   // conj: the conjugate (a copy in the input's layout) of a complex tensor; a real tensor itself.
   for (const char* op : {"aten.conj", "aten._conj", "aten.conj_physical"}) {
     r.add(op, [](KernelContext& ctx) {
-      Tensor t = ctx.tensor(0, "self");
+      Tensor t = ctx.tensor("self");
       if (!is_complex(t.dtype())) return RValue::of(t);
       return RValue::of(
           map_in_layout(t, [](const Scalar& x) { return Scalar::of_complex(std::conj(x.c)); }));
@@ -187,7 +187,7 @@ void register_complex(KernelRegistry& r) {
   }
   // No lazy conjugate or negative bits: resolving is the identity.
   for (const char* op : {"aten.resolve_conj", "aten.resolve_neg"}) {
-    r.add(op, [](KernelContext& ctx) { return RValue::of(ctx.tensor(0, "self")); });
+    r.add(op, [](KernelContext& ctx) { return RValue::of(ctx.tensor("self")); });
   }
 }
 

@@ -1,5 +1,6 @@
 // KernelContext: a node's arguments as run-time values, looked up as OpContext looks them up.
 #include "symshape/interp.h"
+#include "symshape/ops/schema_table.h"
 
 namespace symshape::interp {
 
@@ -14,13 +15,33 @@ void KernelContext::bad_input(const std::string& message) const {
   throw RunInputError(node_, message);
 }
 
-const Arg* KernelContext::lookup(size_t i, std::string_view name) const {
-  if (const Arg* a = node_.kwarg(name)) return a;
-  return i < node_.args.size() ? &node_.args[i] : nullptr;
+const BoundArgs& KernelContext::bound() const {
+  if (!bound_) {
+    auto classify = [&](const Arg& a) {
+      switch (value_of(a).kind) {
+        case RValue::Kind::None: return ArgClass::None;
+        case RValue::Kind::Tensor: return ArgClass::Tensor;
+        case RValue::Kind::Int: return ArgClass::Int;
+        case RValue::Kind::Float: return ArgClass::Float;
+        case RValue::Kind::Bool: return ArgClass::Bool;
+        case RValue::Kind::List: return ArgClass::Sequence;
+      }
+      return ArgClass::Other;
+    };
+    try {
+      bound_ = detail::bind_call(node_, classify);
+    } catch (const Error& e) {
+      bad_input(e.what());
+    }
+  }
+  return *bound_;
 }
 
-const Arg* KernelContext::arg(size_t i, std::string_view name) const {
-  const Arg* a = lookup(i, name);
+const OpSchema& KernelContext::schema() const { return *bound().schema(); }
+bool KernelContext::declares(std::string_view name) const { return bound().declares(name); }
+
+const Arg* KernelContext::arg(std::string_view name) const {
+  const Arg* a = detail::read_argument(node_, bound(), name);
   if (!a || a->kind == Arg::Kind::None) return nullptr;
   // A node that produced None (an optional output) counts as absent.
   if (a->kind == Arg::Kind::Node && value_of(*a).kind == RValue::Kind::None) return nullptr;
@@ -29,8 +50,13 @@ const Arg* KernelContext::arg(size_t i, std::string_view name) const {
 
 namespace {
 
-std::string arg_label(size_t i, std::string_view name) {
-  return "argument '" + std::string(name) + "' (position " + std::to_string(i) + ")";
+// "argument 'dim' (position 1)": where the call passes it, for a positional parameter.
+std::string arg_label(const std::optional<BoundArgs>& bound, std::string_view name) {
+  std::string label = "argument '" + std::string(name) + "'";
+  const OpSchema* s = bound ? bound->schema() : nullptr;
+  auto i = s ? s->position(name) : std::nullopt;
+  if (i && !s->params[*i].kwarg_only) label += " (position " + std::to_string(*i) + ")";
+  return label;
 }
 
 // An argument's value as seen on one rank.
@@ -79,32 +105,33 @@ RValue KernelContext::value_of(const Arg& a) const {
   return value_on(*this, graph_, ranks_, rank_, a);
 }
 
-RValue KernelContext::value(size_t i, std::string_view name) const {
-  const Arg* a = arg(i, name);
+RValue KernelContext::value(std::string_view name) const {
+  const Arg* a = arg(name);
   return a ? value_of(*a) : RValue::none();
 }
 
-Tensor KernelContext::tensor(size_t i, std::string_view name) const {
-  RValue v = value(i, name);
+Tensor KernelContext::tensor(std::string_view name) const {
+  RValue v = value(name);
   if (v.kind != RValue::Kind::Tensor) {
-    bad_input(arg_label(i, name) + " must be a tensor, got " +
+    bad_input(arg_label(bound_, name) + " must be a tensor, got " +
               (v.kind == RValue::Kind::None ? std::string("nothing") : v.str()));
   }
   return v.tensor;
 }
 
-std::optional<Tensor> KernelContext::optional_tensor(size_t i, std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  return tensor(i, name);
+std::optional<Tensor> KernelContext::optional_tensor(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  return tensor(name);
 }
 
-std::vector<Tensor> KernelContext::tensor_list(size_t i, std::string_view name) const {
-  RValue v = value(i, name);
-  if (v.kind != RValue::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
+std::vector<Tensor> KernelContext::tensor_list(std::string_view name) const {
+  RValue v = value(name);
+  if (v.kind != RValue::Kind::List)
+    bad_input(arg_label(bound_, name) + " must be a list of tensors");
   std::vector<Tensor> out;
   for (const RValue& item : v.items) {
     if (item.kind != RValue::Kind::Tensor) {
-      bad_input(arg_label(i, name) + " must be a list of tensors, got " + item.str());
+      bad_input(arg_label(bound_, name) + " must be a list of tensors, got " + item.str());
     }
     out.push_back(item.tensor);
   }
@@ -112,9 +139,10 @@ std::vector<Tensor> KernelContext::tensor_list(size_t i, std::string_view name) 
 }
 
 std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
-    size_t i, std::string_view name) const {
-  RValue v = value(i, name);
-  if (v.kind != RValue::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
+    std::string_view name) const {
+  RValue v = value(name);
+  if (v.kind != RValue::Kind::List)
+    bad_input(arg_label(bound_, name) + " must be a list of tensors");
   std::vector<std::optional<Tensor>> out;
   for (const RValue& item : v.items) {
     if (item.kind == RValue::Kind::None) {
@@ -122,69 +150,68 @@ std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
     } else if (item.kind == RValue::Kind::Tensor) {
       out.push_back(item.tensor);
     } else {
-      bad_input(arg_label(i, name) + " must be a list of optional tensors, got " + item.str());
+      bad_input(arg_label(bound_, name) + " must be a list of optional tensors, got " + item.str());
     }
   }
   return out;
 }
 
-int64_t KernelContext::integer(size_t i, std::string_view name) const {
-  if (!has(i, name)) bad_input("missing " + arg_label(i, name));
-  RValue v = value(i, name);
+int64_t KernelContext::integer(std::string_view name) const {
+  if (!has(name)) bad_input("missing " + arg_label(bound_, name));
+  RValue v = value(name);
   auto e = as_integer(v);
-  if (!e) bad_input(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
+  if (!e) bad_input(arg_label(bound_, name) + " must be an int, got " + arg(name)->str());
   return *e;
 }
 
-int64_t KernelContext::integer(size_t i, std::string_view name, int64_t fallback) const {
-  return has(i, name) ? integer(i, name) : fallback;
+int64_t KernelContext::integer(std::string_view name, int64_t fallback) const {
+  return has(name) ? integer(name) : fallback;
 }
 
-std::optional<int64_t> KernelContext::optional_integer(size_t i, std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  return integer(i, name);
+std::optional<int64_t> KernelContext::optional_integer(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  return integer(name);
 }
 
-std::optional<std::vector<int64_t>> KernelContext::optional_int_list(size_t i,
-                                                                     std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  RValue v = value(i, name);
+std::optional<std::vector<int64_t>> KernelContext::optional_int_list(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  RValue v = value(name);
   if (auto single = as_integer(v)) return std::vector<int64_t>{*single};
   if (v.kind != RValue::Kind::List) {
-    bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
   }
   std::vector<int64_t> out;
   for (const RValue& item : v.items) {
     auto e = as_integer(item);
-    if (!e) bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    if (!e) bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
     out.push_back(*e);
   }
   return out;
 }
 
-std::vector<int64_t> KernelContext::int_list(size_t i, std::string_view name) const {
-  auto list = optional_int_list(i, name);
-  if (!list) bad_input("missing " + arg_label(i, name));
+std::vector<int64_t> KernelContext::int_list(std::string_view name) const {
+  auto list = optional_int_list(name);
+  if (!list) bad_input("missing " + arg_label(bound_, name));
   return *list;
 }
 
-std::vector<int64_t> KernelContext::int_list(size_t i, std::string_view name,
+std::vector<int64_t> KernelContext::int_list(std::string_view name,
                                              const std::vector<int64_t>& fallback) const {
-  auto list = optional_int_list(i, name);
+  auto list = optional_int_list(name);
   return list ? *list : fallback;
 }
 
-double KernelContext::real(size_t i, std::string_view name, double fallback) const {
-  const Arg* a = arg(i, name);
+double KernelContext::real(std::string_view name, double fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
   RValue v = value_of(*a);
   if (v.kind == RValue::Kind::Float) return v.real;
   if (v.kind == RValue::Kind::Int) return static_cast<double>(v.integer);
-  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
+  bad_input(arg_label(bound_, name) + " must be a number, got " + a->str());
 }
 
-bool KernelContext::boolean(size_t i, std::string_view name, bool fallback) const {
-  const Arg* a = arg(i, name);
+bool KernelContext::boolean(std::string_view name, bool fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
   if (a->kind == Arg::Kind::Bool) return a->boolean;
   if (a->kind == Arg::Kind::Int && a->integer.is_constant()) return !a->integer.identical(0);
@@ -192,26 +219,25 @@ bool KernelContext::boolean(size_t i, std::string_view name, bool fallback) cons
     RValue v = value_of(*a);
     if (v.kind == RValue::Kind::Bool) return v.truth;
   }
-  bad_input(arg_label(i, name) + " must be a bool, got " + a->str());
+  bad_input(arg_label(bound_, name) + " must be a bool, got " + a->str());
 }
 
-std::string KernelContext::string(size_t i, std::string_view name,
-                                  const std::string& fallback) const {
-  const Arg* a = arg(i, name);
+std::string KernelContext::string(std::string_view name, const std::string& fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
-  if (a->kind != Arg::Kind::String) bad_input(arg_label(i, name) + " must be a string");
+  if (a->kind != Arg::Kind::String) bad_input(arg_label(bound_, name) + " must be a string");
   return a->text;
 }
 
-std::optional<DType> KernelContext::dtype(size_t i, std::string_view name) const {
-  const Arg* a = arg(i, name);
+std::optional<DType> KernelContext::dtype(std::string_view name) const {
+  const Arg* a = arg(name);
   if (!a) return std::nullopt;
-  if (a->kind != Arg::Kind::DType) bad_input(arg_label(i, name) + " must be a dtype");
+  if (a->kind != Arg::Kind::DType) bad_input(arg_label(bound_, name) + " must be a dtype");
   return a->dtype;
 }
 
-std::optional<Scalar> KernelContext::optional_scalar(size_t i, std::string_view name) const {
-  const Arg* a = arg(i, name);
+std::optional<Scalar> KernelContext::optional_scalar(std::string_view name) const {
+  const Arg* a = arg(name);
   if (!a) return std::nullopt;
   RValue v = value_of(*a);
   switch (v.kind) {
@@ -220,21 +246,21 @@ std::optional<Scalar> KernelContext::optional_scalar(size_t i, std::string_view 
     case RValue::Kind::Bool: return Scalar::of_bool(v.truth);
     default: break;
   }
-  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
+  bad_input(arg_label(bound_, name) + " must be a number, got " + a->str());
 }
 
-Scalar KernelContext::scalar(size_t i, std::string_view name) const {
-  auto s = optional_scalar(i, name);
-  if (!s) bad_input("missing " + arg_label(i, name));
+Scalar KernelContext::scalar(std::string_view name) const {
+  auto s = optional_scalar(name);
+  if (!s) bad_input("missing " + arg_label(bound_, name));
   return *s;
 }
 
-bool KernelContext::is_tensor_arg(size_t i, std::string_view name) const {
-  return value(i, name).kind == RValue::Kind::Tensor;
+bool KernelContext::is_tensor_arg(std::string_view name) const {
+  return value(name).kind == RValue::Kind::Tensor;
 }
 
-std::vector<RValue> KernelContext::group_values(size_t i, std::string_view name) const {
-  const Arg* a = lookup(i, name);
+std::vector<RValue> KernelContext::group_values(std::string_view name) const {
+  const Arg* a = detail::read_argument(node_, bound(), name);
   std::vector<RValue> out;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     out.push_back(a ? value_on(*this, graph_, ranks_, r, *a) : RValue::none());

@@ -27,10 +27,9 @@ using math::store;
 using math::unflatten;
 
 // A per-spatial-dim parameter: one int for every dim, or one per dim.
-std::vector<int64_t> spatial_param(const KernelContext& ctx, size_t i, std::string_view name,
-                                   size_t n, const std::vector<int64_t>& fallback,
-                                   const std::string& op) {
-  std::vector<int64_t> v = ctx.int_list(i, name, fallback);
+std::vector<int64_t> spatial_param(const KernelContext& ctx, std::string_view name, size_t n,
+                                   const std::vector<int64_t>& fallback, const std::string& op) {
+  std::vector<int64_t> v = ctx.int_list(name, fallback);
   if (v.size() == 1) v.assign(n, v[0]);
   if (v.size() != n) {
     ctx.bad_input(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
@@ -302,40 +301,40 @@ size_t spatial_rank(const KernelContext& ctx, const Tensor& weight, size_t fixed
 }
 
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
-// output_padding, groups, ...): always batched. The backward op reads the same parameters one
-// position later (after bias_sizes).
-ConvArgs convolution_args(const KernelContext& ctx, const Tensor& weight, size_t first) {
+// output_padding, groups, ...): always batched. The backward op has the same parameters (after
+// bias_sizes).
+ConvArgs convolution_args(const KernelContext& ctx, const Tensor& weight) {
   ConvArgs p;
   p.op = "convolution";
   p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, first, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, first + 1, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, first + 2, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean(first + 3, "transposed", false);
-  p.output_padding = spatial_param(ctx, first + 4, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer(first + 5, "groups", 1);
+  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
+  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
+  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
+  p.transposed = ctx.boolean("transposed", false);
+  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
+  p.groups = ctx.integer("groups", 1);
   return p;
 }
 
 RValue convolution(KernelContext& ctx) {
-  Tensor input = ctx.tensor(0, "input");
-  Tensor weight = ctx.tensor(1, "weight");
-  ConvArgs p = convolution_args(ctx, weight, 3);
-  return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+  Tensor input = ctx.tensor("input");
+  Tensor weight = ctx.tensor("weight");
+  ConvArgs p = convolution_args(ctx, weight);
+  return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
 }
 
 // conv1d/2d/3d (input, weight, bias, stride, padding, dilation, groups): padding may be the
 // strings "same" or "valid".
 Kernel conv_nd(size_t n) {
   return [n](KernelContext& ctx) {
-    Tensor input = ctx.tensor(0, "input");
-    Tensor weight = ctx.tensor(1, "weight");
+    Tensor input = ctx.tensor("input");
+    Tensor weight = ctx.tensor("weight");
     ConvArgs p;
     p.op = "conv" + std::to_string(n) + "d";
     p.n = spatial_rank(ctx, weight, n, p.op);
     p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
-    const Arg* pad = ctx.arg(4, "padding");
+    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
+    const Arg* pad = ctx.arg("padding");
     if (pad && pad->kind == Arg::Kind::String) {
       if (pad->text != "same" && pad->text != "valid") {
         ctx.fail(p.op + ": invalid padding string '" + pad->text + "', expected 'same' or 'valid'");
@@ -343,17 +342,17 @@ Kernel conv_nd(size_t n) {
       p.padding_mode = pad->text;
       p.padding.assign(n, 0);
     } else {
-      p.padding = spatial_param(ctx, 4, "padding", n, {0}, p.op);
+      p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
     }
-    p.dilation = spatial_param(ctx, 5, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer(6, "groups", 1);
+    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    p.groups = ctx.integer("groups", 1);
     if (p.padding_mode == "same") {
       for (int64_t s : p.stride) {
         if (s != 1)
           ctx.bad_input(p.op + ": padding='same' is not supported for strided convolutions");
       }
     }
-    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+    return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
 
@@ -361,19 +360,19 @@ Kernel conv_nd(size_t n) {
 // dilation).
 Kernel conv_transpose_nd(size_t n) {
   return [n](KernelContext& ctx) {
-    Tensor input = ctx.tensor(0, "input");
-    Tensor weight = ctx.tensor(1, "weight");
+    Tensor input = ctx.tensor("input");
+    Tensor weight = ctx.tensor("weight");
     ConvArgs p;
     p.op = "conv_transpose" + std::to_string(n) + "d";
     p.n = spatial_rank(ctx, weight, n, p.op);
     p.allow_unbatched = true;
     p.transposed = true;
-    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, 4, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, 5, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer(6, "groups", 1);
-    p.dilation = spatial_param(ctx, 7, "dilation", n, {1}, p.op);
-    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
+    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
+    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
+    p.groups = ctx.integer("groups", 1);
+    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
 
@@ -389,12 +388,12 @@ T conj_of(const T& v) {
 // convolution_backward (grad_output, input, weight, bias_sizes, stride, padding, dilation,
 // transposed, output_padding, groups, output_mask): (grad_input, grad_weight, grad_bias).
 RValue convolution_backward(KernelContext& ctx) {
-  Tensor grad = ctx.tensor(0, "grad_output");
-  Tensor input = ctx.tensor(1, "input");
-  Tensor weight = ctx.tensor(2, "weight");
-  ConvArgs p = convolution_args(ctx, weight, 4);
+  Tensor grad = ctx.tensor("grad_output");
+  Tensor input = ctx.tensor("input");
+  Tensor weight = ctx.tensor("weight");
+  ConvArgs p = convolution_args(ctx, weight);
   p.op = "convolution_backward";
-  const std::vector<bool> mask = math::output_mask(ctx, 10, 3);
+  const std::vector<bool> mask = math::output_mask(ctx, 3);
   if (input.rank() != p.n + 2) {
     ctx.fail(p.op + ": expected a " + std::to_string(p.n + 2) + "-D input for weight " +
              sizes_str(weight.sizes()) + ", got " + sizes_str(input.sizes()));
@@ -426,7 +425,7 @@ RValue convolution_backward(KernelContext& ctx) {
       out[1] = RValue::of(store<T>(weight.dtype(), weight.sizes(), gw));
     }
     if (mask[2]) {
-      std::vector<int64_t> bias_sizes = ctx.int_list(3, "bias_sizes", {g.out_channels});
+      std::vector<int64_t> bias_sizes = ctx.int_list("bias_sizes", {g.out_channels});
       for (int64_t s : bias_sizes) {
         if (s < 0) ctx.fail(p.op + ": negative bias size in " + sizes_str(bias_sizes));
       }
@@ -498,18 +497,18 @@ int64_t pool_output_size(Checked& c, int64_t in, int64_t kernel, int64_t pad, in
 PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>& sizes,
                            const PoolKind& k) {
   const size_t n = k.n;
-  if (!ctx.has(1, "kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
+  if (!ctx.has("kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
   PoolGeometry g;
-  g.kernel = spatial_param(ctx, 1, "kernel_size", n, {}, k.op);
-  std::vector<int64_t> stride = ctx.int_list(2, "stride", {});
-  g.stride = stride.empty() ? g.kernel : spatial_param(ctx, 2, "stride", n, {}, k.op);
-  g.pad = spatial_param(ctx, 3, "padding", n, {0}, k.op);
+  g.kernel = spatial_param(ctx, "kernel_size", n, {}, k.op);
+  std::vector<int64_t> stride = ctx.int_list("stride", {});
+  g.stride = stride.empty() ? g.kernel : spatial_param(ctx, "stride", n, {}, k.op);
+  g.pad = spatial_param(ctx, "padding", n, {0}, k.op);
   g.dilation.assign(n, 1);
-  if (k.max) g.dilation = spatial_param(ctx, 4, "dilation", n, {1}, k.op);
-  g.ceil_mode = ctx.boolean(k.max ? 5 : 4, "ceil_mode", false);
+  if (k.max) g.dilation = spatial_param(ctx, "dilation", n, {1}, k.op);
+  g.ceil_mode = ctx.boolean("ceil_mode", false);
   if (!k.max) {
-    g.count_include_pad = ctx.boolean(5, "count_include_pad", true);
-    g.divisor = ctx.optional_integer(6, "divisor_override");
+    g.count_include_pad = ctx.boolean("count_include_pad", true);
+    if (ctx.declares("divisor_override")) g.divisor = ctx.optional_integer("divisor_override");
     if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
   }
   check_each(ctx, g.kernel, true,
@@ -616,7 +615,7 @@ RValue max_over_windows(const KernelContext& ctx, const Tensor& t,
 }
 
 RValue max_pool(KernelContext& ctx, const PoolKind& k) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   require_pool_input(ctx, t, k.n, k.op);
   PoolGeometry g = pool_geometry(ctx, t.sizes(), k);
   auto window = [&](const std::vector<int64_t>& oi, std::vector<int64_t>& start,
@@ -671,7 +670,7 @@ int64_t int_divide(int64_t a, int64_t b) {
 }
 
 RValue avg_pool(KernelContext& ctx, const PoolKind& k) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   require_pool_input(ctx, t, k.n, k.op);
   PoolGeometry g = pool_geometry(ctx, t.sizes(), k);
   const math::Category cat = math::category(t.dtype());
@@ -714,7 +713,7 @@ int64_t adaptive_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in 
 // adaptive pools (self, output_size).
 std::vector<int64_t> adaptive_output(const KernelContext& ctx, const Tensor& t, size_t n,
                                      const std::string& op) {
-  std::vector<int64_t> size = ctx.int_list(1, "output_size");
+  std::vector<int64_t> size = ctx.int_list("output_size");
   if (size.size() != n) {
     ctx.bad_input(op + ": output_size must have " + std::to_string(n) + " elements, got " +
                   sizes_str(size));
@@ -727,7 +726,7 @@ std::vector<int64_t> adaptive_output(const KernelContext& ctx, const Tensor& t, 
 }
 
 RValue adaptive_avg_pool(KernelContext& ctx, const std::string& op, size_t n) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   std::vector<int64_t> out = adaptive_output(ctx, t, n, op);
   if (math::category(t.dtype()) == math::Category::Complex) {
     ctx.bad_input(op + " does not support complex inputs");
@@ -760,7 +759,7 @@ RValue adaptive_avg_pool(KernelContext& ctx, const std::string& op, size_t n) {
 }
 
 RValue adaptive_max_pool(KernelContext& ctx, const std::string& op, size_t n) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   std::vector<int64_t> out = adaptive_output(ctx, t, n, op);
   std::vector<int64_t> leading(t.sizes().begin(), t.sizes().end() - static_cast<std::ptrdiff_t>(n));
   std::vector<int64_t> in(t.sizes().end() - static_cast<std::ptrdiff_t>(n), t.sizes().end());
@@ -828,19 +827,19 @@ RValue scatter_by_indices(const KernelContext& ctx, const Tensor& grad, const Te
 // avg_poolNd_backward (grad_output, self, kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override).
 RValue avg_pool_backward(KernelContext& ctx, const PoolKind& k) {
-  Tensor grad = ctx.tensor(0, "grad_output");
-  Tensor self = ctx.tensor(1, "self");
+  Tensor grad = ctx.tensor("grad_output");
+  Tensor self = ctx.tensor("self");
   // The parameters sit one position later than in the forward op.
   require_pool_input(ctx, self, k.n, k.op);
   PoolGeometry g;
   {
-    g.kernel = spatial_param(ctx, 2, "kernel_size", k.n, {}, k.op);
-    std::vector<int64_t> stride = ctx.int_list(3, "stride", {});
-    g.stride = stride.empty() ? g.kernel : spatial_param(ctx, 3, "stride", k.n, {}, k.op);
-    g.pad = spatial_param(ctx, 4, "padding", k.n, {0}, k.op);
-    g.ceil_mode = ctx.boolean(5, "ceil_mode", false);
-    g.count_include_pad = ctx.boolean(6, "count_include_pad", true);
-    g.divisor = ctx.optional_integer(7, "divisor_override");
+    g.kernel = spatial_param(ctx, "kernel_size", k.n, {}, k.op);
+    std::vector<int64_t> stride = ctx.int_list("stride", {});
+    g.stride = stride.empty() ? g.kernel : spatial_param(ctx, "stride", k.n, {}, k.op);
+    g.pad = spatial_param(ctx, "padding", k.n, {0}, k.op);
+    g.ceil_mode = ctx.boolean("ceil_mode", false);
+    g.count_include_pad = ctx.boolean("count_include_pad", true);
+    if (ctx.declares("divisor_override")) g.divisor = ctx.optional_integer("divisor_override");
     if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
     g.dilation.assign(k.n, 1);
     check_each(ctx, g.kernel, true, k.op + ": kernel size should be greater than zero");
@@ -894,8 +893,8 @@ RValue avg_pool_backward(KernelContext& ctx, const PoolKind& k) {
 
 // _adaptive_avg_poolNd_backward (grad_output, self).
 RValue adaptive_avg_pool_backward(KernelContext& ctx, const std::string& op, size_t n) {
-  Tensor grad = ctx.tensor(0, "grad_output");
-  Tensor self = ctx.tensor(1, "self");
+  Tensor grad = ctx.tensor("grad_output");
+  Tensor self = ctx.tensor("self");
   require_grad_like(ctx, grad, self, n, op);
   if (math::category(self.dtype()) == math::Category::Complex) {
     ctx.bad_input(op + " does not support complex inputs");
@@ -948,18 +947,19 @@ void register_conv_pool(KernelRegistry& r) {
     const std::string avg_name = "adaptive_avg_pool" + d;
     r.add("aten." + avg_name,
           [avg_name, n](KernelContext& ctx) { return adaptive_avg_pool(ctx, avg_name, n); });
-    r.add("aten._" + avg_name,
-          [avg_name, n](KernelContext& ctx) { return adaptive_avg_pool(ctx, avg_name, n); });
     const std::string max_name = "adaptive_max_pool" + d;
     r.add("aten." + max_name,
           [max_name, n](KernelContext& ctx) { return adaptive_max_pool(ctx, max_name, n); });
+    if (n == 1) continue;  // ATen's 1-d pools are composite: no _adaptive_avg_pool1d, no backward
+    r.add("aten._" + avg_name,
+          [avg_name, n](KernelContext& ctx) { return adaptive_avg_pool(ctx, avg_name, n); });
 
     // max_pool_with_indices_backward (grad_output, self, kernel_size, stride, padding, dilation,
     // ceil_mode, indices).
     const std::string max_back = "max_pool" + d + "_with_indices_backward";
     r.add("aten." + max_back, [max_back, n](KernelContext& ctx) {
-      return scatter_by_indices(ctx, ctx.tensor(0, "grad_output"), ctx.tensor(1, "self"),
-                                ctx.tensor(7, "indices"), n, max_back);
+      return scatter_by_indices(ctx, ctx.tensor("grad_output"), ctx.tensor("self"),
+                                ctx.tensor("indices"), n, max_back);
     });
     PoolKind avg_back{"avg_pool" + d + "_backward", n, false, false};
     r.add("aten." + avg_back.op,
@@ -971,8 +971,8 @@ void register_conv_pool(KernelRegistry& r) {
     // adaptive_max_pool_backward (grad_output, self, indices).
     const std::string adaptive_max_back = "adaptive_max_pool" + d + "_backward";
     r.add("aten." + adaptive_max_back, [adaptive_max_back, n](KernelContext& ctx) {
-      return scatter_by_indices(ctx, ctx.tensor(0, "grad_output"), ctx.tensor(1, "self"),
-                                ctx.tensor(2, "indices"), n, adaptive_max_back);
+      return scatter_by_indices(ctx, ctx.tensor("grad_output"), ctx.tensor("self"),
+                                ctx.tensor("indices"), n, adaptive_max_back);
     });
   }
   r.add("aten.convolution_backward", convolution_backward);

@@ -1,5 +1,5 @@
 // Kernels: tensor creation (empty, zeros, full, arange, *_like, new_*) and dtype casts.
-// Arguments are read at the positions and names symshape/ops/creation.cc's rules use.
+// Arguments are read by their names in the ops' signatures (schema.h), as the rules read them.
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -60,29 +60,28 @@ void fill(KernelContext& ctx, Tensor& t, Fill how) {
   }
 }
 
-Kernel factory(size_t dtype_position, Fill how) {
-  return [dtype_position, how](KernelContext& ctx) {
-    Tensor t = new_tensor(ctx, ctx.dtype(dtype_position, "dtype").value_or(DType::Float32),
-                          ctx.int_list(0, "size"));
+Kernel factory(Fill how) {
+  return [how](KernelContext& ctx) {
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(DType::Float32), ctx.int_list("size"));
     fill(ctx, t, how);
     return RValue::of(t);
   };
 }
 
 // A fill value: a number, or a 0-dim tensor's element.
-Scalar fill_value(const KernelContext& ctx, size_t i, std::string_view name) {
-  if (ctx.is_tensor_arg(i, name)) {
-    Tensor t = ctx.tensor(i, name);
+Scalar fill_value(const KernelContext& ctx, std::string_view name) {
+  if (ctx.is_tensor_arg(name)) {
+    Tensor t = ctx.tensor(name);
     if (t.numel() != 1) ctx.fail("a fill value tensor must have one element, got " + t.str());
     return t.flat(0);
   }
-  return ctx.scalar(i, name);
+  return ctx.scalar(name);
 }
 
 // The dtype of a fill value: bool, int64 for ints, float32 for floats, a tensor's own.
-DType fill_dtype(const KernelContext& ctx, size_t i, std::string_view name) {
-  if (!ctx.has(i, name)) return DType::Float32;
-  RValue v = ctx.value(i, name);
+DType fill_dtype(const KernelContext& ctx, std::string_view name) {
+  if (!ctx.has(name)) return DType::Float32;
+  RValue v = ctx.value(name);
   if (v.kind == RValue::Kind::Bool) return DType::Bool;
   if (v.kind == RValue::Kind::Int) return DType::Int64;
   if (v.kind == RValue::Kind::Tensor) return v.tensor.dtype();
@@ -119,7 +118,7 @@ bool non_overlapping_and_dense(const Tensor& t) {
 
 // Strides of a fresh tensor shaped like t under the memory_format keyword.
 std::vector<int64_t> memory_format_strides(const KernelContext& ctx, const Tensor& t) {
-  const Arg* a = ctx.arg(SIZE_MAX, "memory_format");
+  const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
   const std::string format = a ? a->text : "preserve_format";
   if (format == "channels_last" || format == "channels_last_3d") {
     const size_t rank = format == "channels_last" ? 4 : 5;
@@ -149,10 +148,10 @@ Tensor empty_like(const KernelContext& ctx, const Tensor& t, DType dtype) {
   return base.as_strided(t.sizes(), strides, 0);
 }
 
-Kernel like(size_t dtype_position, Fill how) {
-  return [dtype_position, how](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor out = empty_like(ctx, self, ctx.dtype(dtype_position, "dtype").value_or(self.dtype()));
+Kernel like(Fill how) {
+  return [how](KernelContext& ctx) {
+    Tensor self = ctx.tensor("self");
+    Tensor out = empty_like(ctx, self, ctx.dtype("dtype").value_or(self.dtype()));
     Tensor dense = new_tensor(ctx, out.dtype(), out.sizes());
     fill(ctx, dense, how);
     out.copy_from(dense);
@@ -160,11 +159,10 @@ Kernel like(size_t dtype_position, Fill how) {
   };
 }
 
-Kernel new_like(size_t dtype_position, Fill how) {
-  return [dtype_position, how](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor t = new_tensor(ctx, ctx.dtype(dtype_position, "dtype").value_or(self.dtype()),
-                          ctx.int_list(1, "size"));
+Kernel new_like(Fill how) {
+  return [how](KernelContext& ctx) {
+    Tensor self = ctx.tensor("self");
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(self.dtype()), ctx.int_list("size"));
     fill(ctx, t, how);
     return RValue::of(t);
   };
@@ -203,22 +201,22 @@ int64_t arange_length(const KernelContext& ctx, double start, double end, double
   return static_cast<int64_t>(n);
 }
 
-RValue arange(KernelContext& ctx, bool has_start, bool has_step) {
-  const size_t end_pos = has_start ? 1 : 0;
-  const size_t dtype_pos = has_start ? (has_step ? 3 : 2) : 1;
-  auto number = [&](size_t i, std::string_view name, double fallback) -> Scalar {
-    if (!ctx.has(i, name)) {
+// arange(end), arange.start(start, end), arange.start_step(start, end, step).
+RValue arange(KernelContext& ctx) {
+  const bool has_start = ctx.declares("start"), has_step = ctx.declares("step");
+  auto number = [&](std::string_view name, double fallback) -> Scalar {
+    if (!ctx.has(name)) {
       if (std::isnan(fallback)) ctx.bad_input("missing argument '" + std::string(name) + "'");
       return Scalar::of_int(static_cast<int64_t>(fallback));
     }
-    return ctx.scalar(i, name);
+    return ctx.scalar(name);
   };
-  Scalar start = has_start ? number(0, "start", NAN) : Scalar::of_int(0);
-  Scalar end = number(end_pos, has_start ? "end" : "end", NAN);
-  Scalar step = has_step ? number(2, "step", NAN) : Scalar::of_int(1);
+  Scalar start = has_start ? number("start", NAN) : Scalar::of_int(0);
+  Scalar end = number("end", NAN);
+  Scalar step = has_step ? number("step", NAN) : Scalar::of_int(1);
   const bool floating = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float ||
                         step.kind == Scalar::Kind::Float;
-  DType dtype = ctx.dtype(dtype_pos, "dtype").value_or(floating ? DType::Float32 : DType::Int64);
+  DType dtype = ctx.dtype("dtype").value_or(floating ? DType::Float32 : DType::Int64);
   if (!floating) {
     const int64_t a = start.as_int(), b = end.as_int(), c = step.as_int();
     if (c == 0) ctx.bad_input("arange step must be nonzero");
@@ -256,11 +254,11 @@ RValue arange(KernelContext& ctx, bool has_start, bool has_step) {
 
 // A cast: self when the dtype is unchanged and no copy is asked for (as `to` aliases), else a
 // copy laid out by memory_format.
-RValue cast_to(KernelContext& ctx, std::optional<DType> dtype, bool may_alias, size_t copy_pos) {
-  Tensor self = ctx.tensor(0, "self");
+RValue cast_to(KernelContext& ctx, std::optional<DType> dtype, bool may_alias) {
+  Tensor self = ctx.tensor("self");
   DType d = dtype.value_or(self.dtype());
-  if (may_alias && d == self.dtype() && !ctx.boolean(copy_pos, "copy", false) &&
-      !ctx.has(SIZE_MAX, "memory_format")) {
+  if (may_alias && d == self.dtype() && !(ctx.declares("copy") && ctx.boolean("copy", false)) &&
+      !(ctx.declares("memory_format") && ctx.has("memory_format"))) {
     return RValue::of(self);
   }
   Tensor out = empty_like(ctx, self, d);
@@ -271,90 +269,84 @@ RValue cast_to(KernelContext& ctx, std::optional<DType> dtype, bool may_alias, s
 }  // namespace
 
 void register_creation(KernelRegistry& r) {
-  r.add("aten.empty", factory(1, Fill::Zeros));
-  r.add("aten.empty.memory_format", factory(1, Fill::Zeros));
-  r.add("aten.zeros", factory(1, Fill::Zeros));
-  r.add("aten.ones", factory(1, Fill::Ones));
-  r.add("aten.rand", factory(1, Fill::Uniform));
-  r.add("aten.randn", factory(1, Fill::Normal));
+  r.add("aten.empty", factory(Fill::Zeros));
+  r.add("aten.empty.memory_format", factory(Fill::Zeros));
+  r.add("aten.zeros", factory(Fill::Zeros));
+  r.add("aten.ones", factory(Fill::Ones));
+  r.add("aten.rand", factory(Fill::Uniform));
+  r.add("aten.randn", factory(Fill::Normal));
   r.add("aten.full", [](KernelContext& ctx) {
-    DType d = ctx.dtype(2, "dtype").value_or(fill_dtype(ctx, 1, "fill_value"));
-    Tensor t = new_tensor(ctx, d, ctx.int_list(0, "size"));
-    Scalar v = fill_value(ctx, 1, "fill_value");
+    DType d = ctx.dtype("dtype").value_or(fill_dtype(ctx, "fill_value"));
+    Tensor t = new_tensor(ctx, d, ctx.int_list("size"));
+    Scalar v = fill_value(ctx, "fill_value");
     for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, v);
     return RValue::of(t);
   });
   r.add("aten.empty_strided", [](KernelContext& ctx) {
-    return RValue::of(strided(ctx, ctx.dtype(2, "dtype").value_or(DType::Float32),
-                              ctx.int_list(0, "size"), ctx.int_list(1, "stride")));
+    return RValue::of(strided(ctx, ctx.dtype("dtype").value_or(DType::Float32),
+                              ctx.int_list("size"), ctx.int_list("stride")));
   });
   r.add("aten.randint", [](KernelContext& ctx) {
     // randint(high, size) / randint.low(low, high, size): int64 by default.
-    const bool low = ctx.node().target.find(".low") != std::string::npos;
-    const int64_t lo = low ? ctx.integer(0, "low") : 0;
-    const int64_t hi = ctx.integer(low ? 1 : 0, "high");
+    const bool low = ctx.declares("low");
+    const int64_t lo = low ? ctx.integer("low") : 0;
+    const int64_t hi = ctx.integer("high");
     if (hi <= lo) {
       ctx.fail("random_ expects 'from' to be less than 'to', but got from=" + std::to_string(lo) +
                " >= to=" + std::to_string(hi));
     }
-    Tensor t = new_tensor(ctx, ctx.dtype(low ? 3 : 2, "dtype").value_or(DType::Int64),
-                          ctx.int_list(low ? 2 : 1, "size"));
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(DType::Int64), ctx.int_list("size"));
     std::uniform_int_distribution<int64_t> pick(lo, hi - 1);
     for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, Scalar::of_int(pick(ctx.rng())));
     return RValue::of(t);
   });
-  r.add("aten.empty_like", like(1, Fill::Zeros));
-  r.add("aten.zeros_like", like(1, Fill::Zeros));
-  r.add("aten.ones_like", like(1, Fill::Ones));
-  r.add("aten.rand_like", like(1, Fill::Uniform));
-  r.add("aten.randn_like", like(1, Fill::Normal));
+  r.add("aten.empty_like", like(Fill::Zeros));
+  r.add("aten.zeros_like", like(Fill::Zeros));
+  r.add("aten.ones_like", like(Fill::Ones));
+  r.add("aten.rand_like", like(Fill::Uniform));
+  r.add("aten.randn_like", like(Fill::Normal));
   r.add("aten.randint_like", [](KernelContext& ctx) {
     // randint_like(self, high) / randint_like.low_dtype(self, low, high): keywords in practice.
-    Tensor self = ctx.tensor(0, "self");
-    Tensor out = empty_like(ctx, self, ctx.dtype(1, "dtype").value_or(self.dtype()));
-    const int64_t lo = ctx.integer(SIZE_MAX, "low", 0);
-    const int64_t hi = ctx.integer(SIZE_MAX, "high", 2);
+    Tensor self = ctx.tensor("self");
+    Tensor out = empty_like(ctx, self, ctx.dtype("dtype").value_or(self.dtype()));
+    const int64_t lo = ctx.integer("low", 0);
+    const int64_t hi = ctx.integer("high", 2);
     if (hi <= lo) ctx.fail("randint_like needs low < high");
     std::uniform_int_distribution<int64_t> pick(lo, hi - 1);
     for (int64_t k = 0; k < out.numel(); ++k) out.set_flat(k, Scalar::of_int(pick(ctx.rng())));
     return RValue::of(out);
   });
   r.add("aten.full_like", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor t = new_tensor(ctx, ctx.dtype(2, "dtype").value_or(self.dtype()), self.sizes());
-    Scalar v = fill_value(ctx, 1, "fill_value");
+    Tensor self = ctx.tensor("self");
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(self.dtype()), self.sizes());
+    Scalar v = fill_value(ctx, "fill_value");
     for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, v);
     return RValue::of(t);
   });
-  r.add("aten.new_empty", new_like(2, Fill::Zeros));
-  r.add("aten.new_zeros", new_like(2, Fill::Zeros));
-  r.add("aten.new_ones", new_like(2, Fill::Ones));
+  r.add("aten.new_empty", new_like(Fill::Zeros));
+  r.add("aten.new_zeros", new_like(Fill::Zeros));
+  r.add("aten.new_ones", new_like(Fill::Ones));
   r.add("aten.new_full", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor t =
-        new_tensor(ctx, ctx.dtype(3, "dtype").value_or(self.dtype()), ctx.int_list(1, "size"));
-    Scalar v = fill_value(ctx, 2, "fill_value");
+    Tensor self = ctx.tensor("self");
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(self.dtype()), ctx.int_list("size"));
+    Scalar v = fill_value(ctx, "fill_value");
     for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, v);
     return RValue::of(t);
   });
   r.add("aten.new_empty_strided", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    return RValue::of(strided(ctx, ctx.dtype(3, "dtype").value_or(self.dtype()),
-                              ctx.int_list(1, "size"), ctx.int_list(2, "stride")));
+    Tensor self = ctx.tensor("self");
+    return RValue::of(strided(ctx, ctx.dtype("dtype").value_or(self.dtype()), ctx.int_list("size"),
+                              ctx.int_list("stride")));
   });
   r.add("aten.scalar_tensor", [](KernelContext& ctx) {
-    return RValue::of(
-        Tensor::scalar(ctx.dtype(1, "dtype").value_or(DType::Float32), ctx.scalar(0, "s")));
+    return RValue::of(Tensor::scalar(ctx.dtype("dtype").value_or(DType::Float32), ctx.scalar("s")));
   });
-  r.add("aten.arange", [](KernelContext& ctx) { return arange(ctx, false, false); });
-  r.add("aten.arange.default", [](KernelContext& ctx) { return arange(ctx, false, false); });
-  r.add("aten.arange.start", [](KernelContext& ctx) { return arange(ctx, true, false); });
-  r.add("aten.arange.start_step", [](KernelContext& ctx) { return arange(ctx, true, true); });
+  r.add("aten.arange", arange);
   r.add("aten.linspace", [](KernelContext& ctx) {
-    const int64_t steps = ctx.integer(2, "steps");
+    const int64_t steps = ctx.integer("steps");
     if (steps < 0) ctx.bad_input("number of steps must be non-negative");
-    const double a = ctx.scalar(0, "start").as_double(), b = ctx.scalar(1, "end").as_double();
-    Tensor t = new_tensor(ctx, ctx.dtype(3, "dtype").value_or(DType::Float32), {steps});
+    const double a = ctx.scalar("start").as_double(), b = ctx.scalar("end").as_double();
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(DType::Float32), {steps});
     if (steps == 1) t.set_flat(0, Scalar::of_float(a));
     if (steps > 1) {
       // ATen's symmetric formula: from the start for the first half, from the end after.
@@ -369,10 +361,9 @@ void register_creation(KernelRegistry& r) {
     return RValue::of(t);
   });
   r.add("aten.eye", [](KernelContext& ctx) {
-    const int64_t n = ctx.integer(0, "n");
-    const bool has_m = ctx.node().target.find(".m") != std::string::npos;
-    const int64_t m = has_m ? ctx.integer(1, "m") : n;
-    Tensor t = new_tensor(ctx, ctx.dtype(has_m ? 2 : 1, "dtype").value_or(DType::Float32), {n, m});
+    const int64_t n = ctx.integer("n");
+    const int64_t m = ctx.declares("m") ? ctx.integer("m") : n;  // eye(n) or eye.m(n, m)
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(DType::Float32), {n, m});
     for (int64_t k = 0; k < std::min(n, m); ++k) {
       std::vector<int64_t> index = {k, k};
       t.set(index, Scalar::of_int(1));
@@ -381,22 +372,20 @@ void register_creation(KernelRegistry& r) {
   });
   // _to_copy always copies; `to` returns self when nothing changes.
   r.add("aten._to_copy",
-        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype(1, "dtype"), false, 0); });
-  r.add("aten.to.dtype",
-        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype(1, "dtype"), true, 3); });
+        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype("dtype"), false); });
+  r.add("aten.to.dtype", [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype("dtype"), true); });
   r.add("aten.to.dtype_layout",
-        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype(1, "dtype"), true, SIZE_MAX); });
+        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype("dtype"), true); });
   r.add("aten.to.device",
-        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype(2, "dtype"), true, 4); });
+        [](KernelContext& ctx) { return cast_to(ctx, ctx.dtype("dtype"), true); });
   r.add("aten.to.other",
-        [](KernelContext& ctx) { return cast_to(ctx, ctx.tensor(1, "other").dtype(), true, 3); });
-  r.add("aten.type_as", [](KernelContext& ctx) {
-    return cast_to(ctx, ctx.tensor(1, "other").dtype(), true, SIZE_MAX);
-  });
+        [](KernelContext& ctx) { return cast_to(ctx, ctx.tensor("other").dtype(), true); });
+  r.add("aten.type_as",
+        [](KernelContext& ctx) { return cast_to(ctx, ctx.tensor("other").dtype(), true); });
   // copy(self, src): a new tensor like self holding src broadcast to self's shape.
   r.add("aten.copy", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor src = ctx.tensor(1, "src");
+    Tensor self = ctx.tensor("self");
+    Tensor src = ctx.tensor("src");
     auto shape = broadcast_shapes(self.sizes(), src.sizes());
     if (!shape || *shape != self.sizes()) {
       ctx.fail("copy: source " + src.str() + " cannot be broadcast to " + self.str());

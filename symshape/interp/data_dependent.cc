@@ -21,7 +21,7 @@ std::vector<std::vector<int64_t>> nonzero_indices(const Tensor& t) {
 
 // nonzero: int64 [count, rank], column-major as PyTorch allocates it (strides (1, count)).
 RValue nonzero(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   auto found = nonzero_indices(t);
   const int64_t n = static_cast<int64_t>(found.size());
   const int64_t rank = static_cast<int64_t>(t.rank());
@@ -37,7 +37,7 @@ RValue nonzero(KernelContext& ctx) {
 }
 
 RValue item(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   if (t.numel() != 1) {
     ctx.fail("a Tensor with " + std::to_string(t.numel()) +
              " elements cannot be converted to Scalar");
@@ -88,13 +88,12 @@ bool item_equal(const Item& a, const Item& b) {
 // unique and friends: (values, inverse, counts). Without a dim, the items are the elements;
 // with one, the slices along it. Consecutive: only runs of equal neighbours merge (in order);
 // otherwise the distinct items, sorted. Outputs not asked for are empty ([0]).
-RValue unique(KernelContext& ctx, std::optional<size_t> dim_pos, size_t inverse_pos,
-              size_t counts_pos, bool consecutive, bool with_counts = true) {
-  Tensor t = ctx.tensor(0, "self");
+RValue unique(KernelContext& ctx, bool consecutive) {
+  Tensor t = ctx.tensor("self");
   std::optional<size_t> dim;
-  if (dim_pos && ctx.has(*dim_pos, "dim")) {
+  if (ctx.has("dim")) {
     if (t.rank() == 0) ctx.bad_input("unique along a dim needs a tensor with at least one dim");
-    dim = ctx.normalize_dim(ctx.integer(*dim_pos, "dim"), t.rank());
+    dim = ctx.normalize_dim(ctx.integer("dim"), t.rank());
   }
   // The items, in order.
   std::vector<Item> items;
@@ -163,7 +162,7 @@ RValue unique(KernelContext& ctx, std::optional<size_t> dim_pos, size_t inverse_
       });
     }
   }
-  const bool want_inverse = ctx.boolean(inverse_pos, "return_inverse", false);
+  const bool want_inverse = ctx.boolean("return_inverse", false);
   Tensor out_inverse = Tensor::zeros(DType::Int64, {0});
   if (want_inverse) {
     std::vector<Scalar> flat;
@@ -172,8 +171,8 @@ RValue unique(KernelContext& ctx, std::optional<size_t> dim_pos, size_t inverse_
     out_inverse = Tensor::from(DType::Int64, shape, flat);
   }
   std::vector<RValue> out = {RValue::of(out_values), RValue::of(out_inverse)};
-  if (with_counts) {
-    const bool want_counts = ctx.boolean(counts_pos, "return_counts", false);
+  if (ctx.declares("return_counts")) {  // _unique has no counts
+    const bool want_counts = ctx.boolean("return_counts", false);
     Tensor out_counts = Tensor::zeros(DType::Int64, {0});
     if (want_counts) {
       std::vector<Scalar> flat;
@@ -191,13 +190,13 @@ void register_data_dependent(KernelRegistry& r) {
   r.add("aten.nonzero", nonzero);
   r.add("aten.argwhere", nonzero);
   r.add("aten.nonzero_static", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    const int64_t size = ctx.integer(1, "size");
+    Tensor t = ctx.tensor("self");
+    const int64_t size = ctx.integer("size");
     if (size < 0)
       ctx.bad_input("nonzero_static: size must be non-negative, got " + std::to_string(size));
     if (size > Tensor::kMaxElements)
       ctx.fail("nonzero_static: size " + std::to_string(size) + " is too large");
-    const int64_t fill = ctx.integer(2, "fill_value", -1);
+    const int64_t fill = ctx.integer("fill_value", -1);
     auto found = nonzero_indices(t);
     const int64_t rank = static_cast<int64_t>(t.rank());
     Tensor out = Tensor::zeros(DType::Int64, {size, rank});
@@ -215,8 +214,8 @@ void register_data_dependent(KernelRegistry& r) {
   r.add("aten.item", item);
   r.add("aten._local_scalar_dense", item);
   r.add("aten.masked_select", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor mask = ctx.tensor(1, "mask");
+    Tensor self = ctx.tensor("self");
+    Tensor mask = ctx.tensor("mask");
     if (mask.dtype() != DType::Bool) {
       ctx.fail("masked_select: expected a bool mask, got " + mask.str());
     }
@@ -230,15 +229,13 @@ void register_data_dependent(KernelRegistry& r) {
     });
     return RValue::of(Tensor::from(self.dtype(), {static_cast<int64_t>(picked.size())}, picked));
   });
-  r.add("aten._unique2", [](KernelContext& ctx) { return unique(ctx, std::nullopt, 2, 3, false); });
-  r.add("aten._unique",
-        [](KernelContext& ctx) { return unique(ctx, std::nullopt, 2, 0, false, false); });
-  r.add("aten.unique_dim", [](KernelContext& ctx) { return unique(ctx, 1, 3, 4, false); });
-  r.add("aten.unique_consecutive", [](KernelContext& ctx) { return unique(ctx, 3, 1, 2, true); });
-  r.add("aten.unique_dim_consecutive",
-        [](KernelContext& ctx) { return unique(ctx, 1, 2, 3, true); });
+  r.add("aten._unique2", [](KernelContext& ctx) { return unique(ctx, false); });
+  r.add("aten._unique", [](KernelContext& ctx) { return unique(ctx, false); });
+  r.add("aten.unique_dim", [](KernelContext& ctx) { return unique(ctx, false); });
+  r.add("aten.unique_consecutive", [](KernelContext& ctx) { return unique(ctx, true); });
+  r.add("aten.unique_dim_consecutive", [](KernelContext& ctx) { return unique(ctx, true); });
   r.add("aten.repeat_interleave.Tensor", [](KernelContext& ctx) {
-    Tensor repeats = ctx.tensor(0, "repeats");
+    Tensor repeats = ctx.tensor("repeats");
     if (repeats.rank() > 1) {
       ctx.bad_input("repeat_interleave: repeats must be a 0-dim or 1-dim tensor, got " +
                     repeats.str());
@@ -259,7 +256,7 @@ void register_data_dependent(KernelRegistry& r) {
         out.push_back(Scalar::of_int(static_cast<int64_t>(k)));
       }
     }
-    if (auto size = ctx.optional_integer(1, "output_size"); size && *size != total) {
+    if (auto size = ctx.optional_integer("output_size"); size && *size != total) {
       ctx.fail("repeat_interleave: output_size " + std::to_string(*size) +
                " does not match the repeats' total " + std::to_string(total));
     }

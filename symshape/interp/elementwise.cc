@@ -102,15 +102,15 @@ struct Operand {
   DType dtype() const { return is_tensor ? t.dtype() : scalar_dtype(number); }
 };
 
-Operand operand(const KernelContext& ctx, size_t i, std::string_view name) {
+Operand operand(const KernelContext& ctx, std::string_view name) {
   Operand o;
-  if (!ctx.has(i, name)) return o;
+  if (!ctx.has(name)) return o;
   o.present = true;
-  if (ctx.is_tensor_arg(i, name)) {
+  if (ctx.is_tensor_arg(name)) {
     o.is_tensor = true;
-    o.t = ctx.tensor(i, name);
+    o.t = ctx.tensor(name);
   } else {
-    o.number = ctx.scalar(i, name);
+    o.number = ctx.scalar(name);
     o.t = number_tensor(o.number);
   }
   return o;
@@ -157,15 +157,15 @@ Types types_of(const std::vector<Operand>& ops, Out out) {
   ctx.fail(op + " is not supported for " + dtype_name(d));
 }
 
-// A pointwise op over the operands at `positions`. `make` builds the elementwise function for
+// A pointwise op over the named operands. `make` builds the elementwise function for
 // the computation dtype (it may refuse the dtype, and may read other arguments).
 using Make = std::function<Fn(KernelContext&, DType compute)>;
 
-Kernel pointwise(std::vector<std::pair<size_t, std::string>> positions, Out out, Make make) {
-  return [positions, out, make](KernelContext& ctx) {
+Kernel pointwise(std::vector<std::string> operands, Out out, Make make) {
+  return [operands, out, make](KernelContext& ctx) {
     std::vector<Operand> ops;
-    for (const auto& [i, name] : positions) {
-      ops.push_back(operand(ctx, i, name));
+    for (const std::string& name : operands) {
+      ops.push_back(operand(ctx, name));
       // Every operand is required: the elementwise function reads one value from each.
       if (!ops.back().present) ctx.bad_input("missing argument '" + name + "'");
     }
@@ -177,8 +177,8 @@ Kernel pointwise(std::vector<std::pair<size_t, std::string>> positions, Out out,
   };
 }
 
-const std::vector<std::pair<size_t, std::string>> kSelfOther = {{0, "self"}, {1, "other"}};
-const std::vector<std::pair<size_t, std::string>> kSelf = {{0, "self"}};
+const std::vector<std::string> kSelfOther = {"self", "other"};
+const std::vector<std::string> kSelf = {"self"};
 
 // ---- binary ops by category ----
 
@@ -218,7 +218,7 @@ void require_nonzero(const KernelContext& ctx, int64_t b) {
 // add / sub / rsub with alpha: self + alpha * other, self - alpha * other, other - alpha * self.
 Kernel add_like(int sign, bool reversed, const std::string& op) {
   return pointwise(kSelfOther, Out::Promoted, [sign, reversed, op](KernelContext& ctx, DType d) {
-    Scalar alpha = ctx.optional_scalar(2, "alpha").value_or(Scalar::of_int(1));
+    Scalar alpha = ctx.optional_scalar("alpha").value_or(Scalar::of_int(1));
     if ((is_integral(d) || d == DType::Bool) &&
         (alpha.kind == Kind::Float || alpha.kind == Kind::Complex)) {
       ctx.fail("for integral input tensors, argument alpha must not be a floating point number");
@@ -488,7 +488,7 @@ void register_elementwise(KernelRegistry& r) {
 
   // ---- division and powers ----
   r.add("aten.div", [](KernelContext& ctx) {
-    std::string mode = ctx.string(2, "rounding_mode", "");
+    std::string mode = ctx.string("rounding_mode", "");
     return pointwise(kSelfOther, mode.empty() ? Out::Floating : Out::Promoted,
                      [mode](KernelContext& c, DType d) { return division(c, d, mode); })(ctx);
   });
@@ -497,16 +497,15 @@ void register_elementwise(KernelRegistry& r) {
         }));
   r.add("aten.pow", [](KernelContext& ctx) {
     // Integers to a negative number exponent are refused; a tensor exponent follows powi.
-    if (!ctx.is_tensor_arg(1, "exponent") && ctx.has(1, "exponent") &&
-        ctx.is_tensor_arg(0, "self")) {
-      Scalar e = ctx.scalar(1, "exponent");
-      DType self = ctx.tensor(0, "self").dtype();
+    if (!ctx.is_tensor_arg("exponent") && ctx.has("exponent") && ctx.is_tensor_arg("self")) {
+      Scalar e = ctx.scalar("exponent");
+      DType self = ctx.tensor("self").dtype();
       if ((is_integral(self) || self == DType::Bool) && e.kind != Kind::Float &&
           e.kind != Kind::Complex && e.as_int() < 0) {
         ctx.fail("Integers to negative integer powers are not allowed.");
       }
     }
-    return pointwise({{0, "self"}, {1, "exponent"}}, Out::Promoted, [](KernelContext& c, DType d) {
+    return pointwise({"self", "exponent"}, Out::Promoted, [](KernelContext& c, DType d) {
       return by_kind(c, "pow", d,
                      {[](int64_t a, int64_t b) { return I(int_pow(a, b)); },
                       [](double a, double b) { return R(std::pow(a, b)); },
@@ -561,8 +560,7 @@ void register_elementwise(KernelRegistry& r) {
 
   // where(condition, self, other): the result type of self and other; all three broadcast.
   r.add("aten.where", [](KernelContext& ctx) {
-    Operand cond = operand(ctx, 0, "condition"), a = operand(ctx, 1, "self"),
-            b = operand(ctx, 2, "other");
+    Operand cond = operand(ctx, "condition"), a = operand(ctx, "self"), b = operand(ctx, "other");
     if (!cond.present) ctx.fail("where needs a condition");
     if (!a.present || !b.present) ctx.bad_input("where needs self and other");
     if (cond.is_tensor && cond.t.dtype() != DType::Bool && cond.t.dtype() != DType::UInt8) {
@@ -581,8 +579,7 @@ void register_elementwise(KernelRegistry& r) {
   // clamp(self, min=None, max=None) / clip: min(max(x, lo), hi), NaN propagating.
   for (const char* op : {"clamp", "clip"}) {
     r.add(std::string("aten.") + op, [](KernelContext& ctx) {
-      Operand self = operand(ctx, 0, "self"), lo = operand(ctx, 1, "min"),
-              hi = operand(ctx, 2, "max");
+      Operand self = operand(ctx, "self"), lo = operand(ctx, "min"), hi = operand(ctx, "max");
       if (!lo.present && !hi.present)
         ctx.bad_input("at least one of 'min' or 'max' must not be None");
       DType d = promoted({self, lo, hi});
@@ -615,29 +612,27 @@ void register_elementwise(KernelRegistry& r) {
 
   // lerp(self, end, weight): PyTorch's two-sided formula.
   r.add("aten.lerp",
-        pointwise({{0, "self"}, {1, "end"}, {2, "weight"}}, Out::Promoted,
-                  [](KernelContext& ctx, DType d) -> Fn {
-                    if (scalar_kind(d) == Kind::Complex) {
-                      return [](const Args& v) {
-                        Complex s = v[0].c, e = v[1].c, w = v[2].c;
-                        return C(std::abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w));
-                      };
-                    }
-                    if (scalar_kind(d) != Kind::Float) unsupported(ctx, "lerp", d);
-                    return [](const Args& v) {
-                      double s = v[0].f, e = v[1].f, w = v[2].f;
-                      return R(std::abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w));
-                    };
-                  }));
+        pointwise({"self", "end", "weight"}, Out::Promoted, [](KernelContext& ctx, DType d) -> Fn {
+          if (scalar_kind(d) == Kind::Complex) {
+            return [](const Args& v) {
+              Complex s = v[0].c, e = v[1].c, w = v[2].c;
+              return C(std::abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1.0 - w));
+            };
+          }
+          if (scalar_kind(d) != Kind::Float) unsupported(ctx, "lerp", d);
+          return [](const Args& v) {
+            double s = v[0].f, e = v[1].f, w = v[2].f;
+            return R(std::abs(w) < 0.5 ? s + w * (e - s) : e - (e - s) * (1 - w));
+          };
+        }));
   // addcmul / addcdiv(self, tensor1, tensor2, *, value=1).
   for (bool divide : {false, true}) {
     const std::string op = divide ? "addcdiv" : "addcmul";
     r.add("aten." + op,
-          pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted,
+          pointwise({"self", "tensor1", "tensor2"}, Out::Promoted,
                     [op, divide](KernelContext& ctx, DType d) -> Fn {
-                      Scalar value = cast(
-                          ctx.optional_scalar(kKeywordOnly, "value").value_or(Scalar::of_int(1)),
-                          d);
+                      Scalar value =
+                          cast(ctx.optional_scalar("value").value_or(Scalar::of_int(1)), d);
                       switch (scalar_kind(d)) {
                         case Kind::Bool:
                         case Kind::Int:
@@ -663,21 +658,21 @@ void register_elementwise(KernelRegistry& r) {
   }
   // masked_fill(self, mask, value): self's dtype, broadcast with mask.
   r.add("aten.masked_fill", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self"), mask = ctx.tensor(1, "mask");
+    Tensor self = ctx.tensor("self"), mask = ctx.tensor("mask");
     if (mask.dtype() != DType::Bool) {
       ctx.fail("masked_fill only supports boolean masks, but got mask with dtype " +
                dtype_name(mask.dtype()));
     }
     Scalar value;
-    if (ctx.is_tensor_arg(2, "value")) {
-      Tensor v = ctx.tensor(2, "value");
+    if (ctx.is_tensor_arg("value")) {
+      Tensor v = ctx.tensor("value");
       if (v.rank() != 0) {
         ctx.fail("masked_fill only supports a 0-dimensional value tensor, but got tensor with " +
                  std::to_string(v.rank()) + " dimension(s)");
       }
       value = v.flat(0);
     } else {
-      value = ctx.scalar(2, "value");
+      value = ctx.scalar("value");
     }
     if (!is_complex(self.dtype()) && value.kind == Kind::Complex) {
       ctx.fail("masked_fill cannot fill a " + dtype_name(self.dtype()) +
@@ -692,7 +687,7 @@ void register_elementwise(KernelRegistry& r) {
   // ---- unary ops keeping the dtype ----
   // abs: the magnitude (real) of a complex tensor; integers wrap (abs(INT64_MIN) == INT64_MIN).
   r.add("aten.abs", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (is_complex(t.dtype())) {
       return RValue::of(map1(t, t.dtype(), complex_to_real(t.dtype()),
                              [](const Scalar& x) { return R(std::abs(x.c)); }));
@@ -703,7 +698,7 @@ void register_elementwise(KernelRegistry& r) {
     }));
   });
   r.add("aten.neg", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.dtype() == DType::Bool) {
       ctx.fail(
           "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
@@ -739,7 +734,7 @@ void register_elementwise(KernelRegistry& r) {
         }));
   // round(self, *, decimals=0): half to even, as nearbyint in the default rounding mode.
   r.add("aten.round", same_dtype("round", [](KernelContext& ctx) {
-          int64_t decimals = ctx.integer(kKeywordOnly, "decimals", 0);
+          int64_t decimals = ctx.integer("decimals", 0);
           if (decimals == 0) {
             return Unary{identity_int, [](double x) { return R(std::nearbyint(x)); }, nullptr};
           }
@@ -754,7 +749,7 @@ void register_elementwise(KernelRegistry& r) {
           return u;
         }));
   r.add("aten.bitwise_not", same_dtype("bitwise_not", [](KernelContext& ctx) {
-          bool is_bool = ctx.tensor(0, "self").dtype() == DType::Bool;
+          bool is_bool = ctx.tensor("self").dtype() == DType::Bool;
           return Unary{[is_bool](int64_t x) { return I(is_bool ? !x : ~x); }, nullptr, nullptr};
         }));
   // hardtanh(self, min_val=-1, max_val=1), relu6 = hardtanh(0, 6).
@@ -767,58 +762,58 @@ void register_elementwise(KernelRegistry& r) {
         nullptr};
   };
   r.add("aten.hardtanh", same_dtype("hardtanh", [hardtanh](KernelContext& ctx) {
-          return hardtanh(ctx.real(1, "min_val", -1), ctx.real(2, "max_val", 1));
+          return hardtanh(ctx.real("min_val", -1), ctx.real("max_val", 1));
         }));
   r.add("aten.relu6", same_dtype("relu6", [hardtanh](KernelContext&) { return hardtanh(0, 6); }));
   r.add("aten.leaky_relu", same_dtype("leaky_relu", [](KernelContext& ctx) {
-          double slope = ctx.real(1, "negative_slope", 0.01);
+          double slope = ctx.real("negative_slope", 0.01);
           return Unary{nullptr, [slope](double x) { return R(x > 0 ? x : x * slope); }, nullptr};
         }));
   // clone / lift_fresh_copy copy; alias / detach / positive are views (the same elements);
   // contiguous copies only a non-contiguous tensor.
   for (const char* op : {"aten.clone", "aten.lift_fresh_copy"}) {
-    r.add(op, [](KernelContext& ctx) { return RValue::of(ctx.tensor(0, "self").clone()); });
+    r.add(op, [](KernelContext& ctx) { return RValue::of(ctx.tensor("self").clone()); });
   }
   for (const char* op : {"aten.alias", "aten.detach"}) {
     r.add(op, [](KernelContext& ctx) {
-      Tensor t = ctx.tensor(0, "self");
+      Tensor t = ctx.tensor("self");
       return RValue::of(t.as_strided(t.sizes(), t.strides(), t.offset()));
     });
   }
   r.add("aten.positive", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.dtype() == DType::Bool) {
       ctx.fail("The `+` operator, on a bool tensor is not supported.");
     }
     return RValue::of(t.as_strided(t.sizes(), t.strides(), t.offset()));
   });
   r.add("aten.contiguous",
-        [](KernelContext& ctx) { return RValue::of(ctx.tensor(0, "self").contiguous()); });
+        [](KernelContext& ctx) { return RValue::of(ctx.tensor("self").contiguous()); });
   // fill(self, value): a new tensor like self, every element value (a number or a 0-dim
   // tensor); zero(self): zeros.
   r.add("aten.fill", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     Scalar value;
-    if (ctx.is_tensor_arg(1, "value")) {
-      Tensor v = ctx.tensor(1, "value");
+    if (ctx.is_tensor_arg("value")) {
+      Tensor v = ctx.tensor("value");
       if (v.rank() != 0) {
         ctx.fail("fill only supports 0-dimension value tensor but got tensor with " +
                  std::to_string(v.rank()) + " dimensions");
       }
       value = v.flat(0);
     } else {
-      value = ctx.scalar(1, "value");
+      value = ctx.scalar("value");
     }
     Scalar fill = cast(value, t.dtype());
     return RValue::of(map1(t, t.dtype(), t.dtype(), [fill](const Scalar&) { return fill; }));
   });
   r.add("aten.zero", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     return RValue::of(Tensor::zeros(t.dtype(), t.sizes()));
   });
   // square is pow(self, 2): bool squares to int64, others keep their dtype.
   r.add("aten.square", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.dtype() == DType::Bool) {
       return RValue::of(map1(t, DType::Int64, DType::Int64, [](const Scalar& x) { return x; }));
     }
@@ -829,8 +824,8 @@ void register_elementwise(KernelRegistry& r) {
   });
   // elu(self, alpha=1, scale=1, input_scale=1), celu(self, alpha=1), selu(self).
   r.add("aten.elu", same_dtype("elu", [](KernelContext& ctx) {
-          double alpha = ctx.real(1, "alpha", 1), scale = ctx.real(2, "scale", 1),
-                 input_scale = ctx.real(3, "input_scale", 1);
+          double alpha = ctx.real("alpha", 1), scale = ctx.real("scale", 1),
+                 input_scale = ctx.real("input_scale", 1);
           return Unary{nullptr,
                        [=](double x) {
                          return R(x > 0 ? scale * x : scale * alpha * std::expm1(x * input_scale));
@@ -838,7 +833,7 @@ void register_elementwise(KernelRegistry& r) {
                        nullptr};
         }));
   r.add("aten.celu", same_dtype("celu", [](KernelContext& ctx) {
-          double alpha = ctx.real(1, "alpha", 1);
+          double alpha = ctx.real("alpha", 1);
           return Unary{nullptr,
                        [alpha](double x) {
                          return R(std::max(0.0, x) + std::min(0.0, alpha * std::expm1(x / alpha)));
@@ -854,14 +849,14 @@ void register_elementwise(KernelRegistry& r) {
               nullptr};
         }));
   r.add("aten.hardshrink", same_dtype("hardshrink", [](KernelContext& ctx) {
-          double lambd = ctx.real(1, "lambd", 0.5);
+          double lambd = ctx.real("lambd", 0.5);
           return Unary{nullptr,
                        [lambd](double x) { return R(x >= -lambd && x <= lambd ? 0.0 : x); },
                        nullptr};
         }));
   // threshold(self, threshold, value): x <= threshold ? value : x.
   r.add("aten.threshold", same_dtype("threshold", [](KernelContext& ctx) {
-          Scalar th = ctx.scalar(1, "threshold"), value = ctx.scalar(2, "value");
+          Scalar th = ctx.scalar("threshold"), value = ctx.scalar("value");
           return Unary{
               [th, value](int64_t x) {
                 return static_cast<double>(x) <= th.as_double() ? I(value.as_int()) : I(x);
@@ -871,11 +866,11 @@ void register_elementwise(KernelRegistry& r) {
         }));
   // nan_to_num(self, nan=0, posinf=largest, neginf=lowest of the dtype).
   r.add("aten.nan_to_num", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     const DType real = is_complex(t.dtype()) ? complex_to_real(t.dtype()) : t.dtype();
-    const double nan = ctx.real(1, "nan", 0);
-    const double posinf = ctx.real(2, "posinf", largest(real));
-    const double neginf = ctx.real(3, "neginf", -largest(real));
+    const double nan = ctx.real("nan", 0);
+    const double posinf = ctx.real("posinf", largest(real));
+    const double neginf = ctx.real("neginf", -largest(real));
     auto fix = [=](double x) {
       return std::isnan(x) ? nan : x == kInf ? posinf : x == -kInf ? neginf : x;
     };
@@ -887,7 +882,7 @@ void register_elementwise(KernelRegistry& r) {
   // clamp_min(self, min) / clamp_max(self, max): the promoted dtype, as clamp.
   for (bool is_min : {true, false}) {
     r.add(is_min ? "aten.clamp_min" : "aten.clamp_max", [is_min](KernelContext& ctx) {
-      Operand self = operand(ctx, 0, "self"), bound = operand(ctx, 1, is_min ? "min" : "max");
+      Operand self = operand(ctx, "self"), bound = operand(ctx, is_min ? "min" : "max");
       if (!bound.present)
         ctx.bad_input(std::string("missing argument '") + (is_min ? "min" : "max") + "'");
       DType d = promoted({self, bound});
@@ -903,13 +898,13 @@ void register_elementwise(KernelRegistry& r) {
       }));
     });
   }
-  // dropout(input, p, train): the input itself unless training with p > 0; a Bernoulli(1 - p)
-  // mask scaled by 1 / (1 - p) otherwise (zeros for p == 1).
+  // dropout(input, p, train) / dropout_(self, p, train): the input itself unless training with
+  // p > 0; a Bernoulli(1 - p) mask scaled by 1 / (1 - p) otherwise (zeros for p == 1).
   r.add("aten.dropout", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "input");
-    double p = ctx.real(1, "p", 0.5);
+    Tensor t = ctx.tensor(ctx.declares("input") ? "input" : "self");
+    double p = ctx.real("p", 0.5);
     require_probability(ctx, p);
-    bool train = ctx.boolean(2, "train", true) && !ctx.eval_mode();
+    bool train = ctx.boolean("train", true) && !ctx.eval_mode();
     if (!train || p == 0 || t.numel() == 0) return RValue::of(t);
     const double scale = p == 1 ? 0 : 1 / (1 - p);
     std::mt19937_64& rng = ctx.rng();
@@ -922,10 +917,10 @@ void register_elementwise(KernelRegistry& r) {
   });
   // native_dropout(input, p, train): (output, mask); not training: (a copy, all true).
   r.add("aten.native_dropout", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "input");
-    double p = ctx.real(1, "p", 0.5);
+    Tensor t = ctx.tensor("input");
+    double p = ctx.real("p", 0.5);
     require_probability(ctx, p);
-    bool train = ctx.boolean(2, "train", true) && !ctx.eval_mode();
+    bool train = ctx.boolean("train", true) && !ctx.eval_mode();
     Tensor mask = Tensor::zeros(DType::Bool, t.sizes());
     if (!train) {
       for (int64_t i = 0; i < mask.numel(); ++i) mask.set_flat(i, B(true));
@@ -942,8 +937,8 @@ void register_elementwise(KernelRegistry& r) {
   });
   // native_dropout_backward(grad_output, mask, scale): grad * mask * scale.
   r.add("aten.native_dropout_backward", [](KernelContext& ctx) {
-    Tensor g = ctx.tensor(0, "grad_output"), mask = ctx.tensor(1, "mask");
-    double scale = ctx.real(2, "scale", 1);
+    Tensor g = ctx.tensor("grad_output"), mask = ctx.tensor("mask");
+    double scale = ctx.real("scale", 1);
     const DType d = g.dtype();
     return RValue::of(map2(g, mask, d, d, [scale](const Scalar& x, const Scalar& m) {
       if (x.kind == Kind::Complex) return C(m.as_bool() ? x.c * scale : Complex(0, 0));
@@ -1025,7 +1020,7 @@ void register_elementwise(KernelRegistry& r) {
             "reciprocal", [](double x) { return 1 / x; }, [](Complex z) { return 1.0 / z; }));
   // gelu(self, *, approximate='none' | 'tanh').
   r.add("aten.gelu", [](KernelContext& ctx) {
-    std::string approximate = ctx.string(kKeywordOnly, "approximate", "none");
+    std::string approximate = ctx.string("approximate", "none");
     if (approximate != "none" && approximate != "tanh") {
       ctx.fail("approximate argument must be either none or tanh, got '" + approximate + "'");
     }
@@ -1049,15 +1044,15 @@ void register_elementwise(KernelRegistry& r) {
         floating("hardsigmoid", [](double x) { return std::min(std::max(x + 3, 0.0), 6.0) / 6; }));
   // softplus(self, beta=1, threshold=20): linear above threshold / beta.
   r.add("aten.softplus", [](KernelContext& ctx) {
-    double beta = ctx.real(1, "beta", 1), threshold = ctx.real(2, "threshold", 20);
+    double beta = ctx.real("beta", 1), threshold = ctx.real("threshold", 20);
     return floating("softplus", [beta, threshold](double x) {
       return x * beta > threshold ? x : std::log1p(std::exp(x * beta)) / beta;
     })(ctx);
   });
   // logit(self, eps=None): log(z / (1 - z)), z clamped to [eps, 1 - eps] when eps is given.
   r.add("aten.logit", [](KernelContext& ctx) {
-    bool has_eps = ctx.has(1, "eps");
-    double eps = ctx.real(1, "eps", 0);
+    bool has_eps = ctx.has("eps");
+    double eps = ctx.real("eps", 0);
     return floating("logit", [has_eps, eps](double x) {
       double z = has_eps ? (x < eps ? eps : x > 1 - eps ? 1 - eps : x) : x;
       return std::log(z / (1 - z));

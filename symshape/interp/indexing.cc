@@ -53,9 +53,8 @@ Tensor at_least_1d(const Tensor& t) {
 }
 
 // An index argument: an integer tensor (bool too when allowed).
-Tensor index_tensor(const KernelContext& ctx, size_t i, std::string_view name,
-                    bool allow_bool = false) {
-  Tensor t = ctx.tensor(i, name);
+Tensor index_tensor(const KernelContext& ctx, std::string_view name, bool allow_bool = false) {
+  Tensor t = ctx.tensor(name);
   if (!is_integral(t.dtype()) && !(allow_bool && t.dtype() == DType::Bool)) {
     ctx.bad_input(std::string(name) + " must be an integer tensor, got " + t.str());
   }
@@ -72,15 +71,15 @@ int64_t checked_index(const KernelContext& ctx, int64_t v, size_t dim, int64_t s
 }
 
 // A number argument that may also be a 0-dim tensor (index_fill.int_Tensor, scatter.value).
-Scalar scalar_or_item(const KernelContext& ctx, size_t i, std::string_view name) {
-  if (ctx.is_tensor_arg(i, name)) {
-    Tensor v = ctx.tensor(i, name);
+Scalar scalar_or_item(const KernelContext& ctx, std::string_view name) {
+  if (ctx.is_tensor_arg(name)) {
+    Tensor v = ctx.tensor(name);
     if (v.rank() != 0) {
       ctx.fail(std::string(name) + " must be a number or a 0-dim tensor, got " + v.str());
     }
     return v.flat(0);
   }
-  return ctx.scalar(i, name);
+  return ctx.scalar(name);
 }
 
 // ---- advanced indexing ----
@@ -194,8 +193,8 @@ void source_index(const KernelContext& ctx, const AdvancedIndex& plan, const Ten
 }
 
 RValue index(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
-  AdvancedIndex plan = plan_index(ctx, self, ctx.optional_tensor_list(1, "indices"));
+  Tensor self = ctx.tensor("self");
+  AdvancedIndex plan = plan_index(ctx, self, ctx.optional_tensor_list("indices"));
   Tensor out = Tensor::zeros(self.dtype(), plan.result);
   Sizes from;
   for_each_index(plan.result, [&](std::span<const int64_t> at) {
@@ -208,10 +207,10 @@ RValue index(KernelContext& ctx) {
 // index_put(self, indices, values, accumulate=False): values broadcast to the indexing result;
 // with accumulate, repeated indices add up.
 RValue index_put(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
-  AdvancedIndex plan = plan_index(ctx, self, ctx.optional_tensor_list(1, "indices"));
-  Tensor values = ctx.tensor(2, "values");
-  const bool accumulate = ctx.boolean(3, "accumulate", false);
+  Tensor self = ctx.tensor("self");
+  AdvancedIndex plan = plan_index(ctx, self, ctx.optional_tensor_list("indices"));
+  Tensor values = ctx.tensor("values");
+  const bool accumulate = ctx.boolean("accumulate", false);
   auto shape = broadcast_shapes(plan.result, values.sizes());
   if (!shape || *shape != plan.result) {
     ctx.fail("shape mismatch: value tensor of shape " + sizes_str(values.sizes()) +
@@ -268,16 +267,15 @@ Tensor gathered(const KernelContext& ctx, const Tensor& self, int64_t dim, const
 }
 
 RValue gather(KernelContext& ctx) {
-  return RValue::of(
-      gathered(ctx, ctx.tensor(0, "self"), ctx.integer(1, "dim"), ctx.tensor(2, "index")));
+  return RValue::of(gathered(ctx, ctx.tensor("self"), ctx.integer("dim"), ctx.tensor("index")));
 }
 
 // take_along_dim(self, indices, dim=None): without dim, on the flattened tensors; with it, self
 // and indices broadcast everywhere but along dim.
 RValue take_along_dim(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
-  Tensor idx = index_tensor(ctx, 1, "indices");
-  if (!ctx.has(2, "dim")) {
+  Tensor self = ctx.tensor("self");
+  Tensor idx = index_tensor(ctx, "indices");
+  if (!ctx.has("dim")) {
     Tensor flat_self = self.clone(), flat_idx = idx.clone();
     flat_self = flat_self.as_strided({self.numel()}, {1}, 0);
     flat_idx = flat_idx.as_strided({idx.numel()}, {1}, 0);
@@ -290,7 +288,7 @@ RValue take_along_dim(KernelContext& ctx) {
         std::to_string(self.rank()) + " dimensions for input, and " + std::to_string(idx.rank()) +
         " dimensions for indices");
   }
-  const size_t k = ctx.normalize_dim(ctx.integer(2, "dim"), self.rank());
+  const size_t k = ctx.normalize_dim(ctx.integer("dim"), self.rank());
   if (self.rank() == 0) return RValue::of(gathered(ctx, self, 0, idx));
   Sizes self_sizes = self.sizes();
   self_sizes[k] = idx.sizes()[k];
@@ -397,40 +395,39 @@ Tensor scattered(const KernelContext& ctx, const Tensor& self, int64_t dim, cons
 }
 
 RValue scatter(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
+  Tensor self = ctx.tensor("self");
   // scatter.src takes a tensor at 3, scatter.value a number (or a 0-dim tensor) named value.
-  const std::string name = ctx.has(3, "src") ? "src" : "value";
-  if (!ctx.has(3, name)) ctx.fail("scatter needs a src tensor or a value");
+  const std::string name = ctx.has("src") ? "src" : "value";
+  if (!ctx.has(name)) ctx.fail("scatter needs a src tensor or a value");
   std::optional<Tensor> src;
   Scalar value;
-  if (ctx.is_tensor_arg(3, name) && !(name == "value" && ctx.tensor(3, name).rank() == 0)) {
-    src = ctx.tensor(3, name);
+  if (ctx.is_tensor_arg(name) && !(name == "value" && ctx.tensor(name).rank() == 0)) {
+    src = ctx.tensor(name);
   } else {
-    value = scalar_or_item(ctx, 3, name);
+    value = scalar_or_item(ctx, name);
   }
-  const Reduce reduce = reduce_of(ctx, ctx.string(4, "reduce", ""), false);
-  return RValue::of(scattered(ctx, self, ctx.integer(1, "dim"), ctx.tensor(2, "index"), src, value,
+  const Reduce reduce = reduce_of(ctx, ctx.string("reduce", ""), false);
+  return RValue::of(scattered(ctx, self, ctx.integer("dim"), ctx.tensor("index"), src, value,
                               reduce, true, "scatter"));
 }
 
 RValue scatter_add(KernelContext& ctx) {
-  return RValue::of(scattered(ctx, ctx.tensor(0, "self"), ctx.integer(1, "dim"),
-                              ctx.tensor(2, "index"), ctx.tensor(3, "src"), Scalar(), Reduce::Sum,
-                              true, "scatter_add"));
+  return RValue::of(scattered(ctx, ctx.tensor("self"), ctx.integer("dim"), ctx.tensor("index"),
+                              ctx.tensor("src"), Scalar(), Reduce::Sum, true, "scatter_add"));
 }
 
 RValue scatter_reduce(KernelContext& ctx) {
-  const Reduce reduce = reduce_of(ctx, ctx.string(4, "reduce", ""), true);
-  return RValue::of(scattered(ctx, ctx.tensor(0, "self"), ctx.integer(1, "dim"),
-                              ctx.tensor(2, "index"), ctx.tensor(3, "src"), Scalar(), reduce,
-                              ctx.boolean(5, "include_self", true), "scatter_reduce"));
+  const Reduce reduce = reduce_of(ctx, ctx.string("reduce", ""), true);
+  return RValue::of(scattered(ctx, ctx.tensor("self"), ctx.integer("dim"), ctx.tensor("index"),
+                              ctx.tensor("src"), Scalar(), reduce,
+                              ctx.boolean("include_self", true), "scatter_reduce"));
 }
 
 // ---- index_select and the index_* updates along one dim ----
 
 // A 0-d or 1-d index along one dim.
 Tensor dim_index(const KernelContext& ctx, const char* op) {
-  Tensor idx = index_tensor(ctx, 2, "index");
+  Tensor idx = index_tensor(ctx, "index");
   if (idx.rank() > 1) {
     ctx.fail(std::string(op) + "(): Index is supposed to be a vector, got " + idx.str());
   }
@@ -438,8 +435,8 @@ Tensor dim_index(const KernelContext& ctx, const char* op) {
 }
 
 RValue index_select(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
-  const size_t k = ctx.normalize_dim(ctx.integer(1, "dim"), self.rank());
+  Tensor self = ctx.tensor("self");
+  const size_t k = ctx.normalize_dim(ctx.integer("dim"), self.rank());
   Tensor idx = dim_index(ctx, "index_select");
   if (self.rank() == 0) {
     if (idx.numel() != 1) {
@@ -475,19 +472,19 @@ enum class Update { Add, Copy, Fill };
 // index_fill(self, dim, index, value): self's slices along dim at index[i] updated from
 // source's slice i (or value).
 RValue index_update(KernelContext& ctx, Update kind, const char* op) {
-  Tensor self = ctx.tensor(0, "self");
+  Tensor self = ctx.tensor("self");
   Tensor out = self.clone();
   Tensor o = at_least_1d(out);
-  const size_t k = ctx.normalize_dim(ctx.integer(1, "dim"), self.rank());
+  const size_t k = ctx.normalize_dim(ctx.integer("dim"), self.rank());
   Tensor idx = dim_index(ctx, op);
   const DType d = self.dtype();
   const int64_t n = idx.numel();
   std::optional<Tensor> source;
   Scalar value, alpha = Scalar::of_int(1);
   if (kind == Update::Fill) {
-    value = cast(scalar_or_item(ctx, 3, "value"), d);
+    value = cast(scalar_or_item(ctx, "value"), d);
   } else {
-    source = at_least_1d(ctx.tensor(3, "source"));
+    source = at_least_1d(ctx.tensor("source"));
     if (source->rank() != o.rank() || source->sizes()[k] != n) {
       ctx.fail(std::string(op) + "(): Number of indices (" + std::to_string(n) +
                ") should be equal to source.size(dim) of a source of the same rank as self (" +
@@ -499,7 +496,7 @@ RValue index_update(KernelContext& ctx, Update kind, const char* op) {
                  sizes_str(self.sizes()) + " differ outside dimension " + std::to_string(k));
       }
     }
-    if (kind == Update::Add) alpha = cast(ctx.optional_scalar(4, "alpha").value_or(alpha), d);
+    if (kind == Update::Add) alpha = cast(ctx.optional_scalar("alpha").value_or(alpha), d);
   }
   for (int64_t i = 0; i < n; ++i) {
     // index_fill wraps negative indices; index_add and index_copy refuse them.
@@ -524,9 +521,9 @@ RValue index_update(KernelContext& ctx, Update kind, const char* op) {
 // masked_scatter(self, mask, source): self and mask broadcast together; the positions where the
 // mask is true take source's elements in order.
 RValue masked_scatter(KernelContext& ctx) {
-  Tensor self = ctx.tensor(0, "self");
-  Tensor mask = ctx.tensor(1, "mask");
-  Tensor source = ctx.tensor(2, "source");
+  Tensor self = ctx.tensor("self");
+  Tensor mask = ctx.tensor("mask");
+  Tensor source = ctx.tensor("source");
   if (mask.dtype() != DType::Bool && mask.dtype() != DType::UInt8) {
     ctx.fail("masked_scatter_ only supports boolean masks, but got mask with dtype " +
              std::string(to_string(mask.dtype())));
@@ -556,8 +553,8 @@ RValue masked_scatter(KernelContext& ctx) {
 // ---- embedding ----
 
 RValue embedding(KernelContext& ctx) {
-  Tensor weight = ctx.tensor(0, "weight");
-  Tensor idx = index_tensor(ctx, 1, "indices");
+  Tensor weight = ctx.tensor("weight");
+  Tensor idx = index_tensor(ctx, "indices");
   if (weight.rank() != 2) ctx.fail("'weight' must be 2-D, got " + weight.str());
   Sizes sizes = idx.sizes();
   sizes.push_back(weight.sizes()[1]);
@@ -576,11 +573,11 @@ RValue embedding(KernelContext& ctx) {
 // scale_grad_by_freq): each index's row of grad_output added into that row of the weight's
 // grad, skipping padding_idx; scaled by 1/count of the index when scale_grad_by_freq.
 RValue embedding_dense_backward(KernelContext& ctx) {
-  Tensor grad = ctx.tensor(0, "grad_output");
-  Tensor idx = index_tensor(ctx, 1, "indices");
-  const int64_t rows = ctx.integer(2, "num_weights");
-  const int64_t padding = ctx.integer(3, "padding_idx", -1);
-  const bool scale = ctx.boolean(4, "scale_grad_by_freq", false);
+  Tensor grad = ctx.tensor("grad_output");
+  Tensor idx = index_tensor(ctx, "indices");
+  const int64_t rows = ctx.integer("num_weights");
+  const int64_t padding = ctx.integer("padding_idx", -1);
+  const bool scale = ctx.boolean("scale_grad_by_freq", false);
   if (rows < 0) ctx.fail("num_weights must be non-negative, got " + std::to_string(rows));
   const int64_t width = grad.rank() ? grad.sizes().back() : 1;
   const int64_t n = idx.numel();

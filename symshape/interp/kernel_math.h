@@ -153,10 +153,10 @@ struct Checked {
   }
 };
 
-// A backward op's output_mask at (position, "output_mask"): `count` bools, all true when absent.
-inline std::vector<bool> output_mask(const KernelContext& ctx, size_t position, size_t count) {
+// A backward op's output_mask: `count` bools, all true when absent.
+inline std::vector<bool> output_mask(const KernelContext& ctx, size_t count) {
   std::vector<bool> mask(count, true);
-  RValue v = ctx.value(position, "output_mask");
+  RValue v = ctx.value("output_mask");
   if (v.kind == RValue::Kind::None) return mask;
   const std::string message = "output_mask must be a list of " + std::to_string(count) + " bools";
   if (v.kind != RValue::Kind::List || v.items.size() != count) ctx.fail(message);

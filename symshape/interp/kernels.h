@@ -51,7 +51,7 @@ Tensor map2(const Tensor& a, const Tensor& b, DType compute, DType out,
             const std::function<Scalar(const Scalar&, const Scalar&)>& f);
 
 // The dims a reduction reduces (absent or empty: all), normalized, sorted, unique.
-std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t position, size_t rank);
+std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t rank);
 // Folds every group of elements that share their non-reduced indices: for each output position
 // (sizes after reduction; a reduced dim is kept as 1 when keepdim), f receives the group's
 // elements in row-major order and returns the output element. The result has dtype `out`.

@@ -124,8 +124,8 @@ Tensor add_scaled(const KernelContext& ctx, const Tensor& self, const Tensor& pr
     ctx.fail(op + ": cannot broadcast self " + sizes_str(self.sizes()) + " to the result " +
              sizes_str(prod.sizes()));
   }
-  const Scalar beta = ctx.optional_scalar(3, "beta").value_or(Scalar::of_int(1));
-  const Scalar alpha = ctx.optional_scalar(4, "alpha").value_or(Scalar::of_int(1));
+  const Scalar beta = ctx.optional_scalar("beta").value_or(Scalar::of_int(1));
+  const Scalar alpha = ctx.optional_scalar("alpha").value_or(Scalar::of_int(1));
   const DType dtype = prod.dtype();
   if (math::category(dtype) == math::Category::Int) {
     for (const Scalar* s : {&beta, &alpha}) {
@@ -194,22 +194,22 @@ using Product = Tensor (*)(const KernelContext&, const Tensor&, const Tensor&, c
 
 Kernel product_kernel(Product f, std::string first, std::string second, std::string op) {
   return [f, first, second, op](KernelContext& ctx) {
-    return RValue::of(f(ctx, ctx.tensor(0, first), ctx.tensor(1, second), op));
+    return RValue::of(f(ctx, ctx.tensor(first), ctx.tensor(second), op));
   };
 }
 
 Kernel add_product_kernel(Product f, std::string first, std::string second, std::string op) {
   return [f, first, second, op](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor prod = f(ctx, ctx.tensor(1, first), ctx.tensor(2, second), op);
+    Tensor self = ctx.tensor("self");
+    Tensor prod = f(ctx, ctx.tensor(first), ctx.tensor(second), op);
     return RValue::of(add_scaled(ctx, self, prod, op));
   };
 }
 
 RValue dot(KernelContext& ctx, bool conjugate_first) {
   const std::string op = conjugate_first ? "vdot" : "dot";
-  Tensor a = ctx.tensor(0, "self");
-  Tensor b = ctx.tensor(1, "tensor");
+  Tensor a = ctx.tensor("self");
+  Tensor b = ctx.tensor(ctx.declares("tensor") ? "tensor" : "other");  // dot, vdot
   if (a.rank() != 1 || b.rank() != 1) {
     ctx.fail(op + ": 1-D tensors expected, got " + rank_str(a) + " and " + rank_str(b));
   }
@@ -242,10 +242,9 @@ double gelu_tanh(double x) {
 // _addmm_activation (self, mat1, mat2, *, beta, alpha, use_gelu): relu or tanh-GELU of addmm.
 RValue addmm_activation(KernelContext& ctx) {
   const std::string op = "_addmm_activation";
-  Tensor self = ctx.tensor(0, "self");
-  Tensor out =
-      add_scaled(ctx, self, mm_of(ctx, ctx.tensor(1, "mat1"), ctx.tensor(2, "mat2"), op), op);
-  const bool gelu = ctx.boolean(5, "use_gelu", false);
+  Tensor self = ctx.tensor("self");
+  Tensor out = add_scaled(ctx, self, mm_of(ctx, ctx.tensor("mat1"), ctx.tensor("mat2"), op), op);
+  const bool gelu = ctx.boolean("use_gelu", false);
   const math::Category c = math::category(out.dtype());
   if (c == math::Category::Complex) ctx.bad_input(op + " does not support complex inputs");
   if (gelu && c != math::Category::Float) ctx.fail(op + ": GELU needs a floating dtype");
@@ -264,8 +263,8 @@ RValue addmm_activation(KernelContext& ctx) {
 // addbmm (self, batch1, batch2, *, beta, alpha): the sum over the batch of the products.
 RValue addbmm(KernelContext& ctx) {
   const std::string op = "addbmm";
-  Tensor self = ctx.tensor(0, "self");
-  Tensor prod = bmm_of(ctx, ctx.tensor(1, "batch1"), ctx.tensor(2, "batch2"), op);
+  Tensor self = ctx.tensor("self");
+  Tensor prod = bmm_of(ctx, ctx.tensor("batch1"), ctx.tensor("batch2"), op);
   const int64_t batch = prod.size(0), n = prod.size(1), p = prod.size(2);
   Tensor summed = dispatch(prod.dtype(), [&](auto zero) {
     using T = decltype(zero);
@@ -283,8 +282,8 @@ RValue addbmm(KernelContext& ctx) {
 
 // linear (input [..., in], weight [out, in] or [in], bias): input @ weight.T + bias.
 RValue linear(KernelContext& ctx) {
-  Tensor input = ctx.tensor(0, "input");
-  Tensor weight = ctx.tensor(1, "weight");
+  Tensor input = ctx.tensor("input");
+  Tensor weight = ctx.tensor("weight");
   if (weight.rank() == 0 || weight.rank() > 2) {
     ctx.bad_input("linear: weight must be 1-D or 2-D, got " + sizes_str(weight.sizes()));
   }
@@ -295,7 +294,7 @@ RValue linear(KernelContext& ctx) {
                                    {weight.strides()[1], weight.strides()[0]}, weight.offset());
   }
   Tensor out = matmul_of(ctx, input, transposed, input.dtype(), "linear");
-  auto bias = ctx.optional_tensor(2, "bias");
+  auto bias = ctx.optional_tensor("bias");
   if (!bias) return RValue::of(out);
   require_same_dtype(ctx, input, *bias, "linear");
   auto fits = broadcast_shapes(bias->sizes(), out.sizes());
@@ -353,9 +352,9 @@ Subscripts parse_subscripts(const KernelContext& ctx, const std::string& text,
 constexpr int kEllipsisId = 128;
 
 RValue einsum(KernelContext& ctx) {
-  if (!ctx.has(0, "equation")) ctx.bad_input("missing argument 'equation'");
-  const std::string equation = ctx.string(0, "equation", "");
-  std::vector<Tensor> ops = ctx.tensor_list(1, "tensors");
+  if (!ctx.has("equation")) ctx.bad_input("missing argument 'equation'");
+  const std::string equation = ctx.string("equation", "");
+  std::vector<Tensor> ops = ctx.tensor_list("tensors");
   if (ops.empty()) ctx.bad_input("einsum(): must provide at least one operand");
 
   const size_t arrow = equation.find("->");
@@ -526,8 +525,8 @@ void register_linalg(KernelRegistry& r) {
   r.add("aten.mm", product_kernel(mm_of, "self", "mat2", "mm"));
   r.add("aten.bmm", product_kernel(bmm_of, "self", "mat2", "bmm"));
   r.add("aten.matmul", [](KernelContext& ctx) {
-    Tensor a = ctx.tensor(0, "self");
-    Tensor b = ctx.tensor(1, "other");
+    Tensor a = ctx.tensor("self");
+    Tensor b = ctx.tensor("other");
     require_same_dtype(ctx, a, b, "matmul");
     return RValue::of(matmul_of(ctx, a, b, a.dtype(), "matmul"));
   });
@@ -535,8 +534,8 @@ void register_linalg(KernelRegistry& r) {
   for (const char* name : {"outer", "ger"}) {
     const std::string op = name;
     r.add("aten." + op, [op](KernelContext& ctx) {
-      Tensor a = ctx.tensor(0, "self");
-      Tensor b = ctx.tensor(1, "vec2");
+      Tensor a = ctx.tensor("self");
+      Tensor b = ctx.tensor("vec2");
       return RValue::of(outer_of(ctx, a, b, promote_types(a.dtype(), b.dtype()), op));
     });
   }
@@ -544,8 +543,8 @@ void register_linalg(KernelRegistry& r) {
   r.add("aten.vdot", [](KernelContext& ctx) { return dot(ctx, true); });
   // _int_mm: int8 x int8 accumulates in int32.
   r.add("aten._int_mm", [](KernelContext& ctx) {
-    Tensor a = ctx.tensor(0, "self");
-    Tensor b = ctx.tensor(1, "mat2");
+    Tensor a = ctx.tensor("self");
+    Tensor b = ctx.tensor("mat2");
     require_rank(ctx, a, 2, "_int_mm: self");
     require_rank(ctx, b, 2, "_int_mm: mat2");
     if (math::category(a.dtype()) != math::Category::Int || a.dtype() == DType::Bool ||
@@ -561,9 +560,9 @@ void register_linalg(KernelRegistry& r) {
   r.add("aten.baddbmm", add_product_kernel(bmm_of, "batch1", "batch2", "baddbmm"));
   r.add("aten.addmv", add_product_kernel(mv_of, "mat", "vec", "addmv"));
   r.add("aten.addr", [](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
-    Tensor a = ctx.tensor(1, "vec1");
-    Tensor b = ctx.tensor(2, "vec2");
+    Tensor self = ctx.tensor("self");
+    Tensor a = ctx.tensor("vec1");
+    Tensor b = ctx.tensor("vec2");
     return RValue::of(add_scaled(ctx, self, outer_of(ctx, a, b, a.dtype(), "addr"), "addr"));
   });
   r.add("aten.addbmm", addbmm);

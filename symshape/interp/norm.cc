@@ -65,12 +65,12 @@ struct BatchNormArgs {
 
 BatchNormArgs batch_norm_args(const KernelContext& ctx, bool has_running_stats) {
   BatchNormArgs a;
-  a.input = ctx.tensor(0, "input");
-  a.weight = ctx.optional_tensor(1, "weight");
-  a.bias = ctx.optional_tensor(2, "bias");
+  a.input = ctx.tensor("input");
+  a.weight = ctx.optional_tensor("weight");
+  a.bias = ctx.optional_tensor("bias");
   if (has_running_stats) {
-    a.running_mean = ctx.optional_tensor(3, "running_mean");
-    a.running_var = ctx.optional_tensor(4, "running_var");
+    a.running_mean = ctx.optional_tensor("running_mean");
+    a.running_var = ctx.optional_tensor("running_var");
   }
   return a;
 }
@@ -185,18 +185,18 @@ std::vector<RValue> triple(const BatchNormResult& r) {
 // statistics in training mode, the batch's statistics are used.
 RValue batch_norm_backward(KernelContext& ctx) {
   const std::string op = "native_batch_norm_backward";
-  Tensor grad = ctx.tensor(0, "grad_out");
-  Tensor x = ctx.tensor(1, "input");
+  Tensor grad = ctx.tensor("grad_out");
+  Tensor x = ctx.tensor("input");
   if (x.rank() < 2) ctx.fail(op + ": input must have at least 2 dims");
   require_floating(ctx, x, op);
   if (grad.sizes() != x.sizes()) {
     ctx.fail(op + ": grad_out " + sizes_str(grad.sizes()) + " must have the input's size " +
              sizes_str(x.sizes()));
   }
-  std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
-  const bool train = ctx.boolean(7, "train", false);
-  const double eps = ctx.real(8, "eps", 1e-5);
-  const std::vector<bool> mask = math::output_mask(ctx, 9, 3);
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  const bool train = ctx.boolean("train", false);
+  const double eps = ctx.real("eps", 1e-5);
+  const std::vector<bool> mask = math::output_mask(ctx, 3);
   const int64_t n = x.size(0), channels = x.size(1);
   const int64_t spatial = channels == 0 || n == 0 ? 0 : x.numel() / (n * channels);
   const int64_t count = n * spatial;
@@ -207,8 +207,8 @@ RValue batch_norm_backward(KernelContext& ctx) {
   };
 
   std::vector<double> mean(static_cast<size_t>(channels), 0.0), invstd(mean.size(), 0.0);
-  auto saved_mean = ctx.optional_tensor(train ? 5 : 3, train ? "save_mean" : "running_mean");
-  auto saved_std = ctx.optional_tensor(train ? 6 : 4, train ? "save_invstd" : "running_var");
+  auto saved_mean = ctx.optional_tensor(train ? "save_mean" : "running_mean");
+  auto saved_std = ctx.optional_tensor(train ? "save_invstd" : "running_var");
   if (saved_mean && saved_std && saved_mean->numel() == channels &&
       saved_std->numel() == channels) {
     mean = load<double>(*saved_mean);
@@ -268,9 +268,9 @@ RValue batch_norm_backward(KernelContext& ctx) {
 RValue instance_norm(KernelContext& ctx) {
   const std::string op = "instance_norm";
   BatchNormArgs a = batch_norm_args(ctx, true);
-  const bool use_input_stats = ctx.boolean(5, "use_input_stats", true);
-  a.momentum = ctx.real(6, "momentum", 0.1);
-  a.eps = ctx.real(7, "eps", 1e-5);
+  const bool use_input_stats = ctx.boolean("use_input_stats", true);
+  a.momentum = ctx.real("momentum", 0.1);
+  a.eps = ctx.real("eps", 1e-5);
   const Tensor& x = a.input;
   if (x.rank() < 2) {
     ctx.bad_input(op + ": expected an input with at least 2 dims [N, C, ...], got " +
@@ -334,9 +334,9 @@ void register_batch_norm(KernelRegistry& r) {
   // training, momentum, eps).
   auto legit = [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
-    a.momentum = ctx.real(6, "momentum", 0.1);
-    a.eps = ctx.real(7, "eps", 1e-5);
+    a.training = ctx.boolean("training", false);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     BatchNormResult res = batch_norm(ctx, a, "batch_norm");
     update_running_stats(a, res);
     return RValue::list(triple(res));
@@ -346,25 +346,25 @@ void register_batch_norm(KernelRegistry& r) {
   // .no_stats (input, weight, bias, training, momentum, eps).
   r.add("aten._native_batch_norm_legit.no_stats", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, false);
-    a.training = ctx.boolean(3, "training", false);
-    a.momentum = ctx.real(4, "momentum", 0.1);
-    a.eps = ctx.real(5, "eps", 1e-5);
+    a.training = ctx.boolean("training", false);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     return RValue::list(triple(batch_norm(ctx, a, "batch_norm")));
   });
   // _native_batch_norm_legit_no_training (input, weight, bias, running_mean, running_var,
   // momentum, eps).
   r.add("aten._native_batch_norm_legit_no_training", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.momentum = ctx.real(5, "momentum", 0.1);
-    a.eps = ctx.real(6, "eps", 1e-5);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     return RValue::list(triple(batch_norm(ctx, a, "batch_norm")));
   });
   // (output, save_mean, save_invstd, running_mean_out, running_var_out).
   r.add("aten._native_batch_norm_legit_functional", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
-    a.momentum = ctx.real(6, "momentum", 0.1);
-    a.eps = ctx.real(7, "eps", 1e-5);
+    a.training = ctx.boolean("training", false);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     BatchNormResult res = batch_norm(ctx, a, "batch_norm");
     std::vector<RValue> out = triple(res);
     for (RValue& v : running_stats_out(a, res)) out.push_back(v);
@@ -374,9 +374,9 @@ void register_batch_norm(KernelRegistry& r) {
   // cudnn_enabled): the output only.
   r.add("aten.batch_norm", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
-    a.momentum = ctx.real(6, "momentum", 0.1);
-    a.eps = ctx.real(7, "eps", 1e-5);
+    a.training = ctx.boolean("training", false);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     BatchNormResult res = batch_norm(ctx, a, "batch_norm");
     update_running_stats(a, res);
     return RValue::of(res.out);
@@ -386,8 +386,8 @@ void register_batch_norm(KernelRegistry& r) {
   r.add("aten._batch_norm_with_update", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
     a.training = true;
-    a.momentum = ctx.real(5, "momentum", 0.1);
-    a.eps = ctx.real(6, "eps", 1e-5);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     BatchNormResult res = batch_norm(ctx, a, "batch_norm");
     update_running_stats(a, res);
     std::vector<RValue> out = triple(res);
@@ -397,8 +397,8 @@ void register_batch_norm(KernelRegistry& r) {
   r.add("aten._batch_norm_with_update_functional", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
     a.training = true;
-    a.momentum = ctx.real(5, "momentum", 0.1);
-    a.eps = ctx.real(6, "eps", 1e-5);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     BatchNormResult res = batch_norm(ctx, a, "batch_norm");
     std::vector<RValue> out = triple(res);
     out.push_back(reserve());
@@ -408,8 +408,8 @@ void register_batch_norm(KernelRegistry& r) {
   // _batch_norm_no_update (input, weight, bias, running_mean, running_var, momentum, eps).
   r.add("aten._batch_norm_no_update", [](KernelContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.momentum = ctx.real(5, "momentum", 0.1);
-    a.eps = ctx.real(6, "eps", 1e-5);
+    a.momentum = ctx.real("momentum", 0.1);
+    a.eps = ctx.real("eps", 1e-5);
     std::vector<RValue> out = triple(batch_norm(ctx, a, "batch_norm"));
     out.push_back(reserve());
     return RValue::list(out);
@@ -450,11 +450,11 @@ size_t check_normalized_shape(
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...): (output,
 // mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) {
-  Tensor input = ctx.tensor(0, "input");
-  std::vector<int64_t> normalized = ctx.int_list(1, "normalized_shape");
-  std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
-  std::optional<Tensor> bias = ctx.optional_tensor(3, "bias");
-  const double eps = ctx.real(4, "eps", 1e-5);
+  Tensor input = ctx.tensor("input");
+  std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  std::optional<Tensor> bias = ctx.optional_tensor("bias");
+  const double eps = ctx.real("eps", 1e-5);
   if (is_complex(input.dtype())) ctx.bad_input(op + " does not support complex inputs");
   require_floating(ctx, input, op);
   const size_t axis =
@@ -498,15 +498,14 @@ std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) 
 // half types).
 RValue rms_norm(KernelContext& ctx) {
   const std::string op = "rms_norm";
-  Tensor input = ctx.tensor(0, "input");
-  std::vector<int64_t> normalized = ctx.int_list(1, "normalized_shape");
-  std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
+  Tensor input = ctx.tensor("input");
+  std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
   require_floating(ctx, input, op);
   check_normalized_shape(ctx, input, normalized, {{"weight", weight}}, op);
-  const double eps =
-      ctx.real(3, "eps",
-               input.dtype() == DType::Float64 ? std::numeric_limits<double>::epsilon()
-                                               : double(std::numeric_limits<float>::epsilon()));
+  const double eps = ctx.real("eps", input.dtype() == DType::Float64
+                                         ? std::numeric_limits<double>::epsilon()
+                                         : double(std::numeric_limits<float>::epsilon()));
   const int64_t inner = product(normalized);
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   const std::vector<double> v = load<double>(input);
@@ -546,14 +545,14 @@ void normalized_grad(const std::vector<double>& xhat, const std::vector<double>&
 // output_mask): grads of input, weight and bias (None without weight / bias).
 RValue layer_norm_backward(KernelContext& ctx) {
   const std::string op = "native_layer_norm_backward";
-  Tensor grad = ctx.tensor(0, "grad_out");
-  Tensor input = ctx.tensor(1, "input");
-  std::vector<int64_t> normalized = ctx.int_list(2, "normalized_shape");
-  Tensor mean_t = ctx.tensor(3, "mean");
-  Tensor rstd_t = ctx.tensor(4, "rstd");
-  std::optional<Tensor> weight = ctx.optional_tensor(5, "weight");
-  std::optional<Tensor> bias = ctx.optional_tensor(6, "bias");
-  const std::vector<bool> mask = math::output_mask(ctx, 7, 3);
+  Tensor grad = ctx.tensor("grad_out");
+  Tensor input = ctx.tensor("input");
+  std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
+  Tensor mean_t = ctx.tensor("mean");
+  Tensor rstd_t = ctx.tensor("rstd");
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  std::optional<Tensor> bias = ctx.optional_tensor("bias");
+  const std::vector<bool> mask = math::output_mask(ctx, 3);
   require_floating(ctx, input, op);
   const size_t axis =
       check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
@@ -659,12 +658,11 @@ std::vector<RValue> group_norm_run(const Tensor& input, const GroupNormShape& s,
 // native_group_norm (input, weight, bias, N, C, HxW, group, eps).
 RValue native_group_norm(KernelContext& ctx) {
   const std::string op = "native_group_norm";
-  Tensor input = ctx.tensor(0, "input");
-  std::optional<Tensor> weight = ctx.optional_tensor(1, "weight");
-  std::optional<Tensor> bias = ctx.optional_tensor(2, "bias");
-  GroupNormShape s{ctx.integer(3, "N"), ctx.integer(4, "C"), ctx.integer(5, "HxW"),
-                   ctx.integer(6, "group")};
-  const double eps = ctx.real(7, "eps", 1e-5);
+  Tensor input = ctx.tensor("input");
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  std::optional<Tensor> bias = ctx.optional_tensor("bias");
+  GroupNormShape s{ctx.integer("N"), ctx.integer("C"), ctx.integer("HxW"), ctx.integer("group")};
+  const double eps = ctx.real("eps", 1e-5);
   require_floating(ctx, input, op);
   check_group_norm(ctx, s, weight, bias, op);
   math::Checked c;
@@ -680,32 +678,31 @@ RValue native_group_norm(KernelContext& ctx) {
 // group_norm (input, num_groups, weight, bias, eps, cudnn_enabled).
 RValue group_norm(KernelContext& ctx) {
   const std::string op = "group_norm";
-  Tensor input = ctx.tensor(0, "input");
+  Tensor input = ctx.tensor("input");
   if (input.rank() < 2) {
     ctx.bad_input(op + ": expected at least 2 dimensions for input tensor, got " +
                   sizes_str(input.sizes()));
   }
   require_floating(ctx, input, op);
-  std::optional<Tensor> weight = ctx.optional_tensor(2, "weight");
-  std::optional<Tensor> bias = ctx.optional_tensor(3, "bias");
-  GroupNormShape s{input.size(0), input.size(1), 0, ctx.integer(1, "num_groups")};
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  std::optional<Tensor> bias = ctx.optional_tensor("bias");
+  GroupNormShape s{input.size(0), input.size(1), 0, ctx.integer("num_groups")};
   s.hxw = s.n * s.channels == 0 ? 0 : input.numel() / (s.n * s.channels);
   check_group_norm(ctx, s, weight, bias, op);
-  return group_norm_run(input, s, weight, bias, ctx.real(4, "eps", 1e-5))[0];
+  return group_norm_run(input, s, weight, bias, ctx.real("eps", 1e-5))[0];
 }
 
 // native_group_norm_backward (grad_out, input, mean, rstd, weight, N, C, HxW, group,
 // output_mask): grads of input, weight [C] and bias [C].
 RValue group_norm_backward(KernelContext& ctx) {
   const std::string op = "native_group_norm_backward";
-  Tensor grad = ctx.tensor(0, "grad_out");
-  Tensor input = ctx.tensor(1, "input");
-  Tensor mean_t = ctx.tensor(2, "mean");
-  Tensor rstd_t = ctx.tensor(3, "rstd");
-  std::optional<Tensor> weight = ctx.optional_tensor(4, "weight");
-  GroupNormShape s{ctx.integer(5, "N"), ctx.integer(6, "C"), ctx.integer(7, "HxW"),
-                   ctx.integer(8, "group")};
-  const std::vector<bool> mask = math::output_mask(ctx, 9, 3);
+  Tensor grad = ctx.tensor("grad_out");
+  Tensor input = ctx.tensor("input");
+  Tensor mean_t = ctx.tensor("mean");
+  Tensor rstd_t = ctx.tensor("rstd");
+  std::optional<Tensor> weight = ctx.optional_tensor("weight");
+  GroupNormShape s{ctx.integer("N"), ctx.integer("C"), ctx.integer("HxW"), ctx.integer("group")};
+  const std::vector<bool> mask = math::output_mask(ctx, 3);
   require_floating(ctx, input, op);
   check_group_norm(ctx, s, weight, std::nullopt, op);
   math::Checked c;
@@ -869,16 +866,15 @@ Tensor repeat_heads(const Tensor& t, int64_t heads) {
 // enable_gqa).
 RValue sdpa(KernelContext& ctx) {
   const std::string op = "scaled_dot_product_attention";
-  Tensor q = ctx.tensor(0, "query");
-  Tensor k = ctx.tensor(1, "key");
-  Tensor v = ctx.tensor(2, "value");
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
   check_qkv(ctx, q, k, v, 2, op);
-  auto mask = ctx.optional_tensor(3, "attn_mask");
-  const double dropout = ctx.real(4, "dropout_p", 0.0);
-  const bool causal = ctx.boolean(5, "is_causal", false);
+  auto mask = ctx.optional_tensor("attn_mask");
+  const double dropout = ctx.real("dropout_p", 0.0);
+  const bool causal = ctx.boolean("is_causal", false);
   if (causal && mask) ctx.fail(op + ": explicit attn_mask should not be set when is_causal=True");
-  if (ctx.boolean(kKeywordOnly, "enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 &&
-      v.rank() >= 3) {
+  if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
     const int64_t hq = q.size(-3);
     for (Tensor* t : {&k, &v}) {
       const int64_t h = t->size(-3);
@@ -905,7 +901,7 @@ RValue sdpa(KernelContext& ctx) {
   };
   std::vector<double> bias;
   if (mask) bias = attention_bias(ctx, *mask, full(l, s), op);
-  const double scale = ctx.real(kKeywordOnly, "scale", 1.0 / std::sqrt(static_cast<double>(e)));
+  const double scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(e)));
   Attention a =
       attend(load<double>(expand_to(q, full(l, e))), load<double>(expand_to(k, full(s, e))),
              load<double>(expand_to(v, full(s, ev))), mask ? &bias : nullptr, product(*batch), l, s,
@@ -939,7 +935,7 @@ Attention fused(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tens
   const int64_t batch = q.size(0) * q.size(1);
   std::vector<double> bias;
   if (mask) bias = attention_bias(ctx, *mask, {q.size(0), q.size(1), l, s}, op);
-  const double scale = ctx.real(kKeywordOnly, "scale", 1.0 / std::sqrt(static_cast<double>(e)));
+  const double scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(e)));
   return attend(load<double>(q), load<double>(k), load<double>(v), mask ? &bias : nullptr, batch, l,
                 s, e, v.size(3), scale, causal, dropout, ctx.rng());
 }
@@ -949,19 +945,19 @@ Attention fused(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tens
 // (None), max_q, max_k, philox_seed [2], philox_offset [], debug_attn_mask).
 RValue flash_attention(KernelContext& ctx) {
   const std::string op = "_scaled_dot_product_flash_attention";
-  Tensor q = ctx.tensor(0, "query");
-  Tensor k = ctx.tensor(1, "key");
-  Tensor v = ctx.tensor(2, "value");
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
   check_fused(ctx, q, k, v, op);
   if (q.size(3) != v.size(3)) {
     ctx.fail(op + ": query " + sizes_str(q.sizes()) + " and value " + sizes_str(v.sizes()) +
              " must have the same head dim");
   }
   const int64_t b = q.size(0), h = q.size(1), l = q.size(2), s = k.size(2), e = q.size(3);
-  Attention a = fused(ctx, q, k, v, std::nullopt, ctx.real(3, "dropout_p", 0.0),
-                      ctx.boolean(4, "is_causal", false), op);
+  Attention a = fused(ctx, q, k, v, std::nullopt, ctx.real("dropout_p", 0.0),
+                      ctx.boolean("is_causal", false), op);
   Tensor debug = Tensor::zeros(q.dtype(), {0});
-  if (ctx.boolean(5, "return_debug_mask", false)) {
+  if (ctx.boolean("return_debug_mask", false)) {
     // PyTorch's meta shape: the key length rounded to the kernel's block.
     const int64_t block = e > 64 ? 128 : 256;
     int64_t width = (l + block - 1) / block;
@@ -983,14 +979,14 @@ RValue flash_attention(KernelContext& ctx) {
 // attn_mask, scale): (output [B, H, L, Ev], logsumexp [B, H, L] float32 laid out [B, L, H]).
 RValue flash_attention_cpu(KernelContext& ctx) {
   const std::string op = "_scaled_dot_product_flash_attention_for_cpu";
-  Tensor q = ctx.tensor(0, "query");
-  Tensor k = ctx.tensor(1, "key");
-  Tensor v = ctx.tensor(2, "value");
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
   check_fused(ctx, q, k, v, op);
-  auto mask = ctx.optional_tensor(kKeywordOnly, "attn_mask");
-  const bool causal = ctx.boolean(4, "is_causal", false);
+  auto mask = ctx.optional_tensor("attn_mask");
+  const bool causal = ctx.boolean("is_causal", false);
   const int64_t b = q.size(0), h = q.size(1), l = q.size(2);
-  Attention a = fused(ctx, q, k, v, mask, ctx.real(3, "dropout_p", 0.0), causal, op);
+  Attention a = fused(ctx, q, k, v, mask, ctx.real("dropout_p", 0.0), causal, op);
   Tensor lse = Tensor::zeros(DType::Float32, {b, l, h}).as_strided({b, h, l}, {l * h, 1, h}, 0);
   for (int64_t f = 0; f < b * h * l; ++f) {
     lse.set_flat(f, Scalar::of_float(a.lse[static_cast<size_t>(f)]));
@@ -1004,19 +1000,19 @@ RValue flash_attention_cpu(KernelContext& ctx) {
 // [B, H, ceil(L/32)*32] (+inf past L) or [B, H, 0] float32, philox_seed [], philox_offset []).
 RValue efficient_attention(KernelContext& ctx) {
   const std::string op = "_scaled_dot_product_efficient_attention";
-  Tensor q = ctx.tensor(0, "query");
-  Tensor k = ctx.tensor(1, "key");
-  Tensor v = ctx.tensor(2, "value");
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
   check_fused(ctx, q, k, v, op);
   const int64_t b = q.size(0), h = q.size(1), l = q.size(2), ev = v.size(3);
-  Attention a = fused(ctx, q, k, v, ctx.optional_tensor(3, "attn_bias"),
-                      ctx.real(5, "dropout_p", 0.0), ctx.boolean(6, "is_causal", false), op);
+  Attention a = fused(ctx, q, k, v, ctx.optional_tensor("attn_bias"), ctx.real("dropout_p", 0.0),
+                      ctx.boolean("is_causal", false), op);
   Tensor out = Tensor::zeros(q.dtype(), {b, l, h, ev})
                    .as_strided({b, h, l, ev}, {l * h * ev, ev, h * ev, 1}, 0);
   for (int64_t f = 0; f < b * h * l * ev; ++f) {
     out.set_flat(f, Scalar::of_float(a.out[static_cast<size_t>(f)]));
   }
-  const bool with_lse = ctx.boolean(4, "compute_log_sumexp", false);
+  const bool with_lse = ctx.boolean("compute_log_sumexp", false);
   const int64_t width = with_lse ? (l + 31) / 32 * 32 : 0;
   Tensor lse = Tensor::zeros(DType::Float32, {b, h, width});
   for (int64_t row = 0; row < b * h; ++row) {

@@ -19,7 +19,6 @@ namespace {
 using Kind = Scalar::Kind;
 using Group = std::vector<Scalar>;
 
-constexpr size_t kKeywordOnly = std::numeric_limits<size_t>::max();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -165,10 +164,10 @@ Scalar prod_of(const Group& g, DType out) {
 // sum / nansum / prod: (self, dim, keepdim, *, dtype).
 Kernel sum_like(bool product, bool skip_nan) {
   return [product, skip_nan](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
-    bool keepdim = ctx.boolean(2, "keepdim", false);
-    DType out = accumulate_dtype(t.dtype(), ctx.dtype(kKeywordOnly, "dtype"));
+    Tensor t = ctx.tensor("self");
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
+    DType out = accumulate_dtype(t.dtype(), ctx.dtype("dtype"));
     return RValue::of(reduce(t, dims_of(t, dims), keepdim, out, [&](const Group& g) {
       return product ? prod_of(g, out) : sum_of(g, out, skip_nan);
     }));
@@ -178,10 +177,10 @@ Kernel sum_like(bool product, bool skip_nan) {
 // mean / nanmean: (self, dim, keepdim, *, dtype); floating or complex results only.
 Kernel mean(bool skip_nan) {
   return [skip_nan](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
-    bool keepdim = ctx.boolean(2, "keepdim", false);
-    std::optional<DType> requested = ctx.dtype(kKeywordOnly, "dtype");
+    Tensor t = ctx.tensor("self");
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
+    std::optional<DType> requested = ctx.dtype("dtype");
     DType out = requested.value_or(t.dtype());
     if (!is_float_or_complex(out)) {
       ctx.fail(std::string("mean(): could not infer output dtype. ") +
@@ -221,10 +220,10 @@ size_t extreme(const Group& g, bool largest) {
 // amax / amin: (self, dim=[], keepdim).
 Kernel amax_like(bool largest, const std::string& op) {
   return [largest, op](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, op);
-    std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
-    bool keepdim = ctx.boolean(2, "keepdim", false);
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
     return RValue::of(reduce(t, dims_of(t, dims), keepdim, t.dtype(), [&](const Group& g) {
       require_nonempty(ctx, g, op);
       return g[extreme(g, largest)];
@@ -236,12 +235,12 @@ Kernel amax_like(bool largest, const std::string& op) {
 // tensor (keepdim: all-ones sizes).
 Kernel arg_reduction(bool largest, const std::string& op) {
   return [largest, op](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, op);
-    bool keepdim = ctx.boolean(2, "keepdim", false);
+    bool keepdim = ctx.boolean("keepdim", false);
     std::vector<size_t> dims =
-        ctx.has(1, "dim") ? std::vector<size_t>{ctx.normalize_dim(ctx.integer(1, "dim"), t.rank())}
-                          : all_dims(t.rank());
+        ctx.has("dim") ? std::vector<size_t>{ctx.normalize_dim(ctx.integer("dim"), t.rank())}
+                       : all_dims(t.rank());
     return RValue::of(reduce(t, dims_of(t, dims), keepdim, DType::Int64, [&](const Group& g) {
       require_nonempty(ctx, g, op);
       return Scalar::of_int(static_cast<int64_t>(extreme(g, largest)));
@@ -253,10 +252,10 @@ Kernel arg_reduction(bool largest, const std::string& op) {
 // elementwise maximum (NaN propagating).
 Kernel max_like(bool largest, const std::string& op) {
   return [largest, op](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, op);
-    if (ctx.is_tensor_arg(1, "other")) {
-      Tensor other = ctx.tensor(1, "other");
+    if (ctx.is_tensor_arg("other")) {
+      Tensor other = ctx.tensor("other");
       require_real(ctx, other, op);
       DType d = result_type({t, other}, {});
       return RValue::of(map2(t, other, d, d, [largest](const Scalar& a, const Scalar& b) {
@@ -265,14 +264,14 @@ Kernel max_like(bool largest, const std::string& op) {
         return (largest ? less(a, b) : less(b, a)) ? b : a;
       }));
     }
-    if (!ctx.has(1, "dim")) {
+    if (!ctx.has("dim")) {
       return RValue::of(reduce(t, all_dims(t.rank()), false, t.dtype(), [&](const Group& g) {
         require_nonempty(ctx, g, op);
         return g[extreme(g, largest)];
       }));
     }
-    size_t d = ctx.normalize_dim(ctx.integer(1, "dim"), t.rank());
-    return values_and_indices(t, {d}, ctx.boolean(2, "keepdim", false), t.dtype(),
+    size_t d = ctx.normalize_dim(ctx.integer("dim"), t.rank());
+    return values_and_indices(t, {d}, ctx.boolean("keepdim", false), t.dtype(),
                               [&](const Group& g) {
                                 require_nonempty(ctx, g, op);
                                 size_t k = extreme(g, largest);
@@ -283,25 +282,25 @@ Kernel max_like(bool largest, const std::string& op) {
 
 // ---- var / std ----
 
-// The correction: the `correction` keyword, else `unbiased` (at `unbiased_position`), else 1.
-double correction_of(const KernelContext& ctx, size_t unbiased_position) {
-  if (ctx.has(kKeywordOnly, "correction")) return ctx.real(kKeywordOnly, "correction", 1);
-  return ctx.boolean(unbiased_position, "unbiased", true) ? 1 : 0;
+// The correction: the `correction` keyword, else `unbiased`, else 1.
+double correction_of(const KernelContext& ctx) {
+  if (ctx.has("correction")) return ctx.real("correction", 1);
+  return ctx.has("unbiased") && !ctx.boolean("unbiased", true) ? 0 : 1;
 }
 
 // var / std over (self, dim, unbiased | *correction, keepdim); `whole`: the .default overload
 // (self, unbiased) over every dim. With `with_mean`: (var or std, mean).
 Kernel variance(bool is_std, bool whole, bool with_mean) {
   return [is_std, whole, with_mean](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     const DType d = t.dtype();
     if (!is_float_or_complex(d)) {
       ctx.bad_input("std and var only support floating point and complex dtypes, got " +
                     dtype_name(d));
     }
-    std::vector<size_t> dims = whole ? all_dims(t.rank()) : reduction_dims(ctx, 1, t.rank());
-    bool keepdim = !whole && ctx.boolean(3, "keepdim", false);
-    double correction = whole ? (ctx.boolean(1, "unbiased", true) ? 1 : 0) : correction_of(ctx, 2);
+    std::vector<size_t> dims = whole ? all_dims(t.rank()) : reduction_dims(ctx, t.rank());
+    bool keepdim = !whole && ctx.boolean("keepdim", false);
+    double correction = whole ? (ctx.boolean("unbiased", true) ? 1 : 0) : correction_of(ctx);
     auto mean_of = [d](const Group& g) {
       Complex s = 0;
       for (const Scalar& x : g) s += x.as_complex();
@@ -329,15 +328,15 @@ Kernel variance(bool is_std, bool whole, bool with_mean) {
 // *, dtype): a real result.
 Kernel vector_norm(const std::string& p_name, const std::string& op) {
   return [p_name, op](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (!is_float_or_complex(t.dtype())) {
       ctx.bad_input(op + ": expected a floating point or complex tensor as input, got " +
                     dtype_name(t.dtype()));
     }
-    const double p = ctx.real(1, p_name, 2);
-    std::vector<size_t> dims = reduction_dims(ctx, 2, t.rank());
-    bool keepdim = ctx.boolean(3, "keepdim", false);
-    const DType in = ctx.dtype(kKeywordOnly, "dtype").value_or(t.dtype());
+    const double p = ctx.real(p_name, 2);
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
+    const DType in = ctx.dtype("dtype").value_or(t.dtype());
     const DType out = real_of(in);
     return RValue::of(reduce(t, dims_of(t, dims), keepdim, out, [&](const Group& g) {
       std::vector<double> a;
@@ -403,17 +402,17 @@ RValue along_pair(const Tensor& t, size_t dim, DType out, int64_t length,
   return RValue::list({RValue::of(like_rank(t, values)), RValue::of(like_rank(t, indices))});
 }
 
-size_t scan_dim(const KernelContext& ctx, const Tensor& t, size_t position, int64_t fallback) {
-  return ctx.normalize_dim(ctx.integer(position, "dim", fallback), t.rank());
+size_t scan_dim(const KernelContext& ctx, const Tensor& t, int64_t fallback) {
+  return ctx.normalize_dim(ctx.integer("dim", fallback), t.rank());
 }
 
 // cumsum / cumprod: (self, dim, *, dtype).
 Kernel cumulative(bool product) {
   return [product](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
-    size_t d = scan_dim(ctx, t, 1, 0);
-    DType out = accumulate_dtype(t.dtype(), ctx.dtype(kKeywordOnly, "dtype"));
+    Tensor t = ctx.tensor("self");
+    if (!ctx.has("dim")) ctx.bad_input("missing argument 'dim'");
+    size_t d = scan_dim(ctx, t, 0);
+    DType out = accumulate_dtype(t.dtype(), ctx.dtype("dtype"));
     return RValue::of(along(t, d, out, [&](const Group& line) {
       // A running accumulator of out's category: wrapping for integers.
       Group y;
@@ -475,13 +474,13 @@ Group softmax_line(const Group& line, bool log) {
 // half_to_float).
 Kernel softmax(bool log, bool internal) {
   return [log, internal](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
-    size_t d = scan_dim(ctx, t, 1, 0);
+    Tensor t = ctx.tensor("self");
+    if (!ctx.has("dim")) ctx.bad_input("missing argument 'dim'");
+    size_t d = scan_dim(ctx, t, 0);
     DType out = t.dtype();
     if (internal) {
-      if (ctx.boolean(2, "half_to_float", false)) out = DType::Float32;
-    } else if (auto requested = ctx.dtype(2, "dtype")) {
+      if (ctx.boolean("half_to_float", false)) out = DType::Float32;
+    } else if (auto requested = ctx.dtype("dtype")) {
       out = *requested;
     }
     if (!is_floating(out)) {
@@ -496,13 +495,13 @@ Kernel softmax(bool log, bool internal) {
 // _softmax_backward_data / _log_softmax_backward_data (grad_output, output, dim, input_dtype).
 Kernel softmax_backward(bool log) {
   return [log](KernelContext& ctx) {
-    Tensor grad = ctx.tensor(0, "grad_output"), output = ctx.tensor(1, "output");
-    size_t d = scan_dim(ctx, grad, 2, 0);
+    Tensor grad = ctx.tensor("grad_output"), output = ctx.tensor("output");
+    size_t d = scan_dim(ctx, grad, 0);
     if (grad.sizes() != output.sizes()) {
       ctx.fail("softmax backward: grad_output " + grad.str() + " and output " + output.str() +
                " differ");
     }
-    DType out = ctx.dtype(3, "input_dtype").value_or(grad.dtype());
+    DType out = ctx.dtype("input_dtype").value_or(grad.dtype());
     if (!is_floating(out)) ctx.fail("softmax backward needs a floating point dtype");
     // Pair each grad with its output as one line of [g0, .., g(n-1), y0, .., y(n-1)].
     Tensor g = at_least_1d(grad), y = at_least_1d(output);
@@ -546,33 +545,26 @@ std::pair<Group, std::vector<int64_t>> pick(const Group& line, const std::vector
 }
 
 // sort (self, dim=-1, descending) / sort.stable (self, *, stable, dim=-1, descending).
-Kernel sort(size_t dim_position) {
-  return [dim_position](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    require_real(ctx, t, "sort");
-    size_t d = scan_dim(ctx, t, dim_position, -1);
-    bool descending = ctx.boolean(dim_position == kKeywordOnly ? kKeywordOnly : dim_position + 1,
-                                  "descending", false);
-    int64_t n = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
-    return along_pair(t, d, t.dtype(), n, [&](const Group& line) {
-      return pick(line, sorted_order(line, descending));
-    });
-  };
+RValue sort(KernelContext& ctx) {
+  Tensor t = ctx.tensor("self");
+  require_real(ctx, t, "sort");
+  size_t d = scan_dim(ctx, t, -1);
+  bool descending = ctx.boolean("descending", false);
+  int64_t n = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
+  return along_pair(t, d, t.dtype(), n,
+                    [&](const Group& line) { return pick(line, sorted_order(line, descending)); });
 }
 
-Kernel argsort(size_t dim_position) {
-  return [dim_position](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    require_real(ctx, t, "argsort");
-    size_t d = scan_dim(ctx, t, dim_position, -1);
-    bool descending = ctx.boolean(dim_position == kKeywordOnly ? kKeywordOnly : dim_position + 1,
-                                  "descending", false);
-    return RValue::of(along(t, d, DType::Int64, [&](const Group& line) {
-      Group y;
-      for (int64_t k : sorted_order(line, descending)) y.push_back(Scalar::of_int(k));
-      return y;
-    }));
-  };
+RValue argsort(KernelContext& ctx) {
+  Tensor t = ctx.tensor("self");
+  require_real(ctx, t, "argsort");
+  size_t d = scan_dim(ctx, t, -1);
+  bool descending = ctx.boolean("descending", false);
+  return RValue::of(along(t, d, DType::Int64, [&](const Group& line) {
+    Group y;
+    for (int64_t k : sorted_order(line, descending)) y.push_back(Scalar::of_int(k));
+    return y;
+  }));
 }
 
 // The element of line at rank k (0-based) in ascending order with NaN last, and its position.
@@ -623,12 +615,11 @@ std::pair<Scalar, int64_t> mode_of(const Group& g) {
 
 // kthvalue (self, k, dim=-1, keepdim), mode (self, dim=-1, keepdim), median.dim (self, dim,
 // keepdim): (values, indices) with dim reduced.
-RValue select_along(KernelContext& ctx, const Tensor& t, size_t dim_position, int64_t fallback,
-                    const std::string& op,
+RValue select_along(KernelContext& ctx, const Tensor& t, int64_t fallback, const std::string& op,
                     const std::function<std::pair<Scalar, int64_t>(const Group&)>& f) {
   require_real(ctx, t, op);
-  size_t d = scan_dim(ctx, t, dim_position, fallback);
-  bool keepdim = ctx.boolean(dim_position + 1, "keepdim", false);
+  size_t d = scan_dim(ctx, t, fallback);
+  bool keepdim = ctx.boolean("keepdim", false);
   return values_and_indices(t, {d}, keepdim, t.dtype(), [&](const Group& g) {
     require_nonempty(ctx, g, op);
     return f(g);
@@ -637,9 +628,9 @@ RValue select_along(KernelContext& ctx, const Tensor& t, size_t dim_position, in
 
 Kernel median(bool ignore_nan, const std::string& op) {
   return [ignore_nan, op](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     auto f = [ignore_nan](const Group& g) { return median_of(g, ignore_nan); };
-    if (ctx.has(1, "dim")) return select_along(ctx, t, 1, 0, op, f);
+    if (ctx.has("dim")) return select_along(ctx, t, 0, op, f);
     require_real(ctx, t, op);
     return RValue::of(reduce(t, all_dims(t.rank()), false, t.dtype(), [&](const Group& g) {
       require_nonempty(ctx, g, op);
@@ -671,14 +662,13 @@ void register_reductions(KernelRegistry& r) {
   r.add("aten.min", max_like(false, "min"));
   // aminmax (self, *, dim=None, keepdim): (min, max).
   r.add("aten.aminmax", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, "aminmax");
-    bool dim_given = ctx.has(kKeywordOnly, "dim");
+    bool dim_given = ctx.has("dim");
     std::vector<size_t> dims =
-        dim_given
-            ? std::vector<size_t>{ctx.normalize_dim(ctx.integer(kKeywordOnly, "dim"), t.rank())}
-            : all_dims(t.rank());
-    bool keepdim = ctx.boolean(kKeywordOnly, "keepdim", false);
+        dim_given ? std::vector<size_t>{ctx.normalize_dim(ctx.integer("dim"), t.rank())}
+                  : all_dims(t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
     Tensor lo = reduce(t, dims_of(t, dims), keepdim, t.dtype(), [&](const Group& g) {
       require_nonempty(ctx, g, "aminmax");
       return g[extreme(g, false)];
@@ -689,9 +679,9 @@ void register_reductions(KernelRegistry& r) {
   });
   for (bool all : {false, true}) {
     r.add(all ? "aten.all" : "aten.any", [all](KernelContext& ctx) {
-      Tensor t = ctx.tensor(0, "self");
-      std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
-      bool keepdim = ctx.boolean(2, "keepdim", false);
+      Tensor t = ctx.tensor("self");
+      std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+      bool keepdim = ctx.boolean("keepdim", false);
       DType out = t.dtype() == DType::UInt8 ? DType::UInt8 : DType::Bool;
       return RValue::of(reduce(t, dims_of(t, dims), keepdim, out, [all](const Group& g) {
         bool acc = all;
@@ -702,10 +692,10 @@ void register_reductions(KernelRegistry& r) {
   }
   // logsumexp (self, dim, keepdim): max-shifted; an infinite max is not subtracted.
   r.add("aten.logsumexp", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, "logsumexp");
-    std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
-    bool keepdim = ctx.boolean(2, "keepdim", false);
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
+    bool keepdim = ctx.boolean("keepdim", false);
     DType out = to_floating(t.dtype());
     return RValue::of(reduce(t, dims_of(t, dims), keepdim, out, [out](const Group& g) {
       double m = -kInf;
@@ -719,8 +709,8 @@ void register_reductions(KernelRegistry& r) {
   r.add("aten.norm", vector_norm("p", "norm()"));
   r.add("aten.linalg_vector_norm", vector_norm("ord", "linalg.vector_norm"));
   r.add("aten.count_nonzero", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    std::vector<size_t> dims = reduction_dims(ctx, 1, t.rank());
+    Tensor t = ctx.tensor("self");
+    std::vector<size_t> dims = reduction_dims(ctx, t.rank());
     return RValue::of(reduce(t, dims_of(t, dims), false, DType::Int64, [](const Group& g) {
       int64_t n = 0;
       for (const Scalar& x : g) n += x.as_bool() ? 1 : 0;
@@ -731,13 +721,13 @@ void register_reductions(KernelRegistry& r) {
   r.add("aten.cumsum", cumulative(false));
   r.add("aten.cumprod", cumulative(true));
   r.add("aten.logcumsumexp", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
+    Tensor t = ctx.tensor("self");
+    if (!ctx.has("dim")) ctx.bad_input("missing argument 'dim'");
     if (!is_floating(t.dtype())) {
       ctx.fail("logcumsumexp is only supported for floating point tensors, got " +
                dtype_name(t.dtype()));
     }
-    size_t d = scan_dim(ctx, t, 1, 0);
+    size_t d = scan_dim(ctx, t, 0);
     return RValue::of(along(t, d, t.dtype(), [](const Group& line) {
       Group y;
       double acc = -kInf;
@@ -752,10 +742,10 @@ void register_reductions(KernelRegistry& r) {
   // later index (PyTorch's >= / <=).
   for (bool largest : {true, false}) {
     r.add(largest ? "aten.cummax" : "aten.cummin", [largest](KernelContext& ctx) {
-      Tensor t = ctx.tensor(0, "self");
+      Tensor t = ctx.tensor("self");
       require_real(ctx, t, largest ? "cummax" : "cummin");
-      if (!ctx.has(1, "dim")) ctx.bad_input("missing argument 'dim'");
-      size_t d = scan_dim(ctx, t, 1, 0);
+      if (!ctx.has("dim")) ctx.bad_input("missing argument 'dim'");
+      size_t d = scan_dim(ctx, t, 0);
       int64_t n = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
       return along_pair(t, d, t.dtype(), n, [largest](const Group& line) {
         Group values;
@@ -787,11 +777,11 @@ void register_reductions(KernelRegistry& r) {
 
   // topk (self, k, dim=-1, largest=True, sorted=True): the k largest (smallest), in order.
   r.add("aten.topk", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     require_real(ctx, t, "topk");
-    int64_t k = ctx.integer(1, "k");
-    size_t d = scan_dim(ctx, t, 2, -1);
-    bool largest = ctx.boolean(3, "largest", true);
+    int64_t k = ctx.integer("k");
+    size_t d = scan_dim(ctx, t, -1);
+    bool largest = ctx.boolean("largest", true);
     int64_t size = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
     if (k < 0 || k > size) {
       ctx.fail("selected index k out of range: k = " + std::to_string(k) + " for size " +
@@ -805,26 +795,26 @@ void register_reductions(KernelRegistry& r) {
       return std::make_pair(values, order);
     });
   });
-  r.add("aten.sort", sort(1));
-  r.add("aten.sort.stable", sort(kKeywordOnly));
-  r.add("aten.argsort", argsort(1));
-  r.add("aten.argsort.stable", argsort(kKeywordOnly));
+  r.add("aten.sort", sort);
+  r.add("aten.sort.stable", sort);
+  r.add("aten.argsort", argsort);
+  r.add("aten.argsort.stable", argsort);
   r.add("aten.kthvalue", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    int64_t k = ctx.integer(1, "k");
-    size_t d = scan_dim(ctx, t, 2, -1);
+    Tensor t = ctx.tensor("self");
+    int64_t k = ctx.integer("k");
+    size_t d = scan_dim(ctx, t, -1);
     int64_t size = t.rank() == 0 ? 1 : t.size(static_cast<int64_t>(d));
     if (k < 1 || k > size) {
       ctx.fail("kthvalue(): selected number k = " + std::to_string(k) +
                " out of range for dimension " + std::to_string(d) + " of size " +
                std::to_string(size));
     }
-    return select_along(ctx, t, 2, -1, "kthvalue",
+    return select_along(ctx, t, -1, "kthvalue",
                         [k](const Group& g) { return kth(g, static_cast<size_t>(k - 1)); });
   });
   r.add("aten.mode", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    return select_along(ctx, t, 1, -1, "mode", mode_of);
+    Tensor t = ctx.tensor("self");
+    return select_along(ctx, t, -1, "mode", mode_of);
   });
   r.add("aten.median", median(false, "median"));
   r.add("aten.nanmedian", median(true, "nanmedian"));

@@ -21,7 +21,8 @@ std::map<std::pair<const KernelRegistry*, std::string>, Kernel>& in_place_kernel
 
 Kernel in_place(const Kernel& functional) {
   return [functional](KernelContext& ctx) {
-    Tensor self = ctx.tensor(0, "self");
+    // What the op writes into is its first argument (self, as in-place ops name it).
+    Tensor self = ctx.tensor(ctx.schema().params.at(0).name);
     RValue out = functional(ctx);
     if (!out.is_tensor()) ctx.fail("an in-place op must produce a tensor, got " + out.str());
     return RValue::of(kernels::write_into(ctx, self, out.tensor));

@@ -9,25 +9,25 @@ namespace symshape::interp::kernels {
 namespace {
 
 RValue size_of(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  if (!ctx.has(1, "dim")) {
+  Tensor t = ctx.tensor("self");
+  if (!ctx.has("dim")) {
     std::vector<RValue> items;
     for (int64_t s : t.sizes()) items.push_back(RValue::of_int(s));
     return RValue::list(std::move(items));
   }
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size to read");
-  return RValue::of_int(t.sizes()[ctx.normalize_dim(ctx.integer(1, "dim"), t.rank())]);
+  return RValue::of_int(t.sizes()[ctx.normalize_dim(ctx.integer("dim"), t.rank())]);
 }
 
 RValue stride_of(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  if (!ctx.has(1, "dim")) {
+  Tensor t = ctx.tensor("self");
+  if (!ctx.has("dim")) {
     std::vector<RValue> items;
     for (int64_t s : t.strides()) items.push_back(RValue::of_int(s));
     return RValue::list(std::move(items));
   }
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride to read");
-  return RValue::of_int(t.strides()[ctx.normalize_dim(ctx.integer(1, "dim"), t.rank())]);
+  return RValue::of_int(t.strides()[ctx.normalize_dim(ctx.integer("dim"), t.rank())]);
 }
 
 double as_double(const KernelContext& ctx, const RValue& v) {
@@ -51,7 +51,7 @@ using FloatOp = double (*)(const KernelContext&, double, double);
 // Ints when both operands are ints (as the shape rule decides), else floats.
 Kernel arithmetic(IntOp int_op, FloatOp float_op) {
   return [int_op, float_op](KernelContext& ctx) {
-    RValue a = ctx.value(0, "a"), b = ctx.value(1, "b");
+    RValue a = ctx.value("a"), b = ctx.value("b");
     if (a.kind == RValue::Kind::Int && b.kind == RValue::Kind::Int) {
       return RValue::of_int(int_op(ctx, a.integer, b.integer));
     }
@@ -83,7 +83,7 @@ double float_mod(const KernelContext& ctx, double a, double b) {
 // A comparison between two numbers, exact between ints.
 Kernel comparison(RelOp op) {
   return [op](KernelContext& ctx) {
-    RValue a = ctx.value(0, "a"), b = ctx.value(1, "b");
+    RValue a = ctx.value("a"), b = ctx.value("b");
     auto is_int = [](const RValue& v) {
       return v.kind == RValue::Kind::Int || v.kind == RValue::Kind::Bool;
     };
@@ -125,16 +125,16 @@ std::optional<bool> truth_of(const KernelContext& ctx, const RValue& v) {
 }
 
 RValue assert_scalar(KernelContext& ctx) {
-  auto ok = truth_of(ctx, ctx.value(0, "self"));
-  std::string msg = ctx.string(1, "assert_msg", "");
+  auto ok = truth_of(ctx, ctx.value("self"));
+  std::string msg = ctx.string("assert_msg", "");
   if (ok && !*ok) ctx.fail("assertion failed" + (msg.empty() ? "" : ": " + msg));
   return RValue::none();
 }
 
 RValue constrain_range(KernelContext& ctx, bool for_size) {
-  const int64_t size = ctx.integer(0, "size");
-  auto lo = ctx.optional_integer(1, "min");
-  auto hi = ctx.optional_integer(2, "max");
+  const int64_t size = ctx.integer("size");
+  auto lo = ctx.optional_integer("min");
+  auto hi = ctx.optional_integer("max");
   if (for_size && size < 0) {
     ctx.fail("size " + std::to_string(size) + " is negative (constrained to be a size)");
   }
@@ -151,24 +151,24 @@ void register_symbolic(KernelRegistry& r) {
   r.add("aten.sym_size", size_of);
   r.add("aten.sym_stride", stride_of);
   r.add("aten.sym_numel",
-        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor(0, "self").numel()); });
+        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor("self").numel()); });
   r.add("aten.sym_storage_offset",
-        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor(0, "self").offset()); });
+        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor("self").offset()); });
   r.add("aten.size", size_of);
   r.add("aten.stride", stride_of);
   r.add("aten.numel",
-        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor(0, "self").numel()); });
+        [](KernelContext& ctx) { return RValue::of_int(ctx.tensor("self").numel()); });
   r.add("aten.dim", [](KernelContext& ctx) {
-    return RValue::of_int(static_cast<int64_t>(ctx.tensor(0, "self").rank()));
+    return RValue::of_int(static_cast<int64_t>(ctx.tensor("self").rank()));
   });
 
   for (const char* prefix : {"operator.", "_operator."}) {
     const std::string p = prefix;
     r.add(p + "getitem", [](KernelContext& ctx) {
-      RValue seq = ctx.value(0, "a");
+      RValue seq = ctx.value("a");
       if (seq.kind != RValue::Kind::List)
         ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
-      const int64_t i = ctx.integer(1, "b");
+      const int64_t i = ctx.integer("b");
       const int64_t n = static_cast<int64_t>(seq.items.size());
       if (i < -n || i >= n) {
         ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
@@ -188,12 +188,12 @@ void register_symbolic(KernelRegistry& r) {
     r.add(p + "floordiv", arithmetic(int_floordiv, float_floordiv));
     r.add(p + "mod", arithmetic(int_mod, float_mod));
     r.add(p + "truediv", [](KernelContext& ctx) {
-      double a = as_double(ctx, ctx.value(0, "a")), b = as_double(ctx, ctx.value(1, "b"));
+      double a = as_double(ctx, ctx.value("a")), b = as_double(ctx, ctx.value("b"));
       if (b == 0) ctx.bad_input("ZeroDivisionError: division by zero");
       return RValue::of_float(a / b);
     });
     r.add(p + "neg", [](KernelContext& ctx) {
-      RValue a = ctx.value(0, "a");
+      RValue a = ctx.value("a");
       if (a.kind == RValue::Kind::Int)
         return RValue::of_int(fit(ctx, -static_cast<__int128>(a.integer)));
       return RValue::of_float(-as_double(ctx, a));
@@ -216,19 +216,19 @@ void register_symbolic(KernelRegistry& r) {
   r.add("aten.sym_constrain_range_for_size",
         [](KernelContext& ctx) { return constrain_range(ctx, true); });
   r.add("aten._assert_async", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.numel() != 1) ctx.fail("_assert_async needs a tensor with one element, got " + t.str());
     if (!t.flat(0).as_bool()) {
-      std::string msg = ctx.string(1, "assert_msg", "");
+      std::string msg = ctx.string("assert_msg", "");
       ctx.fail("assertion failed" + (msg.empty() ? "" : ": " + msg));
     }
     return RValue::none();
   });
   r.add("aten._functional_assert_async", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.numel() != 1) ctx.fail("_assert_async needs a tensor with one element, got " + t.str());
     if (!t.flat(0).as_bool()) {
-      std::string msg = ctx.string(1, "assert_msg", "");
+      std::string msg = ctx.string("assert_msg", "");
       ctx.fail("assertion failed" + (msg.empty() ? "" : ": " + msg));
     }
     return RValue::of(Tensor::zeros(DType::Float32, {}));

@@ -136,7 +136,9 @@ RValue reshape_to(const KernelContext& ctx, const Tensor& t, const Sizes& target
 
 Kernel reshape(Reshape kind) {
   return [kind](KernelContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"), kind);
+    // reshape calls the target sizes shape; view, view_copy and _unsafe_view call them size.
+    const char* sizes = ctx.declares("shape") ? "shape" : "size";
+    return reshape_to(ctx, ctx.tensor("self"), ctx.int_list(sizes), kind);
   };
 }
 
@@ -267,8 +269,8 @@ Scalar decode(const uint8_t* in, DType d) {
 // keeps each dtype category in its own array, so the result is a copy of the reinterpreted
 // elements, not a view (its values and shape are PyTorch's).
 RValue view_dtype(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  std::optional<DType> to_dtype = ctx.dtype(1, "dtype");
+  Tensor t = ctx.tensor("self");
+  std::optional<DType> to_dtype = ctx.dtype("dtype");
   if (!to_dtype) ctx.bad_input("view.dtype needs a dtype");
   if (*to_dtype == t.dtype()) return RValue::of(alias(t));
   const int from = item_size(t.dtype()), to = item_size(*to_dtype);
@@ -328,8 +330,8 @@ RValue view_dtype(KernelContext& ctx) {
 // ---- permutations ----
 
 RValue permute(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes dims = ctx.int_list(1, "dims");
+  Tensor t = ctx.tensor("self");
+  Sizes dims = ctx.int_list("dims");
   if (dims.size() != t.rank()) {
     ctx.bad_input("permute: number of dims don't match in permute: the tensor has " +
                   std::to_string(t.rank()) + " dims but " + std::to_string(dims.size()) +
@@ -357,8 +359,8 @@ Tensor transposed(const KernelContext& ctx, const Tensor& t, int64_t d0, int64_t
 }
 
 RValue movedim(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes src = ctx.int_list(1, "source"), dst = ctx.int_list(2, "destination");
+  Tensor t = ctx.tensor("self");
+  Sizes src = ctx.int_list("source"), dst = ctx.int_list("destination");
   if (src.size() != dst.size()) {
     ctx.bad_input("movedim: Invalid source or destination dims: source (" + sizes_str(src) +
                   ") and destination (" + sizes_str(dst) +
@@ -432,9 +434,9 @@ Tensor expanded(const KernelContext& ctx, const Tensor& t, const Sizes& target) 
 }
 
 RValue squeeze(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   std::vector<bool> drop(t.rank(), false);
-  if (auto dims = ctx.optional_int_list(1, "dim")) {
+  if (auto dims = ctx.optional_int_list("dim")) {
     for (int64_t d : *dims) {
       size_t k = ctx.normalize_dim(d, t.rank());
       if (t.rank() > 0) drop[k] = t.sizes()[k] == 1;
@@ -460,9 +462,9 @@ Tensor unsqueezed(const Tensor& t, size_t k) {
 }
 
 RValue flatten(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t start = ctx.normalize_dim(ctx.integer(1, "start_dim", 0), t.rank());
-  size_t end = ctx.normalize_dim(ctx.integer(2, "end_dim", -1), t.rank());
+  Tensor t = ctx.tensor("self");
+  size_t start = ctx.normalize_dim(ctx.integer("start_dim", 0), t.rank());
+  size_t end = ctx.normalize_dim(ctx.integer("end_dim", -1), t.rank());
   if (t.rank() == 0) return RValue::of(reshaped(ctx, t, {1}, Reshape::Reshape));
   if (start > end) ctx.bad_input("flatten() has invalid args: start_dim cannot come after end_dim");
   if (start == end) return RValue::of(alias(t));
@@ -477,9 +479,9 @@ RValue flatten(KernelContext& ctx) {
 }
 
 RValue unflatten(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.integer(1, "dim"), "unflatten");
-  Sizes requested = ctx.int_list(2, "sizes");
+  Tensor t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.integer("dim"), "unflatten");
+  Sizes requested = ctx.int_list("sizes");
   if (requested.empty()) ctx.bad_input("unflatten: sizes must be non-empty");
   Sizes parts = infer_size(ctx, requested, t.sizes()[k]);
   Sizes part_strides(parts.size());
@@ -511,39 +513,39 @@ Tensor narrowed(const Tensor& t, size_t k, int64_t start, int64_t length, int64_
 // PyTorch's slice: start and end wrap once when negative, then clamp into [0, size]; end is at
 // least start.
 RValue slice(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.integer(1, "dim", 0), "slice");
+  Tensor t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.integer("dim", 0), "slice");
   const int64_t size = t.sizes()[k];
-  const int64_t step = ctx.integer(4, "step", 1);
+  const int64_t step = ctx.integer("step", 1);
   if (step <= 0) ctx.bad_input("slice step must be positive, got " + std::to_string(step));
   auto clamp = [size](int64_t i) {
     if (i < 0) i += size;  // no overflow: i < 0 <= size
     return std::clamp<int64_t>(i, 0, size);
   };
-  const int64_t start = clamp(ctx.integer(2, "start", 0));
-  const int64_t end = std::max(ctx.has(3, "end") ? clamp(ctx.integer(3, "end")) : size, start);
+  const int64_t start = clamp(ctx.integer("start", 0));
+  const int64_t end = std::max(ctx.has("end") ? clamp(ctx.integer("end")) : size, start);
   const int64_t length = end == start ? 0 : (end - start - 1) / step + 1;
   return RValue::of(narrowed(t, k, start, length, step));
 }
 
 // An int argument that may also be given as a 0-dim integer tensor (narrow.Tensor).
-int64_t int_or_item(const KernelContext& ctx, size_t i, std::string_view name) {
-  if (ctx.is_tensor_arg(i, name)) {
-    Tensor v = ctx.tensor(i, name);
+int64_t int_or_item(const KernelContext& ctx, std::string_view name) {
+  if (ctx.is_tensor_arg(name)) {
+    Tensor v = ctx.tensor(name);
     if (v.numel() != 1 || is_floating(v.dtype()) || is_complex(v.dtype())) {
       ctx.fail(std::string(name) + " must be an integer or a 0-dim integer tensor, got " + v.str());
     }
     return v.flat(0).as_int();
   }
-  return ctx.integer(i, name);
+  return ctx.integer(name);
 }
 
 RValue narrow(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.integer(1, "dim"), "narrow");
+  Tensor t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.integer("dim"), "narrow");
   const int64_t size = t.sizes()[k];
-  int64_t start = int_or_item(ctx, 2, "start");
-  const int64_t length = ctx.integer(3, "length");
+  int64_t start = int_or_item(ctx, "start");
+  const int64_t length = ctx.integer("length");
   if (length < 0)
     ctx.bad_input("narrow(): length must be non-negative, got " + std::to_string(length));
   if (start < -size || start > size) {
@@ -567,9 +569,9 @@ Tensor selected(const Tensor& t, size_t k, int64_t index) {
 }
 
 RValue select(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.integer(1, "dim"), "select");
-  int64_t index = int_or_item(ctx, 2, "index");
+  Tensor t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.integer("dim"), "select");
+  int64_t index = int_or_item(ctx, "index");
   const int64_t size = t.sizes()[k];
   if (index < -size || index >= size) {
     ctx.fail("select(): index " + std::to_string(index) + " out of range for tensor of size " +
@@ -609,9 +611,9 @@ RValue split_by_size(const KernelContext& ctx, const Tensor& t, size_t k, int64_
 }
 
 RValue split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes parts = ctx.int_list(1, sizes_name);
-  size_t k = existing_dim(ctx, t, ctx.integer(2, "dim", 0), "split_with_sizes");
+  Tensor t = ctx.tensor("self");
+  Sizes parts = ctx.int_list(sizes_name);
+  size_t k = existing_dim(ctx, t, ctx.integer("dim", 0), "split_with_sizes");
   int64_t total = 0;
   math::Checked c;
   for (int64_t p : parts) {
@@ -632,23 +634,23 @@ RValue split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
 }
 
 RValue split(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   if (t.rank() == 0) ctx.bad_input("split() cannot be applied to a 0-dim tensor");
-  size_t k = ctx.normalize_dim(ctx.integer(2, "dim", 0), t.rank());
-  if (ctx.value(1, "split_size").kind == RValue::Kind::List) {
+  size_t k = ctx.normalize_dim(ctx.integer("dim", 0), t.rank());
+  if (ctx.value("split_size").kind == RValue::Kind::List) {
     return split_with_sizes(ctx, "split_size");
   }
-  return split_by_size(ctx, t, k, ctx.integer(1, "split_size"));
+  return split_by_size(ctx, t, k, ctx.integer("split_size"));
 }
 
 RValue chunk(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   if (t.rank() == 0) ctx.bad_input("chunk() cannot be applied to a 0-dim tensor");
-  const int64_t chunks = ctx.integer(1, "chunks");
+  const int64_t chunks = ctx.integer("chunks");
   if (chunks <= 0) {
     ctx.bad_input("chunk expects `chunks` to be greater than 0, got: " + std::to_string(chunks));
   }
-  size_t k = ctx.normalize_dim(ctx.integer(2, "dim", 0), t.rank());
+  size_t k = ctx.normalize_dim(ctx.integer("dim", 0), t.rank());
   const int64_t size = t.sizes()[k];
   // An empty dim still gives `chunks` (empty) pieces.
   if (size == 0) {
@@ -659,8 +661,8 @@ RValue chunk(KernelContext& ctx) {
 }
 
 RValue unbind(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.integer(1, "dim", 0), "unbind");
+  Tensor t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.integer("dim", 0), "unbind");
   std::vector<RValue> items;
   for (int64_t i = 0; i < t.sizes()[k]; ++i) items.push_back(RValue::of(selected(t, k, i)));
   return RValue::list(std::move(items));
@@ -716,13 +718,13 @@ Tensor concatenated(const KernelContext& ctx, const std::vector<Tensor>& all, in
 }
 
 RValue cat(KernelContext& ctx) {
-  return RValue::of(concatenated(ctx, ctx.tensor_list(0, "tensors"), ctx.integer(1, "dim", 0)));
+  return RValue::of(concatenated(ctx, ctx.tensor_list("tensors"), ctx.integer("dim", 0)));
 }
 
 RValue stack(KernelContext& ctx) {
-  std::vector<Tensor> ts = ctx.tensor_list(0, "tensors");
+  std::vector<Tensor> ts = ctx.tensor_list("tensors");
   if (ts.empty()) ctx.bad_input("stack expects a non-empty TensorList");
-  size_t k = insertion_dim(ctx, ctx.integer(1, "dim", 0), ts[0].rank());
+  size_t k = insertion_dim(ctx, ctx.integer("dim", 0), ts[0].rank());
   std::vector<Tensor> pieces;
   for (size_t j = 0; j < ts.size(); ++j) {
     if (ts[j].sizes() != ts[0].sizes()) {
@@ -762,14 +764,14 @@ Tensor repeated(const KernelContext& ctx, const Tensor& t, const Sizes& reps) {
 }
 
 RValue repeat_interleave(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  const int64_t reps = ctx.integer(1, "repeats");
+  Tensor t = ctx.tensor("self");
+  const int64_t reps = ctx.integer("repeats");
   if (reps < 0) ctx.bad_input("repeats can not be negative, got " + std::to_string(reps));
   size_t k = 0;
-  if (!ctx.has(2, "dim")) {
+  if (!ctx.has("dim")) {
     t = reshaped(ctx, t, {t.numel()}, Reshape::Reshape);
   } else {
-    k = existing_dim(ctx, t, ctx.integer(2, "dim"), "repeat_interleave");
+    k = existing_dim(ctx, t, ctx.integer("dim"), "repeat_interleave");
   }
   Sizes sizes = t.sizes();
   math::Checked c;
@@ -799,8 +801,8 @@ std::vector<size_t> dims_of(const KernelContext& ctx, const Sizes& dims, size_t 
 }
 
 RValue roll(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes shifts = ctx.int_list(1, "shifts"), dims = ctx.int_list(2, "dims", {});
+  Tensor t = ctx.tensor("self");
+  Sizes shifts = ctx.int_list("shifts"), dims = ctx.int_list("dims", {});
   if (dims.empty()) {
     // Rolls the flattened tensor, then restores the shape.
     if (shifts.size() != 1) ctx.bad_input("roll: shifts must have one entry when dims is empty");
@@ -831,8 +833,8 @@ RValue roll(KernelContext& ctx) {
 }
 
 RValue flip(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  std::vector<size_t> ks = dims_of(ctx, ctx.int_list(1, "dims", {}), t.rank(), true);
+  Tensor t = ctx.tensor("self");
+  std::vector<size_t> ks = dims_of(ctx, ctx.int_list("dims", {}), t.rank(), true);
   if (t.rank() == 0) return RValue::of(t.clone());
   Tensor out = Tensor::zeros(t.dtype(), t.sizes());
   Sizes in(t.rank());
@@ -846,9 +848,9 @@ RValue flip(KernelContext& ctx) {
 
 // constant_pad_nd(self, pad, value=0): pad pairs from the last dim inward; a negative pad crops.
 RValue constant_pad(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes pad = ctx.int_list(1, "pad");
-  const Scalar value = ctx.optional_scalar(2, "value").value_or(Scalar::of_int(0));
+  Tensor t = ctx.tensor("self");
+  Sizes pad = ctx.int_list("pad");
+  const Scalar value = ctx.optional_scalar("value").value_or(Scalar::of_int(0));
   if (pad.size() % 2 != 0) {
     ctx.bad_input("Length of pad must be even but instead it equals " + std::to_string(pad.size()));
   }
@@ -891,7 +893,7 @@ RValue constant_pad(KernelContext& ctx) {
 // pixel_shuffle: [*, C*r*r, H, W] -> [*, C, H*r, W*r], out[c, h*r+i, w*r+j] = in[c*r*r+i*r+j,
 // h, w]; pixel_unshuffle is its inverse.
 RValue pixel_shuffle(KernelContext& ctx, bool inverse) {
-  Tensor t = ctx.tensor(0, "self");
+  Tensor t = ctx.tensor("self");
   const char* factor = inverse ? "downscale_factor" : "upscale_factor";
   const char* op = inverse ? "pixel_unshuffle" : "pixel_shuffle";
   if (t.rank() < 3) {
@@ -899,7 +901,7 @@ RValue pixel_shuffle(KernelContext& ctx, bool inverse) {
                   " expects input to have at least 3 dimensions, but got input with " +
                   std::to_string(t.rank()) + " dimension(s)");
   }
-  const int64_t r = ctx.integer(1, factor);
+  const int64_t r = ctx.integer(factor);
   if (r <= 0 || r > (int64_t{1} << 20)) {
     ctx.bad_input(std::string(op) + " expects " + factor +
                   " to be greater than 0, but got: " + std::to_string(r));
@@ -950,9 +952,9 @@ RValue pixel_shuffle(KernelContext& ctx, bool inverse) {
 }
 
 RValue as_strided(KernelContext& ctx) {
-  Tensor t = ctx.tensor(0, "self");
-  Sizes sizes = ctx.int_list(1, "size"), strides = ctx.int_list(2, "stride");
-  const int64_t offset = ctx.integer(3, "storage_offset", t.offset());
+  Tensor t = ctx.tensor("self");
+  Sizes sizes = ctx.int_list("size"), strides = ctx.int_list("stride");
+  const int64_t offset = ctx.integer("storage_offset", t.offset());
   if (sizes.size() != strides.size()) {
     ctx.bad_input("mismatch in length of strides and shape: " + sizes_str(sizes) + " and " +
                   sizes_str(strides));
@@ -984,9 +986,9 @@ void register_views(KernelRegistry& r) {
   r.add("aten._unsafe_view", reshape(Reshape::Reshape));
   r.add("aten.view_copy", reshape(Reshape::Copy));
   r.add("aten._reshape_alias", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    Sizes shape = infer_size(ctx, ctx.int_list(1, "size"), t.numel());
-    Sizes strides = ctx.int_list(2, "stride");
+    Tensor t = ctx.tensor("self");
+    Sizes shape = infer_size(ctx, ctx.int_list("size"), t.numel());
+    Sizes strides = ctx.int_list("stride");
     if (strides.size() != shape.size())
       ctx.bad_input("_reshape_alias: size and stride differ in length");
     try {
@@ -999,22 +1001,22 @@ void register_views(KernelRegistry& r) {
   });
   r.add("aten.view.dtype", view_dtype);
   r.add("aten.reshape_as", [](KernelContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes(), Reshape::Reshape);
+    return reshape_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes(), Reshape::Reshape);
   });
   r.add("aten.view_as", [](KernelContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes(), Reshape::View);
+    return reshape_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes(), Reshape::View);
   });
   r.add("aten.permute", permute);
   r.add("aten.transpose", [](KernelContext& ctx) {
     return RValue::of(
-        transposed(ctx, ctx.tensor(0, "self"), ctx.integer(1, "dim0"), ctx.integer(2, "dim1")));
+        transposed(ctx, ctx.tensor("self"), ctx.integer("dim0"), ctx.integer("dim1")));
   });
   r.add("aten.swapaxes", [](KernelContext& ctx) {
     return RValue::of(
-        transposed(ctx, ctx.tensor(0, "self"), ctx.integer(1, "axis0"), ctx.integer(2, "axis1")));
+        transposed(ctx, ctx.tensor("self"), ctx.integer("axis0"), ctx.integer("axis1")));
   });
   r.add("aten.t", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     if (t.rank() > 2) {
       ctx.bad_input("t() expects a tensor with <= 2 dimensions, but self is " +
                     std::to_string(t.rank()) + "D");
@@ -1022,22 +1024,22 @@ void register_views(KernelRegistry& r) {
     return RValue::of(t.rank() < 2 ? alias(t) : transposed(ctx, t, 0, 1));
   });
   r.add("aten.numpy_T", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
+    Tensor t = ctx.tensor("self");
     Sizes sizes(t.sizes().rbegin(), t.sizes().rend());
     Sizes strides(t.strides().rbegin(), t.strides().rend());
     return RValue::of(view_of(t, sizes, strides));
   });
   r.add("aten.movedim", movedim);
   r.add("aten.expand", [](KernelContext& ctx) {
-    return RValue::of(expanded(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size")));
+    return RValue::of(expanded(ctx, ctx.tensor("self"), ctx.int_list("size")));
   });
   r.add("aten.expand_as", [](KernelContext& ctx) {
-    return RValue::of(expanded(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes()));
+    return RValue::of(expanded(ctx, ctx.tensor("self"), ctx.tensor("other").sizes()));
   });
   r.add("aten.squeeze", squeeze);
   r.add("aten.unsqueeze", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    return RValue::of(unsqueezed(t, insertion_dim(ctx, ctx.integer(1, "dim"), t.rank())));
+    Tensor t = ctx.tensor("self");
+    return RValue::of(unsqueezed(t, insertion_dim(ctx, ctx.integer("dim"), t.rank())));
   });
   r.add("aten.flatten", flatten);
   r.add("aten.unflatten", unflatten);
@@ -1054,11 +1056,11 @@ void register_views(KernelRegistry& r) {
   r.add("aten.concatenate", cat);
   r.add("aten.stack", stack);
   r.add("aten.repeat", [](KernelContext& ctx) {
-    return RValue::of(repeated(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "repeats")));
+    return RValue::of(repeated(ctx, ctx.tensor("self"), ctx.int_list("repeats")));
   });
   r.add("aten.tile", [](KernelContext& ctx) {
-    Tensor t = ctx.tensor(0, "self");
-    Sizes dims = ctx.int_list(1, "dims");
+    Tensor t = ctx.tensor("self");
+    Sizes dims = ctx.int_list("dims");
     while (dims.size() < t.rank()) dims.insert(dims.begin(), 1);
     return RValue::of(repeated(ctx, t, dims));
   });

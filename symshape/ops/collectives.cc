@@ -10,21 +10,10 @@ namespace {
 const char* const kReduceOps[] = {"sum",  "avg", "product", "min",       "max",
                                   "band", "bor", "bxor",    "premul_sum"};
 
-// Where an op's arguments sit: the native _c10d_functional ops and the legacy c10d_functional
-// ones (tag, ranks, group_size at the end) name and place them differently.
-struct Schema {
-  const char* input;      // the tensor (or tensor list) argument
-  const char* reduce_op;  // its reduce op, at position 1
-  size_t gather_group;    // group_size of all_gather_into_tensor
-  size_t scatter_group;   // group_size of reduce_scatter_tensor
-  size_t reduce_group;    // group_size of all_reduce (0: it has none, a group name instead)
-};
-constexpr Schema kNative{"input", "reduce_op", 1, 2, 0};
-constexpr Schema kLegacy{"self", "reduceOp", 3, 4, 4};
-
 // Sum and average are right on complex values; max, min and products are not defined there.
-void check_reduce_op(const OpContext& ctx, const Schema& s, const std::vector<TensorMeta>& ts) {
-  std::string op = ctx.string(1, s.reduce_op, "sum");
+// The native _c10d_functional ops call it reduce_op, the legacy c10d_functional ones reduceOp.
+void check_reduce_op(const OpContext& ctx, const std::vector<TensorMeta>& ts) {
+  std::string op = ctx.string(ctx.declares("reduce_op") ? "reduce_op" : "reduceOp", "sum");
   bool known = false;
   for (const char* k : kReduceOps) known |= op == k;
   if (!known) ctx.bad_input("unknown reduce op '" + op + "'");
@@ -35,8 +24,8 @@ void check_reduce_op(const OpContext& ctx, const Schema& s, const std::vector<Te
   }
 }
 
-Expr group_size(const OpContext& ctx, size_t i) {
-  Expr w = ctx.simplify(ctx.integer(i, "group_size"));
+Expr group_size(const OpContext& ctx) {
+  Expr w = ctx.simplify(ctx.integer("group_size"));
   const std::string message = "group size " + w.str() + " must be positive";
   Truth t = ctx.known(w >= 1);
   if (t == Truth::False || (t == Truth::Unknown && !ctx.decide(w >= 1, "group_size"))) {
@@ -45,10 +34,12 @@ Expr group_size(const OpContext& ctx, size_t i) {
   return w;
 }
 
-// The op's tensors: one, or a list for the *_coalesced variants.
-std::vector<TensorMeta> inputs(const OpContext& ctx, const Schema& s, bool coalesced) {
-  if (coalesced) return ctx.tensor_list(0, s.input);
-  return {ctx.tensor(0, s.input)};
+// The op's tensors, its first argument (input, inputs, self or shard, as each form names it):
+// one, or a list for the *_coalesced variants.
+std::vector<TensorMeta> inputs(const OpContext& ctx, bool coalesced) {
+  const std::string& name = ctx.schema().params.at(0).name;
+  if (coalesced) return ctx.tensor_list(name);
+  return {ctx.tensor(name)};
 }
 
 Value outputs(std::vector<TensorMeta> ts, bool coalesced) {
@@ -74,28 +65,27 @@ TensorMeta scatter_dim0(const OpContext& ctx, TensorMeta t, const Expr& w) {
   return t;
 }
 
-void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
+void register_family(OpRegistry& r, const std::string& p) {
   for (bool coalesced : {false, true}) {
     const std::string suffix = coalesced ? "_coalesced" : "";
     for (const char* variant : {"", "_"}) {
-      r.add(p + "all_reduce" + suffix + variant, [s, coalesced](OpContext& ctx) {
-        std::vector<TensorMeta> ts = inputs(ctx, s, coalesced);
-        check_reduce_op(ctx, s, ts);
-        if (s.reduce_group && ctx.has(s.reduce_group, "group_size"))
-          group_size(ctx, s.reduce_group);
+      r.add(p + "all_reduce" + suffix + variant, [coalesced](OpContext& ctx) {
+        std::vector<TensorMeta> ts = inputs(ctx, coalesced);
+        check_reduce_op(ctx, ts);
+        if (ctx.has("group_size")) group_size(ctx);
         return outputs(std::move(ts), coalesced);
       });
     }
-    r.add(p + "all_gather_into_tensor" + suffix, [s, coalesced](OpContext& ctx) {
-      std::vector<TensorMeta> ts = inputs(ctx, s, coalesced);
-      Expr w = group_size(ctx, s.gather_group);
+    r.add(p + "all_gather_into_tensor" + suffix, [coalesced](OpContext& ctx) {
+      std::vector<TensorMeta> ts = inputs(ctx, coalesced);
+      Expr w = group_size(ctx);
       for (TensorMeta& t : ts) t = gather_dim0(ctx, t, w);
       return outputs(std::move(ts), coalesced);
     });
-    r.add(p + "reduce_scatter_tensor" + suffix, [s, coalesced](OpContext& ctx) {
-      std::vector<TensorMeta> ts = inputs(ctx, s, coalesced);
-      check_reduce_op(ctx, s, ts);
-      Expr w = group_size(ctx, s.scatter_group);
+    r.add(p + "reduce_scatter_tensor" + suffix, [coalesced](OpContext& ctx) {
+      std::vector<TensorMeta> ts = inputs(ctx, coalesced);
+      check_reduce_op(ctx, ts);
+      Expr w = group_size(ctx);
       for (TensorMeta& t : ts) t = scatter_dim0(ctx, t, w);
       return outputs(std::move(ts), coalesced);
     });
@@ -103,7 +93,7 @@ void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
   // all_to_all_single(input, output_split_sizes, input_split_sizes, ...): the input splits must
   // add up to dim 0; the output's dim 0 is the sum of the output splits (input's when absent).
   r.add(p + "all_to_all_single", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "input");
+    TensorMeta t = ctx.tensor("input");
     if (t.rank() == 0) ctx.bad_input("all_to_all_single needs a tensor with at least one dim");
     auto total = [&](const std::vector<Expr>& splits) {
       Expr sum = 0;
@@ -116,27 +106,26 @@ void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
       return sum;
     };
     // Split sizes are a list (SymInt[]?): a lone int or bool is a malformed argument.
-    for (auto [i, name] : {std::pair<size_t, const char*>{1, "output_split_sizes"},
-                           std::pair<size_t, const char*>{2, "input_split_sizes"}}) {
-      if (!ctx.has(i, name)) continue;
-      Value v = ctx.value(i, name);
+    for (const char* name : {"output_split_sizes", "input_split_sizes"}) {
+      if (!ctx.has(name)) continue;
+      Value v = ctx.value(name);
       if (v.kind != Value::Kind::List) {
         ctx.bad_input(std::string(name) + " must be a list of ints, got " + v.str());
       }
     }
-    if (auto in = ctx.optional_int_list(2, "input_split_sizes"); in && !in->empty()) {
+    if (auto in = ctx.optional_int_list("input_split_sizes"); in && !in->empty()) {
       ctx.require_equal(total(*in), t.sizes[0], "all_to_all_split",
                         "input split sizes " + shape_str(*in) + " do not add up to dim 0 of size " +
                             t.sizes[0].str());
     }
-    if (auto out = ctx.optional_int_list(1, "output_split_sizes"); out && !out->empty()) {
+    if (auto out = ctx.optional_int_list("output_split_sizes"); out && !out->empty()) {
       t.sizes[0] = ctx.simplify(total(*out));
     }
     return Value::of(contiguous(t.dtype, t.sizes));
   });
   for (const char* op : {"broadcast", "broadcast_"}) {
-    r.add(p + op, [s](OpContext& ctx) {
-      TensorMeta t = ctx.tensor(0, s.input);
+    r.add(p + op, [](OpContext& ctx) {
+      TensorMeta t = inputs(ctx, false)[0];
       return Value::of(contiguous(t.dtype, t.sizes));
     });
   }
@@ -145,13 +134,13 @@ void register_family(OpRegistry& r, const std::string& p, const Schema& s) {
 }  // namespace
 
 void register_collectives(OpRegistry& r) {
-  register_family(r, "_c10d_functional.", kNative);
-  register_family(r, "c10d_functional.", kLegacy);
+  register_family(r, "_c10d_functional.");
+  register_family(r, "c10d_functional.");
   // wait_tensor(tensor) (native) / wait_tensor(self) (legacy): the tensor, unchanged.
   r.add("_c10d_functional.wait_tensor",
-        [](OpContext& ctx) { return Value::of(ctx.tensor(0, "tensor")); });
+        [](OpContext& ctx) { return Value::of(ctx.tensor("tensor")); });
   r.add("c10d_functional.wait_tensor",
-        [](OpContext& ctx) { return Value::of(ctx.tensor(0, "self")); });
+        [](OpContext& ctx) { return Value::of(ctx.tensor("self")); });
 }
 
 }  // namespace symshape::ops

@@ -60,8 +60,8 @@ std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>
   return out;
 }
 
-std::vector<size_t> reduction_dims(const OpContext& ctx, size_t dim_position, size_t rank) {
-  auto dims = ctx.optional_int_list(dim_position, "dim");
+std::vector<size_t> reduction_dims(const OpContext& ctx, size_t rank) {
+  auto dims = ctx.optional_int_list("dim");
   std::vector<size_t> out;
   if (!dims || dims->empty()) {
     for (size_t i = 0; i < rank; ++i) out.push_back(i);
@@ -107,7 +107,8 @@ bool can_cast(DType from, DType to) {
 // self's shape (self is never broadcast) and a dtype castable to self's; it is self.
 ShapeRule in_place(ShapeRule functional) {
   return [functional](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
+    // What the op writes into is its first argument (self, as in-place ops name it).
+    TensorMeta self = ctx.tensor(ctx.schema().params.at(0).name);
     Value out = functional(ctx);
     if (!out.is_tensor())
       ctx.fail("an in-place op must produce a tensor like self, got " + out.str());
@@ -147,9 +148,9 @@ size_t output_count(const OpContext& ctx, const Int& n, std::string_view op) {
   return static_cast<size_t>(cln::cl_I_to_long(n));
 }
 
-std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count) {
+std::vector<bool> output_mask(const OpContext& ctx, size_t count) {
   std::vector<bool> mask(count, true);
-  Value v = ctx.value(position, "output_mask");
+  Value v = ctx.value("output_mask");
   if (v.kind == Value::Kind::None) return mask;
   const std::string message = "output_mask must be a list of " + std::to_string(count) + " bools";
   if (v.kind != Value::Kind::List || v.items.size() != count) ctx.bad_input(message);

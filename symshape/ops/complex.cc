@@ -5,8 +5,8 @@ namespace symshape::ops {
 
 namespace {
 
-TensorMeta complex_tensor(const OpContext& ctx, size_t i, std::string_view name) {
-  TensorMeta t = ctx.tensor(i, name);
+TensorMeta complex_tensor(const OpContext& ctx, std::string_view name) {
+  TensorMeta t = ctx.tensor(name);
   if (!is_complex(t.dtype)) {
     ctx.bad_input(std::string(name) + " must be a complex tensor, got " +
                   std::string(to_string(t.dtype)));
@@ -37,7 +37,7 @@ void require_complex_capable(const OpContext& ctx, DType d, const std::string& o
 // complex(real, imag) and polar(abs, angle): two real tensors of one dtype broadcast into a
 // complex one.
 Value from_parts(OpContext& ctx, const char* first, const char* second) {
-  TensorMeta a = ctx.tensor(0, first), b = ctx.tensor(1, second);
+  TensorMeta a = ctx.tensor(first), b = ctx.tensor(second);
   const std::string op = ctx.node().target;
   require_complex_capable(ctx, a.dtype, op);
   if (a.dtype != b.dtype) {
@@ -49,7 +49,7 @@ Value from_parts(OpContext& ctx, const char* first, const char* second) {
 
 // real / imag: a view of one part (real of a real tensor is the tensor itself).
 Value part(OpContext& ctx, bool imaginary) {
-  TensorMeta t = imaginary ? complex_tensor(ctx, 0, "self") : ctx.tensor(0, "self");
+  TensorMeta t = imaginary ? complex_tensor(ctx, "self") : ctx.tensor("self");
   if (!is_complex(t.dtype)) return Value::of(t);
   TensorMeta out = contiguous(complex_to_real(t.dtype), t.sizes);
   out.strides = real_view_strides(ctx, t);
@@ -61,7 +61,7 @@ Value part(OpContext& ctx, bool imaginary) {
 void register_complex(OpRegistry& r) {
   // view_as_real: [..] complex -> [.., 2] real.
   r.add("aten.view_as_real", [](OpContext& ctx) {
-    TensorMeta t = complex_tensor(ctx, 0, "self");
+    TensorMeta t = complex_tensor(ctx, "self");
     TensorMeta out = contiguous(complex_to_real(t.dtype), t.sizes);
     out.sizes.push_back(2);
     out.strides = real_view_strides(ctx, t);
@@ -71,7 +71,7 @@ void register_complex(OpRegistry& r) {
   // view_as_complex: [.., 2] real -> [..] complex; the pair must be adjacent in memory (last
   // stride 1) and every other stride a whole number of complex elements.
   r.add("aten.view_as_complex", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     require_complex_capable(ctx, t.dtype, "view_as_complex");
     if (t.rank() == 0)
       ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
@@ -98,13 +98,13 @@ void register_complex(OpRegistry& r) {
   r.add("aten.imag", [](OpContext& ctx) { return part(ctx, true); });
   // angle: real for complex input; integers compute in the default float dtype.
   r.add("aten.angle", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     DType d = is_complex(t.dtype) ? complex_to_real(t.dtype) : to_floating(t.dtype);
     return Value::of(contiguous(d, t.sizes));
   });
   for (const char* op :
        {"aten.conj", "aten._conj", "aten.conj_physical", "aten.resolve_conj", "aten.resolve_neg"}) {
-    r.add(op, [](OpContext& ctx) { return Value::of(ctx.tensor(0, "self")); });
+    r.add(op, [](OpContext& ctx) { return Value::of(ctx.tensor("self")); });
   }
 }
 

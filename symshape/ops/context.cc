@@ -1,5 +1,6 @@
 // OpContext: typed access to a node's arguments, and decisions that name the node.
 #include "symshape/ops.h"
+#include "symshape/ops/schema_table.h"
 
 namespace symshape {
 
@@ -21,13 +22,35 @@ OpContext::OpContext(ShapeEnv& env, const Node& node, ValueLookup values)
 void OpContext::fail(const std::string& message) const { throw ShapeError(node_, message); }
 void OpContext::bad_input(const std::string& message) const { throw InputError(node_, message); }
 
-const Arg* OpContext::lookup(size_t i, std::string_view name) const {
-  if (const Arg* a = node_.kwarg(name)) return a;
-  return i < node_.args.size() ? &node_.args[i] : nullptr;
+const BoundArgs& OpContext::bound() const {
+  if (!bound_) {
+    auto classify = [&](const Arg& a) {
+      const Value* v = values_(a.text);
+      if (!v) return ArgClass::Other;
+      switch (v->kind) {
+        case Value::Kind::None: return ArgClass::None;
+        case Value::Kind::Tensor: return ArgClass::Tensor;
+        case Value::Kind::Int: return ArgClass::Int;
+        case Value::Kind::Float: return ArgClass::Float;
+        case Value::Kind::Bool: return ArgClass::Bool;
+        case Value::Kind::List: return ArgClass::Sequence;
+      }
+      return ArgClass::Other;
+    };
+    try {
+      bound_ = detail::bind_call(node_, classify);
+    } catch (const Error& e) {
+      bad_input(e.what());
+    }
+  }
+  return *bound_;
 }
 
-const Arg* OpContext::arg(size_t i, std::string_view name) const {
-  const Arg* a = lookup(i, name);
+const OpSchema& OpContext::schema() const { return *bound().schema(); }
+bool OpContext::declares(std::string_view name) const { return bound().declares(name); }
+
+const Arg* OpContext::arg(std::string_view name) const {
+  const Arg* a = detail::read_argument(node_, bound(), name);
   if (!a || a->kind == Arg::Kind::None) return nullptr;
   // A node that produced None (an optional output) counts as absent.
   if (a->kind == Arg::Kind::Node && value_of(*a).kind == Value::Kind::None) return nullptr;
@@ -54,38 +77,44 @@ Value OpContext::value_of(const Arg& a) const {
   }
 }
 
-Value OpContext::value(size_t i, std::string_view name) const {
-  const Arg* a = arg(i, name);
+Value OpContext::value(std::string_view name) const {
+  const Arg* a = arg(name);
   return a ? value_of(*a) : Value::none();
 }
 
 namespace {
-std::string arg_label(size_t i, std::string_view name) {
-  return "argument '" + std::string(name) + "' (position " + std::to_string(i) + ")";
+// "argument 'dim' (position 1)": where the call passes it, for a positional parameter.
+std::string arg_label(const std::optional<BoundArgs>& bound, std::string_view name) {
+  std::string label = "argument '" + std::string(name) + "'";
+  const OpSchema* s = bound ? bound->schema() : nullptr;
+  auto i = s ? s->position(name) : std::nullopt;
+  if (i && !s->params[*i].kwarg_only) label += " (position " + std::to_string(*i) + ")";
+  return label;
 }
 }  // namespace
 
-TensorMeta OpContext::tensor(size_t i, std::string_view name) const {
-  Value v = value(i, name);
+TensorMeta OpContext::tensor(std::string_view name) const {
+  Value v = value(name);
   if (v.kind != Value::Kind::Tensor) {
-    bad_input(arg_label(i, name) + " must be a tensor, got " +
+    bad_input(arg_label(bound_, name) + " must be a tensor, got " +
               (v.kind == Value::Kind::None ? std::string("nothing") : v.str()));
   }
   return v.tensor;
 }
 
-std::optional<TensorMeta> OpContext::optional_tensor(size_t i, std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  return tensor(i, name);
+std::optional<TensorMeta> OpContext::optional_tensor(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  return tensor(name);
 }
 
-std::vector<TensorMeta> OpContext::tensor_list(size_t i, std::string_view name) const {
-  Value v = value(i, name);
-  if (v.kind != Value::Kind::List) bad_input(arg_label(i, name) + " must be a list of tensors");
+std::vector<TensorMeta> OpContext::tensor_list(std::string_view name) const {
+  Value v = value(name);
+  if (v.kind != Value::Kind::List)
+    bad_input(arg_label(bound_, name) + " must be a list of tensors");
   std::vector<TensorMeta> out;
   for (const Value& item : v.items) {
     if (item.kind != Value::Kind::Tensor) {
-      bad_input(arg_label(i, name) + " must be a list of tensors, got " + item.str());
+      bad_input(arg_label(bound_, name) + " must be a list of tensors, got " + item.str());
     }
     out.push_back(item.tensor);
   }
@@ -100,65 +129,64 @@ std::optional<Expr> as_integer(const Value& v) {
 }
 }  // namespace
 
-std::optional<Expr> OpContext::optional_integer(size_t i, std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  return integer(i, name);
+std::optional<Expr> OpContext::optional_integer(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  return integer(name);
 }
 
-Expr OpContext::integer(size_t i, std::string_view name) const {
-  if (!has(i, name)) bad_input("missing " + arg_label(i, name));
-  Value v = value(i, name);
+Expr OpContext::integer(std::string_view name) const {
+  if (!has(name)) bad_input("missing " + arg_label(bound_, name));
+  Value v = value(name);
   auto e = as_integer(v);
-  if (!e) bad_input(arg_label(i, name) + " must be an int, got " + arg(i, name)->str());
+  if (!e) bad_input(arg_label(bound_, name) + " must be an int, got " + arg(name)->str());
   return *e;
 }
 
-Expr OpContext::integer(size_t i, std::string_view name, const Expr& fallback) const {
-  return has(i, name) ? integer(i, name) : fallback;
+Expr OpContext::integer(std::string_view name, const Expr& fallback) const {
+  return has(name) ? integer(name) : fallback;
 }
 
-std::optional<std::vector<Expr>> OpContext::optional_int_list(size_t i,
-                                                              std::string_view name) const {
-  if (!has(i, name)) return std::nullopt;
-  Value v = value(i, name);
+std::optional<std::vector<Expr>> OpContext::optional_int_list(std::string_view name) const {
+  if (!has(name)) return std::nullopt;
+  Value v = value(name);
   if (auto single = as_integer(v)) return std::vector<Expr>{*single};
   if (v.kind != Value::Kind::List) {
-    bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
   }
   std::vector<Expr> out;
   for (const Value& item : v.items) {
     auto e = as_integer(item);
-    if (!e) bad_input(arg_label(i, name) + " must be a list of ints, got " + arg(i, name)->str());
+    if (!e) bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
     out.push_back(*e);
   }
   return out;
 }
 
-std::vector<Expr> OpContext::int_list(size_t i, std::string_view name) const {
-  auto list = optional_int_list(i, name);
-  if (!list) bad_input("missing " + arg_label(i, name));
+std::vector<Expr> OpContext::int_list(std::string_view name) const {
+  auto list = optional_int_list(name);
+  if (!list) bad_input("missing " + arg_label(bound_, name));
   return *list;
 }
 
-std::vector<Expr> OpContext::int_list(size_t i, std::string_view name,
+std::vector<Expr> OpContext::int_list(std::string_view name,
                                       const std::vector<Expr>& fallback) const {
-  auto list = optional_int_list(i, name);
+  auto list = optional_int_list(name);
   return list ? *list : fallback;
 }
 
-int64_t OpContext::constant(size_t i, std::string_view name) const {
-  Expr e = simplify(integer(i, name));
+int64_t OpContext::constant(std::string_view name) const {
+  Expr e = simplify(integer(name));
   auto v = e.as_int64();
-  if (!v) bad_input(arg_label(i, name) + " must be a constant int, got " + e.str());
+  if (!v) bad_input(arg_label(bound_, name) + " must be a constant int, got " + e.str());
   return *v;
 }
 
-int64_t OpContext::constant(size_t i, std::string_view name, int64_t fallback) const {
-  return has(i, name) ? constant(i, name) : fallback;
+int64_t OpContext::constant(std::string_view name, int64_t fallback) const {
+  return has(name) ? constant(name) : fallback;
 }
 
-double OpContext::real(size_t i, std::string_view name, double fallback) const {
-  const Arg* a = arg(i, name);
+double OpContext::real(std::string_view name, double fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
   if (a->kind == Arg::Kind::Float) return a->real;
   if (a->kind == Arg::Kind::Int && a->integer.as_int64()) {
@@ -166,33 +194,33 @@ double OpContext::real(size_t i, std::string_view name, double fallback) const {
   }
   Value v = value_of(*a);
   if (v.kind == Value::Kind::Float) return v.real;
-  bad_input(arg_label(i, name) + " must be a number, got " + a->str());
+  bad_input(arg_label(bound_, name) + " must be a number, got " + a->str());
 }
 
-bool OpContext::boolean(size_t i, std::string_view name, bool fallback) const {
-  const Arg* a = arg(i, name);
+bool OpContext::boolean(std::string_view name, bool fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
   if (a->kind == Arg::Kind::Bool) return a->boolean;
   if (a->kind == Arg::Kind::Int && a->integer.is_constant()) return !a->integer.identical(0);
-  bad_input(arg_label(i, name) + " must be a bool, got " + a->str());
+  bad_input(arg_label(bound_, name) + " must be a bool, got " + a->str());
 }
 
-std::string OpContext::string(size_t i, std::string_view name, const std::string& fallback) const {
-  const Arg* a = arg(i, name);
+std::string OpContext::string(std::string_view name, const std::string& fallback) const {
+  const Arg* a = arg(name);
   if (!a) return fallback;
-  if (a->kind != Arg::Kind::String) bad_input(arg_label(i, name) + " must be a string");
+  if (a->kind != Arg::Kind::String) bad_input(arg_label(bound_, name) + " must be a string");
   return a->text;
 }
 
-std::optional<DType> OpContext::dtype(size_t i, std::string_view name) const {
-  const Arg* a = arg(i, name);
+std::optional<DType> OpContext::dtype(std::string_view name) const {
+  const Arg* a = arg(name);
   if (!a) return std::nullopt;
-  if (a->kind != Arg::Kind::DType) bad_input(arg_label(i, name) + " must be a dtype");
+  if (a->kind != Arg::Kind::DType) bad_input(arg_label(bound_, name) + " must be a dtype");
   return a->dtype;
 }
 
-bool OpContext::is_tensor_arg(size_t i, std::string_view name) const {
-  return value(i, name).kind == Value::Kind::Tensor;
+bool OpContext::is_tensor_arg(std::string_view name) const {
+  return value(name).kind == Value::Kind::Tensor;
 }
 
 Provenance OpContext::where(std::string_view rule) const {

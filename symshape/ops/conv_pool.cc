@@ -18,9 +18,9 @@ std::vector<Expr> simplified(const OpContext& ctx, std::vector<Expr> v) {
 }
 
 // A per-spatial-dim parameter: one int for every dim, or one per dim.
-std::vector<Expr> spatial_param(const OpContext& ctx, size_t i, std::string_view name, size_t n,
+std::vector<Expr> spatial_param(const OpContext& ctx, std::string_view name, size_t n,
                                 const std::vector<Expr>& fallback, const std::string& op) {
-  std::vector<Expr> v = ctx.int_list(i, name, fallback);
+  std::vector<Expr> v = ctx.int_list(name, fallback);
   if (v.size() == 1) v.assign(n, v[0]);
   if (v.size() != n) {
     ctx.bad_input(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
@@ -178,8 +178,8 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
 }
 
 // Explicit padding ints, or the strings "same" / "valid" (conv1d/2d/3d.padding).
-void read_padding(const OpContext& ctx, size_t i, ConvParams& p) {
-  const Arg* a = ctx.arg(i, "padding");
+void read_padding(const OpContext& ctx, ConvParams& p) {
+  const Arg* a = ctx.arg("padding");
   if (a && a->kind == Arg::Kind::String) {
     if (a->text != "same" && a->text != "valid") {
       ctx.bad_input(p.op + ": invalid padding string '" + a->text +
@@ -189,7 +189,7 @@ void read_padding(const OpContext& ctx, size_t i, ConvParams& p) {
     p.padding.assign(p.n, Expr(0));
     return;
   }
-  p.padding = spatial_param(ctx, i, "padding", p.n, {0}, p.op);
+  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
 }
 
 // The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
@@ -209,33 +209,33 @@ size_t spatial_rank(const OpContext& ctx, const TensorMeta& weight, size_t fixed
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
 // output_padding, groups, ...): always batched.
 Value convolution(OpContext& ctx) {
-  TensorMeta input = ctx.tensor(0, "input");
-  TensorMeta weight = ctx.tensor(1, "weight");
+  TensorMeta input = ctx.tensor("input");
+  TensorMeta weight = ctx.tensor("weight");
   ConvParams p;
   p.op = "convolution";
   p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, 3, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, 4, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, 5, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean(6, "transposed", false);
-  p.output_padding = spatial_param(ctx, 7, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer(8, "groups", Expr(1));
-  return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
+  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
+  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
+  p.transposed = ctx.boolean("transposed", false);
+  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
+  p.groups = ctx.integer("groups", Expr(1));
+  return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
 }
 
 // conv1d/2d/3d (input, weight, bias, stride, padding, dilation, groups): unbatched input allowed.
 ShapeRule conv_nd(size_t n) {
   return [n](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(0, "input");
-    TensorMeta weight = ctx.tensor(1, "weight");
+    TensorMeta input = ctx.tensor("input");
+    TensorMeta weight = ctx.tensor("weight");
     ConvParams p;
     p.op = "conv" + std::to_string(n) + "d";
     p.n = spatial_rank(ctx, weight, n, p.op);
     p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
-    read_padding(ctx, 4, p);
-    p.dilation = spatial_param(ctx, 5, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer(6, "groups", Expr(1));
+    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
+    read_padding(ctx, p);
+    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    p.groups = ctx.integer("groups", Expr(1));
     if (p.padding_mode == "same") {
       for (const Expr& s : p.stride) {
         if (ctx.known(s == 1) != Truth::True) {
@@ -243,7 +243,7 @@ ShapeRule conv_nd(size_t n) {
         }
       }
     }
-    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+    return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
 
@@ -251,34 +251,34 @@ ShapeRule conv_nd(size_t n) {
 // dilation): unbatched input allowed.
 ShapeRule conv_transpose_nd(size_t n) {
   return [n](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(0, "input");
-    TensorMeta weight = ctx.tensor(1, "weight");
+    TensorMeta input = ctx.tensor("input");
+    TensorMeta weight = ctx.tensor("weight");
     ConvParams p;
     p.op = "conv_transpose" + std::to_string(n) + "d";
     p.n = spatial_rank(ctx, weight, n, p.op);
     p.allow_unbatched = true;
     p.transposed = true;
-    p.stride = spatial_param(ctx, 3, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, 4, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, 5, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer(6, "groups", Expr(1));
-    p.dilation = spatial_param(ctx, 7, "dilation", n, {1}, p.op);
-    return conv_forward(ctx, input, weight, ctx.optional_tensor(2, "bias"), p);
+    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
+    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
+    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
+    p.groups = ctx.integer("groups", Expr(1));
+    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
 
 // convolution_backward (grad_output, input, weight, bias_sizes, ..., output_mask): the grads of
 // input, weight and bias, each None when output_mask says so.
 Value convolution_backward(OpContext& ctx) {
-  TensorMeta grad = ctx.tensor(0, "grad_output");
-  TensorMeta input = ctx.tensor(1, "input");
-  TensorMeta weight = ctx.tensor(2, "weight");
-  std::vector<bool> mask = output_mask(ctx, 10, 3);
+  TensorMeta grad = ctx.tensor("grad_output");
+  TensorMeta input = ctx.tensor("input");
+  TensorMeta weight = ctx.tensor("weight");
+  std::vector<bool> mask = output_mask(ctx, 3);
   std::vector<Value> out(3, Value::none());
   if (mask[0]) out[0] = Value::of(contiguous(input.dtype, input.sizes));
   if (mask[1]) out[1] = Value::of(contiguous(weight.dtype, weight.sizes));
   if (mask[2]) {
-    std::vector<Expr> bias = ctx.int_list(3, "bias_sizes", {grad.rank() > 1 ? grad.sizes[1] : 1});
+    std::vector<Expr> bias = ctx.int_list("bias_sizes", {grad.rank() > 1 ? grad.sizes[1] : 1});
     out[2] = Value::of(contiguous(grad.dtype, bias));
   }
   return Value::list(std::move(out));
@@ -307,19 +307,21 @@ struct PoolKind {
 // max_pool (self, kernel_size, stride=[], padding=0, dilation=1, ceil_mode) and avg_pool
 // (self, kernel_size, stride=[], padding=0, ceil_mode, count_include_pad, divisor_override).
 Value pool(OpContext& ctx, const PoolKind& k) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   const size_t n = k.n;
   require_pool_input(ctx, t, n, k.op);
-  if (!ctx.has(1, "kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
-  std::vector<Expr> kernel = spatial_param(ctx, 1, "kernel_size", n, {}, k.op);
-  std::vector<Expr> stride = ctx.int_list(2, "stride", {});
-  stride = stride.empty() ? kernel : spatial_param(ctx, 2, "stride", n, {}, k.op);
-  std::vector<Expr> padding = spatial_param(ctx, 3, "padding", n, {0}, k.op);
+  if (!ctx.has("kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
+  std::vector<Expr> kernel = spatial_param(ctx, "kernel_size", n, {}, k.op);
+  std::vector<Expr> stride = ctx.int_list("stride", {});
+  stride = stride.empty() ? kernel : spatial_param(ctx, "stride", n, {}, k.op);
+  std::vector<Expr> padding = spatial_param(ctx, "padding", n, {0}, k.op);
   std::vector<Expr> dilation(n, Expr(1));
-  if (k.max) dilation = spatial_param(ctx, 4, "dilation", n, {1}, k.op);
-  const bool ceil_mode = ctx.boolean(k.max ? 5 : 4, "ceil_mode", false);
+  if (k.max) dilation = spatial_param(ctx, "dilation", n, {1}, k.op);
+  const bool ceil_mode = ctx.boolean("ceil_mode", false);
   if (!k.max) {
-    if (auto divisor = ctx.optional_integer(6, "divisor_override")) {
+    if (auto divisor = ctx.declares("divisor_override")  // not avg_pool1d
+                           ? ctx.optional_integer("divisor_override")
+                           : std::nullopt) {
       check_param(ctx, *divisor != 0, k.op + ": divisor must be not zero");
     }
   }
@@ -360,8 +362,8 @@ Value pool(OpContext& ctx, const PoolKind& k) {
 
 // adaptive pools (self, output_size): the trailing n sizes become output_size.
 Value adaptive_pool(OpContext& ctx, const std::string& op, size_t n, bool with_indices) {
-  TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> size = ctx.int_list(1, "output_size");
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> size = ctx.int_list("output_size");
   if (size.size() != n) {
     ctx.bad_input(op + ": output_size must have " + std::to_string(n) + " elements, got " +
                   shape_str(size));
@@ -378,10 +380,32 @@ Value adaptive_pool(OpContext& ctx, const std::string& op, size_t n, bool with_i
 }
 
 // Backward ops whose result has the shape of one of their inputs.
-ShapeRule like(size_t i, std::string name) {
-  return [i, name](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(i, name);
+ShapeRule like(std::string name) {
+  return [name](OpContext& ctx) {
+    TensorMeta t = ctx.tensor(name);
     return Value::of(contiguous(t.dtype, t.sizes));
+  };
+}
+
+// max_pool*_with_indices_backward / adaptive_max_pool*_backward (grad_output, self, ...,
+// indices): self's shape; the indices are integers shaped like grad_output, which has self's
+// leading (batch and channel) sizes.
+ShapeRule grad_by_indices(std::string op, size_t n) {
+  return [op, n](OpContext& ctx) {
+    TensorMeta grad = ctx.tensor("grad_output"), self = ctx.tensor("self");
+    TensorMeta indices = ctx.tensor("indices");
+    const std::string mismatch = op + ": grad_output " + shape_str(grad.sizes) +
+                                 " does not match self " + shape_str(self.sizes);
+    if (self.rank() < n + 1 || grad.rank() != self.rank()) ctx.fail(mismatch);
+    for (size_t d = 0; d + n < self.rank(); ++d)
+      ctx.require_equal(grad.sizes[d], self.sizes[d], "pool_backward", mismatch);
+    const std::string bad = op + ": expected integer indices of grad_output's size " +
+                            shape_str(grad.sizes) + ", got " +
+                            std::string(to_string(indices.dtype)) + shape_str(indices.sizes);
+    if (!is_integral(indices.dtype) || indices.rank() != grad.rank()) ctx.fail(bad);
+    for (size_t d = 0; d < grad.rank(); ++d)
+      ctx.require_equal(indices.sizes[d], grad.sizes[d], "pool_indices", bad);
+    return Value::of(contiguous(self.dtype, self.sizes));
   };
 }
 
@@ -406,16 +430,18 @@ void register_conv_pool(OpRegistry& r) {
     const std::string avg_name = "adaptive_avg_pool" + d;
     r.add("aten." + avg_name,
           [avg_name, n](OpContext& ctx) { return adaptive_pool(ctx, avg_name, n, false); });
-    r.add("aten._" + avg_name,
-          [avg_name, n](OpContext& ctx) { return adaptive_pool(ctx, avg_name, n, false); });
     const std::string max_name = "adaptive_max_pool" + d;
     r.add("aten." + max_name,
           [max_name, n](OpContext& ctx) { return adaptive_pool(ctx, max_name, n, true); });
-
-    r.add("aten.max_pool" + d + "_with_indices_backward", like(1, "self"));
-    r.add("aten.avg_pool" + d + "_backward", like(1, "self"));
-    r.add("aten._adaptive_avg_pool" + d + "_backward", like(1, "self"));
-    r.add("aten.adaptive_max_pool" + d + "_backward", like(1, "self"));
+    if (n == 1) continue;  // ATen's 1-d pools are composite: no _adaptive_avg_pool1d, no backward
+    r.add("aten._" + avg_name,
+          [avg_name, n](OpContext& ctx) { return adaptive_pool(ctx, avg_name, n, false); });
+    const std::string max_back = "max_pool" + d + "_with_indices_backward";
+    r.add("aten." + max_back, grad_by_indices(max_back, n));
+    r.add("aten.avg_pool" + d + "_backward", like("self"));
+    r.add("aten._adaptive_avg_pool" + d + "_backward", like("self"));
+    const std::string adaptive_max_back = "adaptive_max_pool" + d + "_backward";
+    r.add("aten." + adaptive_max_back, grad_by_indices(adaptive_max_back, n));
   }
   r.add("aten.convolution_backward", convolution_backward);
 }

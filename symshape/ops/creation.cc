@@ -20,18 +20,26 @@ std::vector<Expr> checked_sizes(const OpContext& ctx, std::vector<Expr> sizes) {
   return sizes;
 }
 
+// Strides for empty_strided: none negative (a guard when symbolic).
+std::vector<Expr> checked_strides(const OpContext& ctx, std::vector<Expr> strides) {
+  for (Expr& s : strides) {
+    s = ctx.simplify(s);
+    const std::string message = "negative stride " + s.str();
+    if (ctx.known(s >= 0) == Truth::False) ctx.fail(message);
+    require(ctx, s >= 0, "stride_nonnegative", message);
+  }
+  return strides;
+}
+
 // factory(size, *, dtype=None, ...): float32 unless a dtype is given.
-ShapeRule factory(size_t dtype_position) {
-  return [dtype_position](OpContext& ctx) {
-    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(0, "size"));
-    return Value::of(
-        contiguous(ctx.dtype(dtype_position, "dtype").value_or(DType::Float32), sizes));
-  };
+Value factory(OpContext& ctx) {
+  std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list("size"));
+  return Value::of(contiguous(ctx.dtype("dtype").value_or(DType::Float32), sizes));
 }
 
 // The dtype of a fill value: bool, int64 for ints, float32 for floats.
-DType scalar_dtype(const OpContext& ctx, size_t i, std::string_view name) {
-  const Arg* a = ctx.arg(i, name);
+DType scalar_dtype(const OpContext& ctx, std::string_view name) {
+  const Arg* a = ctx.arg(name);
   if (!a) return DType::Float32;
   Value v = ctx.value_of(*a);
   if (v.kind == Value::Kind::Bool) return DType::Bool;
@@ -44,7 +52,7 @@ DType scalar_dtype(const OpContext& ctx, size_t i, std::string_view name) {
 // channels_last (rank 4) / channels_last_3d (rank 5), or preserve (the default): t's strides
 // when they are stored and none is a broadcast 0, else contiguous.
 std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& t) {
-  const Arg* a = ctx.arg(SIZE_MAX, "memory_format");
+  const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
   const std::string format = a ? a->text : "preserve_format";
   if (format == "channels_last" || format == "channels_last_3d") {
     const size_t rank = format == "channels_last" ? 4 : 5;
@@ -72,33 +80,29 @@ std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& 
 }
 
 // like(self, *, dtype=None, ..., memory_format=None): self's shape, self's dtype unless given.
-ShapeRule like(size_t dtype_position) {
-  return [dtype_position](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    TensorMeta out = contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), t.sizes);
-    out.strides = memory_format_strides(ctx, t);
-    return Value::of(out);
-  };
+Value like(OpContext& ctx) {
+  TensorMeta t = ctx.tensor("self");
+  TensorMeta out = contiguous(ctx.dtype("dtype").value_or(t.dtype), t.sizes);
+  out.strides = memory_format_strides(ctx, t);
+  return Value::of(out);
 }
 
 // new_*(self, size, *, dtype=None): the given size, self's dtype unless given.
-ShapeRule new_like(size_t dtype_position) {
-  return [dtype_position](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(1, "size"));
-    return Value::of(contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), sizes));
-  };
+Value new_like(OpContext& ctx) {
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list("size"));
+  return Value::of(contiguous(ctx.dtype("dtype").value_or(t.dtype), sizes));
 }
 
-bool is_float_arg(const OpContext& ctx, size_t i, std::string_view name) {
-  const Arg* a = ctx.arg(i, name);
+bool is_float_arg(const OpContext& ctx, std::string_view name) {
+  const Arg* a = ctx.arg(name);
   return a && ctx.value_of(*a).kind == Value::Kind::Float;
 }
 
 // A number argument's exact value: a float literal or a constant int. nullopt for a symbolic
 // int or a float computed by a node (whose value is not tracked).
-std::optional<double> literal_number(const OpContext& ctx, size_t i, std::string_view name) {
-  const Arg* a = ctx.arg(i, name);
+std::optional<double> literal_number(const OpContext& ctx, std::string_view name) {
+  const Arg* a = ctx.arg(name);
   if (!a) ctx.bad_input("missing argument '" + std::string(name) + "'");
   if (a->kind == Arg::Kind::Float) return a->real;
   Value v = ctx.value_of(*a);
@@ -114,20 +118,19 @@ std::optional<double> literal_number(const OpContext& ctx, size_t i, std::string
 // elements. As in PyTorch, the step must be nonzero and the bounds agree with its sign (a guard
 // when symbolic). Integer bounds may be symbolic; floating ones are computed in double, except
 // that an int64 result truncates them to integers first (as ATen and torch._refs do).
-Value arange(OpContext& ctx, bool has_start, bool has_step) {
-  const size_t end_pos = has_start ? 1 : 0;
-  const size_t dtype_pos = has_start ? (has_step ? 3 : 2) : 1;
-  const bool floating = is_float_arg(ctx, 0, has_start ? "start" : "end") ||
-                        (has_start && is_float_arg(ctx, 1, "end")) ||
-                        (has_step && is_float_arg(ctx, 2, "step"));
-  DType dtype = ctx.dtype(dtype_pos, "dtype").value_or(floating ? DType::Float32 : DType::Int64);
+Value arange(OpContext& ctx) {
+  const bool has_start = ctx.declares("start"), has_step = ctx.declares("step");
+  const bool floating = is_float_arg(ctx, has_start ? "start" : "end") ||
+                        (has_start && is_float_arg(ctx, "end")) ||
+                        (has_step && is_float_arg(ctx, "step"));
+  DType dtype = ctx.dtype("dtype").value_or(floating ? DType::Float32 : DType::Int64);
   const std::string inconsistent =
       "arange: upper bound and lower bound inconsistent with step sign";
   Expr length;
   if (floating) {
-    std::optional<double> a = has_start ? literal_number(ctx, 0, "start") : 0.0;
-    std::optional<double> b = literal_number(ctx, end_pos, "end");
-    std::optional<double> c = has_step ? literal_number(ctx, 2, "step") : 1.0;
+    std::optional<double> a = has_start ? literal_number(ctx, "start") : 0.0;
+    std::optional<double> b = literal_number(ctx, "end");
+    std::optional<double> c = has_step ? literal_number(ctx, "step") : 1.0;
     if (!a || !b || !c) {
       // A floating bound whose value is not known here: the length is data-dependent.
       return Value::of(contiguous(dtype, {ctx.new_unbacked_size()}));
@@ -147,9 +150,9 @@ Value arange(OpContext& ctx, bool has_start, bool has_step) {
     if (n > 9.0e15) ctx.bad_input("arange would have more elements than can be counted exactly");
     length = Expr(static_cast<long>(n));
   } else {
-    Expr start = has_start ? ctx.integer(0, "start") : Expr(0);
-    Expr end = ctx.integer(end_pos, "end");
-    Expr step = has_step ? ctx.integer(2, "step") : Expr(1);
+    Expr start = has_start ? ctx.integer("start") : Expr(0);
+    Expr end = ctx.integer("end");
+    Expr step = has_step ? ctx.integer("step") : Expr(1);
     if (ctx.known(step != 0) != Truth::True && ctx.decide(step == 0, "arange_step")) {
       ctx.bad_input("arange step must be nonzero");
     }
@@ -172,9 +175,9 @@ Value arange(OpContext& ctx, bool has_start, bool has_step) {
 }
 
 // A copy in another dtype; strides follow memory_format (preserve by default).
-Value cast(OpContext& ctx, size_t dtype_position) {
-  TensorMeta t = ctx.tensor(0, "self");
-  TensorMeta out = contiguous(ctx.dtype(dtype_position, "dtype").value_or(t.dtype), t.sizes);
+Value cast(OpContext& ctx) {
+  TensorMeta t = ctx.tensor("self");
+  TensorMeta out = contiguous(ctx.dtype("dtype").value_or(t.dtype), t.sizes);
   out.strides = memory_format_strides(ctx, t);
   return Value::of(out);
 }
@@ -183,101 +186,93 @@ Value cast(OpContext& ctx, size_t dtype_position) {
 
 void register_creation(OpRegistry& r) {
   for (const char* op : {"aten.empty", "aten.zeros", "aten.ones", "aten.rand", "aten.randn"}) {
-    r.add(op, factory(1));
+    r.add(op, factory);
   }
-  r.add("aten.empty.memory_format", factory(1));
+  r.add("aten.empty.memory_format", factory);
   r.add("aten.full", [](OpContext& ctx) {
-    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(0, "size"));
-    DType d = ctx.dtype(2, "dtype").value_or(scalar_dtype(ctx, 1, "fill_value"));
+    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list("size"));
+    DType d = ctx.dtype("dtype").value_or(scalar_dtype(ctx, "fill_value"));
     return Value::of(contiguous(d, sizes));
   });
   r.add("aten.empty_strided", [](OpContext& ctx) {
-    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(0, "size"));
-    std::vector<Expr> strides = ctx.int_list(1, "stride");
+    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list("size"));
+    std::vector<Expr> strides = checked_strides(ctx, ctx.int_list("stride"));
     if (strides.size() != sizes.size())
       ctx.bad_input("empty_strided: size and stride differ in length");
-    TensorMeta t = contiguous(ctx.dtype(2, "dtype").value_or(DType::Float32), sizes);
+    TensorMeta t = contiguous(ctx.dtype("dtype").value_or(DType::Float32), sizes);
     t.strides = strides;
     return Value::of(t);
   });
   r.add("aten.randint", [](OpContext& ctx) {
     // randint(high, size) / randint.low(low, high, size): int64 by default.
-    const bool low = ctx.node().target.find(".low") != std::string::npos;
-    const Expr from = low ? ctx.integer(0, "low") : Expr(0), to = ctx.integer(low ? 1 : 0, "high");
+    const bool low = ctx.declares("low");
+    const Expr from = low ? ctx.integer("low") : Expr(0), to = ctx.integer("high");
     if (ctx.known(from < to) == Truth::False) {
       ctx.fail("random_ expects 'from' to be less than 'to', but got from=" + from.str() +
                " >= to=" + to.str());
     }
-    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list(low ? 2 : 1, "size"));
-    return Value::of(contiguous(ctx.dtype(low ? 3 : 2, "dtype").value_or(DType::Int64), sizes));
+    std::vector<Expr> sizes = checked_sizes(ctx, ctx.int_list("size"));
+    return Value::of(contiguous(ctx.dtype("dtype").value_or(DType::Int64), sizes));
   });
   for (const char* op : {"aten.empty_like", "aten.zeros_like", "aten.ones_like", "aten.rand_like",
                          "aten.randn_like", "aten.randint_like"}) {
-    r.add(op, like(1));
+    r.add(op, like);
   }
   r.add("aten.full_like", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    return Value::of(contiguous(ctx.dtype(2, "dtype").value_or(t.dtype), t.sizes));
+    TensorMeta t = ctx.tensor("self");
+    return Value::of(contiguous(ctx.dtype("dtype").value_or(t.dtype), t.sizes));
   });
-  for (const char* op : {"aten.new_empty", "aten.new_zeros", "aten.new_ones"})
-    r.add(op, new_like(2));
-  r.add("aten.new_full", new_like(3));
+  for (const char* op : {"aten.new_empty", "aten.new_zeros", "aten.new_ones"}) r.add(op, new_like);
+  r.add("aten.new_full", new_like);
   r.add("aten.new_empty_strided", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    TensorMeta out = contiguous(ctx.dtype(3, "dtype").value_or(t.dtype),
-                                checked_sizes(ctx, ctx.int_list(1, "size")));
-    out.strides = ctx.int_list(2, "stride");
+    TensorMeta t = ctx.tensor("self");
+    TensorMeta out =
+        contiguous(ctx.dtype("dtype").value_or(t.dtype), checked_sizes(ctx, ctx.int_list("size")));
+    out.strides = checked_strides(ctx, ctx.int_list("stride"));
     if (out.strides.size() != out.rank()) {
       ctx.bad_input("new_empty_strided: size and stride differ in length");
     }
     return Value::of(out);
   });
   r.add("aten.scalar_tensor", [](OpContext& ctx) {
-    return Value::of(contiguous(ctx.dtype(1, "dtype").value_or(DType::Float32), {}));
+    return Value::of(contiguous(ctx.dtype("dtype").value_or(DType::Float32), {}));
   });
-  r.add("aten.arange", [](OpContext& ctx) { return arange(ctx, false, false); });
-  r.add("aten.arange.default", [](OpContext& ctx) { return arange(ctx, false, false); });
-  r.add("aten.arange.start", [](OpContext& ctx) { return arange(ctx, true, false); });
-  r.add("aten.arange.start_step", [](OpContext& ctx) { return arange(ctx, true, true); });
+  // arange(end), arange.start(start, end), arange.start_step(start, end, step).
+  r.add("aten.arange", arange);
   r.add("aten.linspace", [](OpContext& ctx) {
-    Expr steps = ctx.integer(2, "steps");
+    Expr steps = ctx.integer("steps");
     if (ctx.known(steps >= 0) == Truth::False)
       ctx.bad_input("linspace needs a non-negative number of steps");
-    for (auto [i, name] : {std::pair<size_t, const char*>{0, "start"}, {1, "end"}}) {
-      if (!ctx.has(i, name)) {
-        ctx.bad_input("missing argument '" + std::string(name) + "' (position " +
-                      std::to_string(i) + ")");
-      }
-    }
-    return Value::of(contiguous(ctx.dtype(3, "dtype").value_or(DType::Float32), {steps}));
+    for (const char* name : {"start", "end"})
+      if (!ctx.has(name)) ctx.bad_input("missing argument '" + std::string(name) + "'");
+    return Value::of(contiguous(ctx.dtype("dtype").value_or(DType::Float32), {steps}));
   });
   r.add("aten.eye", [](OpContext& ctx) {
-    Expr n = ctx.integer(0, "n");
+    Expr n = ctx.integer("n");
     // eye(n, *, dtype) or eye.m(n, m, *, dtype)
-    const bool has_m = ctx.node().target.find(".m") != std::string::npos;
-    Expr m = has_m ? ctx.integer(1, "m") : n;
-    return Value::of(contiguous(ctx.dtype(has_m ? 2 : 1, "dtype").value_or(DType::Float32),
-                                checked_sizes(ctx, {n, m})));
+    Expr m = ctx.declares("m") ? ctx.integer("m") : n;
+    return Value::of(
+        contiguous(ctx.dtype("dtype").value_or(DType::Float32), checked_sizes(ctx, {n, m})));
   });
   // Casts: _to_copy(self, *, dtype), to.dtype(self, dtype), to.dtype_layout(self, *, dtype),
   // to.device(self, device, dtype), type_as(self, other), _to_dtype and friends.
-  r.add("aten._to_copy", [](OpContext& ctx) { return cast(ctx, 1); });
-  r.add("aten.to.dtype", [](OpContext& ctx) { return cast(ctx, 1); });
-  r.add("aten.to.dtype_layout", [](OpContext& ctx) { return cast(ctx, 1); });
-  r.add("aten.to.device", [](OpContext& ctx) { return cast(ctx, 2); });
+  r.add("aten._to_copy", [](OpContext& ctx) { return cast(ctx); });
+  r.add("aten.to.dtype", [](OpContext& ctx) { return cast(ctx); });
+  r.add("aten.to.dtype_layout", [](OpContext& ctx) { return cast(ctx); });
+  r.add("aten.to.device", [](OpContext& ctx) { return cast(ctx); });
   r.add("aten.to.other", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    t.dtype = ctx.tensor(1, "other").dtype;
+    TensorMeta t = ctx.tensor("self");
+    t.dtype = ctx.tensor("other").dtype;
     return Value::of(t);
   });
   r.add("aten.type_as", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    t.dtype = ctx.tensor(1, "other").dtype;
+    TensorMeta t = ctx.tensor("self");
+    t.dtype = ctx.tensor("other").dtype;
     return Value::of(t);
   });
   r.add("aten.copy", [](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta src = ctx.tensor(1, "src");
+    TensorMeta self = ctx.tensor("self");
+    TensorMeta src = ctx.tensor("src");
     // src must broadcast to self's shape; self itself never changes.
     const std::string message =
         "copy: source " + shape_str(src.sizes) + " cannot be broadcast to " + shape_str(self.sizes);

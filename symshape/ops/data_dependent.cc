@@ -21,7 +21,7 @@ Expr unbacked_count(OpContext& ctx, const Expr& limit) {
 // nonzero: the indices of the nonzero elements, int64 [count, rank], laid out column-major as
 // PyTorch allocates it (strides (1, count)).
 Value nonzero(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   Expr n = unbacked_count(ctx, t.numel());
   TensorMeta out = contiguous(DType::Int64, {n, Expr(static_cast<long>(t.rank()))});
   out.strides = {Expr(1), n};
@@ -31,7 +31,7 @@ Value nonzero(OpContext& ctx) {
 // item / _local_scalar_dense: the one element's value: an unbacked SymInt for integers, an
 // untracked float or bool otherwise. numel must be 1 (a guard when symbolic, as in PyTorch).
 Value item(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   Expr numel = ctx.simplify(t.numel());
   require(ctx, numel == 1, "item",
           "item() needs a tensor with one element, got " + shape_str(t.sizes));
@@ -43,13 +43,12 @@ Value item(OpContext& ctx) {
 // unique and friends: (values, inverse, counts). Without a dim: values [u], inverse self's
 // shape, counts [u]. With a dim (unique slices along it): values self's shape with that dim u,
 // inverse [self.size(dim)]. An output not asked for is empty ([0]).
-Value unique(OpContext& ctx, std::optional<size_t> dim_pos, size_t inverse_pos, size_t counts_pos,
-             bool with_counts = true) {
-  TensorMeta t = ctx.tensor(0, "self");
+Value unique(OpContext& ctx) {
+  TensorMeta t = ctx.tensor("self");
   std::optional<size_t> dim;
-  if (dim_pos && ctx.has(*dim_pos, "dim")) {
+  if (ctx.has("dim")) {
     if (t.rank() == 0) ctx.bad_input("unique along a dim needs a tensor with at least one dim");
-    dim = ctx.normalize_dim(ctx.constant(*dim_pos, "dim"), t.rank());
+    dim = ctx.normalize_dim(ctx.constant("dim"), t.rank());
   }
   Expr n = unbacked_count(ctx, dim ? t.sizes[*dim] : t.numel());
   std::vector<Expr> values = {n}, inverse_shape = t.sizes;
@@ -58,12 +57,12 @@ Value unique(OpContext& ctx, std::optional<size_t> dim_pos, size_t inverse_pos, 
     values[*dim] = n;
     inverse_shape = {t.sizes[*dim]};
   }
-  const bool inverse = ctx.boolean(inverse_pos, "return_inverse", false);
+  const bool inverse = ctx.boolean("return_inverse", false);
   std::vector<Value> out = {
       Value::of(contiguous(t.dtype, values)),
       Value::of(contiguous(DType::Int64, inverse ? inverse_shape : std::vector<Expr>{0}))};
-  if (with_counts) {
-    const bool counts = ctx.boolean(counts_pos, "return_counts", false);
+  if (ctx.declares("return_counts")) {  // _unique has no counts
+    const bool counts = ctx.boolean("return_counts", false);
     out.push_back(
         Value::of(contiguous(DType::Int64, counts ? std::vector<Expr>{n} : std::vector<Expr>{0})));
   }
@@ -76,8 +75,8 @@ void register_data_dependent(OpRegistry& r) {
   r.add("aten.nonzero", nonzero);
   r.add("aten.argwhere", nonzero);
   r.add("aten.nonzero_static", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    Expr size = ctx.integer(1, "size");
+    TensorMeta t = ctx.tensor("self");
+    Expr size = ctx.integer("size");
     if (ctx.known(size >= 0) == Truth::False) {
       ctx.bad_input("nonzero_static size must be non-negative");
     }
@@ -86,8 +85,8 @@ void register_data_dependent(OpRegistry& r) {
   r.add("aten.item", item);
   r.add("aten._local_scalar_dense", item);
   r.add("aten.masked_select", [](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta mask = ctx.tensor(1, "mask");
+    TensorMeta self = ctx.tensor("self");
+    TensorMeta mask = ctx.tensor("mask");
     if (mask.dtype != DType::Bool) {
       ctx.bad_input("masked_select: mask must be a bool tensor, got " +
                     std::string(to_string(mask.dtype)));
@@ -101,15 +100,13 @@ void register_data_dependent(OpRegistry& r) {
   // unique_dim(self, dim, sorted, return_inverse, return_counts); unique_consecutive(self,
   // return_inverse, return_counts, dim); unique_dim_consecutive(self, dim, return_inverse,
   // return_counts).
-  r.add("aten._unique2", [](OpContext& ctx) { return unique(ctx, std::nullopt, 2, 3); });
-  r.add("aten._unique", [](OpContext& ctx) { return unique(ctx, std::nullopt, 2, 0, false); });
-  r.add("aten.unique_dim", [](OpContext& ctx) { return unique(ctx, 1, 3, 4); });
-  r.add("aten.unique_consecutive", [](OpContext& ctx) { return unique(ctx, 3, 1, 2); });
-  r.add("aten.unique_dim_consecutive", [](OpContext& ctx) { return unique(ctx, 1, 2, 3); });
+  for (const char* op : {"aten._unique2", "aten._unique", "aten.unique_dim",
+                         "aten.unique_consecutive", "aten.unique_dim_consecutive"})
+    r.add(op, unique);
   r.add("aten.repeat_interleave.Tensor", [](OpContext& ctx) {
     // repeat_interleave.Tensor(repeats, *, output_size): the total is data-dependent unless
     // output_size is given.
-    TensorMeta repeats = ctx.tensor(0, "repeats");
+    TensorMeta repeats = ctx.tensor("repeats");
     if (repeats.rank() > 1) {
       ctx.bad_input("repeat_interleave: repeats must be a 0-dim or 1-dim tensor, got " +
                     shape_str(repeats.sizes));
@@ -118,7 +115,7 @@ void register_data_dependent(OpRegistry& r) {
       ctx.bad_input("repeat_interleave: repeats must be an integer tensor, got " +
                     std::string(to_string(repeats.dtype)));
     }
-    if (auto size = ctx.optional_integer(1, "output_size")) {
+    if (auto size = ctx.optional_integer("output_size")) {
       return Value::of(contiguous(repeats.dtype, {*size}));
     }
     return Value::of(contiguous(repeats.dtype, {ctx.new_unbacked_size()}));

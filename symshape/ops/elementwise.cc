@@ -13,9 +13,9 @@ struct Operand {
   std::vector<Expr> sizes;
 };
 
-Operand operand(const OpContext& ctx, size_t i, std::string_view name) {
+Operand operand(const OpContext& ctx, std::string_view name) {
   Operand o;
-  const Arg* a = ctx.arg(i, name);
+  const Arg* a = ctx.arg(name);
   if (!a) return o;
   o.present = true;
   Value v = ctx.value_of(*a);
@@ -73,14 +73,13 @@ std::vector<Expr> broadcast_all(const OpContext& ctx, const std::vector<Operand>
 
 enum class Out { Promoted, Bool, Floating, Same };
 
-// A binary (or n-ary) op over the given operand positions/names; the first `required` of them
+// A binary (or n-ary) op over the named operands; the first `required` of them
 // must be given (all unless said otherwise: clamp's min and max are optional).
-ShapeRule pointwise(std::vector<std::pair<size_t, std::string>> operands, Out out,
-                    size_t required = SIZE_MAX) {
+ShapeRule pointwise(std::vector<std::string> operands, Out out, size_t required = SIZE_MAX) {
   return [operands, out, required](OpContext& ctx) {
     std::vector<Operand> ops;
-    for (const auto& [i, name] : operands) {
-      ops.push_back(operand(ctx, i, name));
+    for (const std::string& name : operands) {
+      ops.push_back(operand(ctx, name));
       if (ops.size() <= required && !ops.back().present) {
         ctx.bad_input("missing argument '" + name + "'");
       }
@@ -96,7 +95,7 @@ ShapeRule pointwise(std::vector<std::pair<size_t, std::string>> operands, Out ou
   };
 }
 
-const std::vector<std::pair<size_t, std::string>> kSelfOther = {{0, "self"}, {1, "other"}};
+const std::vector<std::string> kSelfOther = {"self", "other"};
 
 }  // namespace
 
@@ -125,18 +124,18 @@ void register_elementwise(OpRegistry& r) {
   // True division (and pow with a float exponent) compute in floating point; div with a
   // rounding mode keeps integers.
   add("div", [](OpContext& ctx) {
-    std::string mode = ctx.string(2, "rounding_mode", "");
+    std::string mode = ctx.string("rounding_mode", "");
     return pointwise(kSelfOther, mode.empty() ? Out::Floating : Out::Promoted)(ctx);
   });
   add("true_divide", pointwise(kSelfOther, Out::Floating));
-  add("pow", pointwise({{0, "self"}, {1, "exponent"}}, Out::Promoted));
+  add("pow", pointwise({"self", "exponent"}, Out::Promoted));
   for (const char* op :
        {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}) {
     add(op, pointwise(kSelfOther, Out::Bool));
   }
   r.add("aten.where", [](OpContext& ctx) {
-    std::vector<Operand> ops = {operand(ctx, 0, "condition"), operand(ctx, 1, "self"),
-                                operand(ctx, 2, "other")};
+    std::vector<Operand> ops = {operand(ctx, "condition"), operand(ctx, "self"),
+                                operand(ctx, "other")};
     if (!ops[1].present || !ops[2].present) ctx.bad_input("where needs self and other");
     if (ops[0].is_tensor && ops[0].dtype != DType::Bool && ops[0].dtype != DType::UInt8) {
       ctx.bad_input(
@@ -149,37 +148,42 @@ void register_elementwise(OpRegistry& r) {
   // clamp(self, min=None, max=None): at least one bound; not defined on complex values.
   for (const char* op : {"clamp", "clip"}) {
     add(op, [](OpContext& ctx) {
-      if (!ctx.has(1, "min") && !ctx.has(2, "max")) {
+      if (!ctx.has("min") && !ctx.has("max")) {
         ctx.bad_input("at least one of 'min' or 'max' must not be None");
       }
-      Value out = pointwise({{0, "self"}, {1, "min"}, {2, "max"}}, Out::Promoted, 1)(ctx);
+      Value out = pointwise({"self", "min", "max"}, Out::Promoted, 1)(ctx);
       if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
       return out;
     });
   }
-  add("lerp", pointwise({{0, "self"}, {1, "end"}, {2, "weight"}}, Out::Promoted));
-  add("addcmul", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
-  add("addcdiv", pointwise({{0, "self"}, {1, "tensor1"}, {2, "tensor2"}}, Out::Promoted));
-  add("masked_fill", pointwise({{0, "self"}, {1, "mask"}}, Out::Same));
+  add("lerp", pointwise({"self", "end", "weight"}, Out::Promoted));
+  add("addcmul", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
+  add("addcdiv", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
+  add("masked_fill", pointwise({"self", "mask"}, Out::Same));
 
   // Unary ops keeping the dtype, then those computing in floating point, then predicates.
   // abs of a complex tensor is its (real) magnitude.
   add("abs", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     return Value::of(contiguous(is_complex(t.dtype) ? complex_to_real(t.dtype) : t.dtype, t.sizes));
   });
   for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc", "clone",
                          "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias", "positive"}) {
-    add(op, pointwise({{0, "self"}}, Out::Same));
+    add(op, pointwise({"self"}, Out::Same));
   }
-  for (const char* op :
-       {"fill", "zero", "detach", "contiguous", "elu", "celu", "selu", "hardshrink", "threshold",
-        "nan_to_num", "frac", "dropout", "lift_fresh_copy", "native_dropout_backward"}) {
-    add(op, pointwise({{0, "self"}}, Out::Same));
+  for (const char* op : {"fill", "zero", "detach", "contiguous", "elu", "celu", "selu",
+                         "hardshrink", "threshold", "nan_to_num", "frac", "lift_fresh_copy"}) {
+    add(op, pointwise({"self"}, Out::Same));
   }
+  // dropout(input, p, train) and dropout_(self, p, train); native_dropout_backward(grad_output,
+  // mask, scale).
+  add("dropout", [](OpContext& ctx) {
+    return pointwise({ctx.declares("input") ? "input" : "self"}, Out::Same)(ctx);
+  });
+  add("native_dropout_backward", pointwise({"grad_output"}, Out::Same));
   // square is pow(self, 2): a bool tensor squares to int64.
   add("square", [](OpContext& ctx) {
-    Value out = pointwise({{0, "self"}}, Out::Same)(ctx);
+    Value out = pointwise({"self"}, Out::Same)(ctx);
     if (out.tensor.dtype == DType::Bool) out.tensor.dtype = DType::Int64;
     return out;
   });
@@ -187,8 +191,8 @@ void register_elementwise(OpRegistry& r) {
   // a float bound gives float32.
   for (const auto& [op, bound] : {std::pair{"clamp_min", "min"}, std::pair{"clamp_max", "max"}}) {
     add(op, [bound](OpContext& ctx) {
-      if (!ctx.has(1, bound)) ctx.bad_input("missing argument '" + std::string(bound) + "'");
-      Value out = pointwise({{0, "self"}, {1, bound}}, Out::Promoted)(ctx);
+      if (!ctx.has(bound)) ctx.bad_input("missing argument '" + std::string(bound) + "'");
+      Value out = pointwise({"self", bound}, Out::Promoted)(ctx);
       if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
       return out;
     });
@@ -200,17 +204,17 @@ void register_elementwise(OpRegistry& r) {
         "sigmoid", "erf",       "erfc",        "erfinv",   "reciprocal", "gelu",        "silu",
         "mish",    "hardswish", "hardsigmoid", "softplus", "logit",      "log_sigmoid", "digamma",
         "lgamma",  "sinc"}) {
-    add(op, pointwise({{0, "self"}}, Out::Floating));
+    add(op, pointwise({"self"}, Out::Floating));
   }
   for (const char* op :
        {"isnan", "isinf", "isfinite", "logical_not", "isneginf", "isposinf", "signbit"}) {
-    add(op, pointwise({{0, "self"}}, Out::Bool));
+    add(op, pointwise({"self"}, Out::Bool));
   }
   // native_dropout returns (output, mask).
   r.add("aten.native_dropout", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "input");
-    ctx.real(1, "p", 0.5);
-    ctx.boolean(2, "train", true);
+    TensorMeta t = ctx.tensor("input");
+    ctx.real("p", 0.5);
+    ctx.boolean("train", true);
     TensorMeta mask = contiguous(DType::Bool, t.sizes);
     return Value::list({Value::of(contiguous(t.dtype, t.sizes)), Value::of(mask)});
   });

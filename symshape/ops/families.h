@@ -34,7 +34,7 @@ TensorMeta contiguous(DType dtype, std::vector<Expr> sizes);
 std::string shape_str(const std::vector<Expr>& sizes);
 // The dims a reduction reduces: `dim` may be absent/empty (all dims), an int or a list;
 // normalized, sorted, unique.
-std::vector<size_t> reduction_dims(const OpContext& ctx, size_t dim_position, size_t rank);
+std::vector<size_t> reduction_dims(const OpContext& ctx, size_t rank);
 // Sizes after reducing dims (kept as 1 when keepdim).
 std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector<size_t>& dims,
                                bool keepdim);
@@ -48,7 +48,7 @@ DType to_floating(DType d);
 void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message);
 // A backward op's bool[] output_mask (which grads to compute): all true when absent.
-std::vector<bool> output_mask(const OpContext& ctx, size_t position, size_t count);
+std::vector<bool> output_mask(const OpContext& ctx, size_t count);
 // How many tensors an op returning a list (split, chunk, unbind) makes: n, refused as bad input
 // beyond kMaxOutputs so that a huge size cannot make a rule build millions of values.
 inline constexpr size_t kMaxOutputs = size_t{1} << 16;

@@ -7,9 +7,8 @@ namespace symshape::ops {
 namespace {
 
 // An index argument: an integer tensor (bool too where a mask is allowed).
-TensorMeta index_tensor(const OpContext& ctx, size_t i, std::string_view name,
-                        bool allow_bool = true) {
-  TensorMeta t = ctx.tensor(i, name);
+TensorMeta index_tensor(const OpContext& ctx, std::string_view name, bool allow_bool = true) {
+  TensorMeta t = ctx.tensor(name);
   if (!is_integral(t.dtype) && !(allow_bool && t.dtype == DType::Bool)) {
     ctx.bad_input(std::string(name) + " must be an integer tensor, got " +
                   std::string(to_string(t.dtype)));
@@ -44,8 +43,8 @@ void check_index_fits(const OpContext& ctx, const TensorMeta& target, const Tens
 // in place when those are adjacent, else goes first (NumPy / PyTorch rules). A bool mask stands
 // for the nonzero() of itself: a data-dependent count.
 Value index(OpContext& ctx) {
-  TensorMeta self = ctx.tensor(0, "self");
-  Value list = ctx.value(1, "indices");
+  TensorMeta self = ctx.tensor("self");
+  Value list = ctx.value("indices");
   if (list.kind != Value::Kind::List) ctx.bad_input("indices must be a list of optional tensors");
   std::vector<std::optional<TensorMeta>> indices;
   size_t consumed = 0;
@@ -108,9 +107,9 @@ Value index(OpContext& ctx) {
 }
 
 Value index_select(OpContext& ctx) {
-  TensorMeta self = ctx.tensor(0, "self");
-  size_t k = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
-  TensorMeta idx = index_tensor(ctx, 2, "index");
+  TensorMeta self = ctx.tensor("self");
+  size_t k = ctx.normalize_dim(ctx.constant("dim"), self.rank());
+  TensorMeta idx = index_tensor(ctx, "index");
   if (idx.rank() > 1)
     ctx.bad_input("index_select needs a 0-d or 1-d index, got " + shape_str(idx.sizes));
   std::vector<Expr> sizes = self.sizes;
@@ -120,9 +119,9 @@ Value index_select(OpContext& ctx) {
 }
 
 Value gather(OpContext& ctx) {
-  TensorMeta self = ctx.tensor(0, "self");
-  size_t k = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
-  TensorMeta idx = index_tensor(ctx, 2, "index", false);
+  TensorMeta self = ctx.tensor("self");
+  size_t k = ctx.normalize_dim(ctx.constant("dim"), self.rank());
+  TensorMeta idx = index_tensor(ctx, "index", false);
   // An empty index gathers nothing and is not checked (PyTorch's meta skips it too).
   if (ctx.known(idx.numel() == 0) != Truth::True) {
     check_index_fits(ctx, self, idx, k, "gather", "self");
@@ -133,18 +132,18 @@ Value gather(OpContext& ctx) {
 // scatter / scatter_add / scatter_reduce / index_add / index_copy / index_fill / index_put:
 // the result has self's metadata. scatter's index (when check_fit) must fit in self outside dim
 // and in src everywhere.
-ShapeRule update(const char* index_name, size_t index_position, bool check_fit, bool has_dim) {
+ShapeRule update(const char* index_name, bool check_fit, bool has_dim) {
   return [=](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
+    TensorMeta self = ctx.tensor("self");
     std::optional<size_t> dim;
-    if (has_dim) dim = ctx.normalize_dim(ctx.constant(1, "dim"), self.rank());
-    if (check_fit && dim && ctx.has(index_position, index_name)) {
-      TensorMeta idx = index_tensor(ctx, index_position, index_name, false);
+    if (has_dim) dim = ctx.normalize_dim(ctx.constant("dim"), self.rank());
+    if (check_fit && dim && ctx.has(index_name)) {
+      TensorMeta idx = index_tensor(ctx, index_name, false);
       const std::string op = ctx.node().target;
       if (ctx.known(idx.numel() == 0) != Truth::True) {
         check_index_fits(ctx, self, idx, dim, op, "self");
-        if (ctx.is_tensor_arg(3, "src")) {
-          check_index_fits(ctx, ctx.tensor(3, "src"), idx, std::nullopt, op, "src");
+        if (ctx.is_tensor_arg("src")) {
+          check_index_fits(ctx, ctx.tensor("src"), idx, std::nullopt, op, "src");
         }
       }
     }
@@ -153,8 +152,8 @@ ShapeRule update(const char* index_name, size_t index_position, bool check_fit, 
 }
 
 Value embedding(OpContext& ctx) {
-  TensorMeta weight = ctx.tensor(0, "weight");
-  TensorMeta idx = index_tensor(ctx, 1, "indices");
+  TensorMeta weight = ctx.tensor("weight");
+  TensorMeta idx = index_tensor(ctx, "indices");
   if (weight.rank() != 2)
     ctx.bad_input("embedding weight must be 2-d, got " + shape_str(weight.sizes));
   std::vector<Expr> sizes = idx.sizes;
@@ -172,9 +171,9 @@ void register_indexing(OpRegistry& r) {
   // take_along_dim(self, indices, dim=None): without dim, on the flattened tensors; with it,
   // indices broadcast against self everywhere but along dim, where they keep their own size.
   r.add("aten.take_along_dim", [](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta idx = index_tensor(ctx, 1, "indices", false);
-    if (!ctx.has(2, "dim")) return Value::of(contiguous(self.dtype, {ctx.simplify(idx.numel())}));
+    TensorMeta self = ctx.tensor("self");
+    TensorMeta idx = index_tensor(ctx, "indices", false);
+    if (!ctx.has("dim")) return Value::of(contiguous(self.dtype, {ctx.simplify(idx.numel())}));
     if (self.rank() != idx.rank()) {
       ctx.bad_input(
           "take_along_dim: input and indices should have the same number of "
@@ -182,29 +181,29 @@ void register_indexing(OpRegistry& r) {
           std::to_string(self.rank()) + " dimensions for input, and " + std::to_string(idx.rank()) +
           " dimensions for indices");
     }
-    size_t k = ctx.normalize_dim(ctx.constant(2, "dim"), self.rank());
+    size_t k = ctx.normalize_dim(ctx.constant("dim"), self.rank());
     std::vector<Expr> self_sizes = self.sizes;
     if (self.rank() > 0) self_sizes[k] = idx.sizes[k];
     return Value::of(contiguous(self.dtype, broadcast_shapes(ctx, self_sizes, idx.sizes)));
   });
   for (const char* op : {"aten.scatter", "aten.scatter_add", "aten.scatter_reduce"}) {
-    r.add(op, update("index", 2, true, true));
+    r.add(op, update("index", true, true));
   }
   for (const char* op : {"aten.index_add", "aten.index_copy", "aten.index_fill"}) {
-    r.add(op, update("index", 2, false, true));
+    r.add(op, update("index", false, true));
   }
   for (const char* op : {"aten.index_put", "aten._unsafe_index_put"}) {
-    ShapeRule put = update("indices", 1, false, false);
+    ShapeRule put = update("indices", false, false);
     r.add(op, [put](OpContext& ctx) {
-      ctx.boolean(3, "accumulate", false);
+      ctx.boolean("accumulate", false);
       return put(ctx);
     });
   }
-  r.add("aten.masked_scatter", update("mask", 1, false, false));
+  r.add("aten.masked_scatter", update("mask", false, false));
   r.add("aten.embedding", embedding);
   r.add("aten.embedding_dense_backward", [](OpContext& ctx) {
-    TensorMeta grad = ctx.tensor(0, "grad_output");
-    Expr rows = ctx.integer(2, "num_weights");
+    TensorMeta grad = ctx.tensor("grad_output");
+    Expr rows = ctx.integer("num_weights");
     return Value::of(contiguous(grad.dtype, {rows, grad.rank() ? grad.sizes.back() : Expr(1)}));
   });
 }

@@ -127,8 +127,8 @@ std::vector<Expr> outer_sizes(const OpContext& ctx, const TensorMeta& a, const T
 }
 
 Value dot(OpContext& ctx) {
-  TensorMeta a = ctx.tensor(0, "self");
-  TensorMeta b = ctx.tensor(1, "tensor");
+  TensorMeta a = ctx.tensor("self");
+  TensorMeta b = ctx.tensor(ctx.declares("tensor") ? "tensor" : "other");  // dot, vdot
   if (a.rank() != 1 || b.rank() != 1) {
     ctx.bad_input("dot: 1-D tensors expected, got " + rank_str(a) + " and " + rank_str(b));
   }
@@ -144,18 +144,17 @@ using ProductSizes = std::vector<Expr> (*)(const OpContext&, const TensorMeta&, 
 
 ShapeRule add_product(ProductSizes product, std::string first, std::string second) {
   return [product, first, second](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta a = ctx.tensor(1, first);
-    TensorMeta b = ctx.tensor(2, second);
+    TensorMeta self = ctx.tensor("self");
+    TensorMeta a = ctx.tensor(first);
+    TensorMeta b = ctx.tensor(second);
     // beta and alpha change no shape, but must be numbers; _addmm_activation's use_gelu a bool.
-    for (auto [i, name] : {std::pair<size_t, const char*>{3, "beta"}, {4, "alpha"}}) {
-      if (!ctx.has(i, name)) continue;
-      Value v = ctx.value(i, name);
+    for (const char* name : {"beta", "alpha"}) {
+      if (!ctx.has(name)) continue;
+      Value v = ctx.value(name);
       if (v.kind != Value::Kind::Int && v.kind != Value::Kind::Float && v.kind != Value::Kind::Bool)
-        ctx.bad_input("argument '" + std::string(name) + "' (position " + std::to_string(i) +
-                      ") must be a number, got " + v.str());
+        ctx.bad_input("argument '" + std::string(name) + "' must be a number, got " + v.str());
     }
-    if (ctx.node().target.starts_with("aten._addmm_activation")) ctx.boolean(5, "use_gelu", false);
+    if (ctx.node().target.starts_with("aten._addmm_activation")) ctx.boolean("use_gelu", false);
     std::vector<Expr> out = product(ctx, a, b);
     require_expandable(ctx, self.sizes, out, "self");
     return Value::of(contiguous(a.dtype, out));
@@ -167,8 +166,8 @@ ShapeRule add_product(ProductSizes product, std::string first, std::string secon
 ShapeRule product_rule(ProductSizes product, std::string first, std::string second,
                        bool promote = false) {
   return [product, first, second, promote](OpContext& ctx) {
-    TensorMeta a = ctx.tensor(0, first);
-    TensorMeta b = ctx.tensor(1, second);
+    TensorMeta a = ctx.tensor(first);
+    TensorMeta b = ctx.tensor(second);
     DType dtype = promote ? promote_types(a.dtype, b.dtype) : a.dtype;
     return Value::of(contiguous(dtype, product(ctx, a, b)));
   };
@@ -176,15 +175,15 @@ ShapeRule product_rule(ProductSizes product, std::string first, std::string seco
 
 // linear (input [..., in], weight [out, in] or [in], bias): input @ weight.T + bias.
 Value linear(OpContext& ctx) {
-  TensorMeta input = ctx.tensor(0, "input");
-  TensorMeta weight = ctx.tensor(1, "weight");
+  TensorMeta input = ctx.tensor("input");
+  TensorMeta weight = ctx.tensor("weight");
   if (weight.rank() == 0 || weight.rank() > 2) {
     ctx.bad_input("linear: weight must be 1-D or 2-D, got " + shape_str(weight.sizes));
   }
   TensorMeta transposed = weight;
   if (weight.rank() == 2) transposed.sizes = {weight.sizes[1], weight.sizes[0]};
   std::vector<Expr> out = matmul_sizes(ctx, input, transposed);
-  if (auto bias = ctx.optional_tensor(2, "bias")) require_expandable(ctx, bias->sizes, out, "bias");
+  if (auto bias = ctx.optional_tensor("bias")) require_expandable(ctx, bias->sizes, out, "bias");
   return Value::of(contiguous(input.dtype, out));
 }
 
@@ -228,9 +227,9 @@ Subscripts parse_subscripts(const OpContext& ctx, const std::string& text,
 }
 
 Value einsum(OpContext& ctx) {
-  if (!ctx.has(0, "equation")) ctx.bad_input("missing argument 'equation'");
-  const std::string equation = ctx.string(0, "equation", "");
-  std::vector<TensorMeta> ops = ctx.tensor_list(1, "tensors");
+  if (!ctx.has("equation")) ctx.bad_input("missing argument 'equation'");
+  const std::string equation = ctx.string("equation", "");
+  std::vector<TensorMeta> ops = ctx.tensor_list("tensors");
   if (ops.empty()) ctx.bad_input("einsum(): must provide at least one operand");
 
   const size_t arrow = equation.find("->");
@@ -352,8 +351,8 @@ void register_linalg(OpRegistry& r) {
   r.add("aten.vdot", dot);
   // _int_mm: int8 x int8 accumulates in int32.
   r.add("aten._int_mm", [](OpContext& ctx) {
-    TensorMeta a = ctx.tensor(0, "self");
-    TensorMeta b = ctx.tensor(1, "mat2");
+    TensorMeta a = ctx.tensor("self");
+    TensorMeta b = ctx.tensor("mat2");
     return Value::of(contiguous(DType::Int32, mm_sizes(ctx, a, b)));
   });
 
@@ -364,9 +363,9 @@ void register_linalg(OpRegistry& r) {
   r.add("aten.addr", add_product(outer_sizes, "vec1", "vec2"));
   // addbmm sums the batch of products: [n, p].
   r.add("aten.addbmm", [](OpContext& ctx) {
-    TensorMeta self = ctx.tensor(0, "self");
-    TensorMeta a = ctx.tensor(1, "batch1");
-    TensorMeta b = ctx.tensor(2, "batch2");
+    TensorMeta self = ctx.tensor("self");
+    TensorMeta a = ctx.tensor("batch1");
+    TensorMeta b = ctx.tensor("batch2");
     std::vector<Expr> prod = bmm_sizes(ctx, a, b);
     std::vector<Expr> out = {prod[1], prod[2]};
     require_expandable(ctx, self.sizes, out, "self");

@@ -12,8 +12,6 @@ namespace symshape::ops {
 
 namespace {
 
-constexpr size_t kKeywordOnly = std::numeric_limits<size_t>::max();
-
 std::string name_of(DType d) { return std::string(to_string(d)); }
 
 TensorMeta same_as(const TensorMeta& t) { return contiguous(t.dtype, t.sizes); }
@@ -27,11 +25,9 @@ void require_per_channel(const OpContext& ctx, const std::optional<TensorMeta>& 
                         " elements, got a tensor of shape " + shape_str(t->sizes));
 }
 
-// A backward op's grads, None where output_mask (at `mask_position`) turns one off or the
-// parameter is absent.
-Value grads(const OpContext& ctx, size_t mask_position,
-            const std::vector<std::optional<TensorMeta>>& metas) {
-  std::vector<bool> mask = output_mask(ctx, mask_position, metas.size());
+// A backward op's grads, None where output_mask turns one off or the parameter is absent.
+Value grads(const OpContext& ctx, const std::vector<std::optional<TensorMeta>>& metas) {
+  std::vector<bool> mask = output_mask(ctx, metas.size());
   std::vector<Value> out;
   for (size_t i = 0; i < metas.size(); ++i) {
     out.push_back(mask[i] && metas[i] ? Value::of(same_as(*metas[i])) : Value::none());
@@ -50,12 +46,12 @@ struct BatchNormArgs {
 // (input, weight, bias, running_mean, running_var, ...) with `training` read by the caller.
 BatchNormArgs batch_norm_args(const OpContext& ctx, bool has_running_stats) {
   BatchNormArgs a;
-  a.input = ctx.tensor(0, "input");
-  a.weight = ctx.optional_tensor(1, "weight");
-  a.bias = ctx.optional_tensor(2, "bias");
+  a.input = ctx.tensor("input");
+  a.weight = ctx.optional_tensor("weight");
+  a.bias = ctx.optional_tensor("bias");
   if (has_running_stats) {
-    a.running_mean = ctx.optional_tensor(3, "running_mean");
-    a.running_var = ctx.optional_tensor(4, "running_var");
+    a.running_mean = ctx.optional_tensor("running_mean");
+    a.running_var = ctx.optional_tensor("running_var");
   }
   return a;
 }
@@ -95,7 +91,7 @@ void register_batch_norm(OpRegistry& r) {
   // training, momentum, eps).
   auto legit = [](OpContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
+    a.training = ctx.boolean("training", false);
     return Value::list(batch_norm(ctx, a));
   };
   r.add("aten.native_batch_norm", legit);
@@ -103,7 +99,7 @@ void register_batch_norm(OpRegistry& r) {
   // .no_stats (input, weight, bias, training, momentum, eps).
   r.add("aten._native_batch_norm_legit.no_stats", [](OpContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, false);
-    a.training = ctx.boolean(3, "training", false);
+    a.training = ctx.boolean("training", false);
     return Value::list(batch_norm(ctx, a));
   });
   r.add("aten._native_batch_norm_legit_no_training", [](OpContext& ctx) {
@@ -113,7 +109,7 @@ void register_batch_norm(OpRegistry& r) {
   // (output, save_mean, save_invstd, running_mean_out, running_var_out).
   r.add("aten._native_batch_norm_legit_functional", [](OpContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
+    a.training = ctx.boolean("training", false);
     std::vector<Value> out = batch_norm(ctx, a);
     for (Value& v : running_stats_out(a)) out.push_back(v);
     return Value::list(out);
@@ -121,7 +117,7 @@ void register_batch_norm(OpRegistry& r) {
   // batch_norm (..., training, momentum, eps, cudnn_enabled): the output only.
   r.add("aten.batch_norm", [](OpContext& ctx) {
     BatchNormArgs a = batch_norm_args(ctx, true);
-    a.training = ctx.boolean(5, "training", false);
+    a.training = ctx.boolean("training", false);
     return batch_norm(ctx, a)[0];
   });
   // _batch_norm_with_update (input, weight, bias, running_mean, running_var, momentum, eps):
@@ -157,12 +153,12 @@ void register_batch_norm(OpRegistry& r) {
   // native_batch_norm_backward (grad_out, input, weight, running_mean, running_var, save_mean,
   // save_invstd, train, eps, output_mask): grads of input, weight and bias.
   r.add("aten.native_batch_norm_backward", [](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(1, "input");
+    TensorMeta input = ctx.tensor("input");
     if (input.rank() < 2) ctx.bad_input("batch_norm backward: input must have at least 2 dims");
-    std::optional<TensorMeta> weight = ctx.optional_tensor(2, "weight");
+    std::optional<TensorMeta> weight = ctx.optional_tensor("weight");
     DType param = weight ? weight->dtype : input.dtype;
     TensorMeta per_channel = contiguous(param, {ctx.simplify(input.sizes[1])});
-    return grads(ctx, 9, {same_as(input), per_channel, per_channel});
+    return grads(ctx, {same_as(input), per_channel, per_channel});
   });
 }
 
@@ -202,10 +198,10 @@ size_t check_normalized_shape(
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...):
 // (output, mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
-  TensorMeta input = ctx.tensor(0, "input");
-  std::vector<Expr> normalized = ctx.int_list(1, "normalized_shape");
-  std::optional<TensorMeta> weight = ctx.optional_tensor(2, "weight");
-  std::optional<TensorMeta> bias = ctx.optional_tensor(3, "bias");
+  TensorMeta input = ctx.tensor("input");
+  std::vector<Expr> normalized = ctx.int_list("normalized_shape");
+  std::optional<TensorMeta> weight = ctx.optional_tensor("weight");
+  std::optional<TensorMeta> bias = ctx.optional_tensor("bias");
   if (is_complex(input.dtype)) ctx.bad_input(op + " does not support complex inputs");
   size_t axis =
       check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
@@ -247,13 +243,13 @@ void check_group_norm(const OpContext& ctx, const TensorMeta& input, const Expr&
 // native_group_norm (input, weight, bias, N, C, HxW, group, eps): (output, mean [N, group],
 // rstd [N, group]).
 Value native_group_norm(OpContext& ctx) {
-  TensorMeta input = ctx.tensor(0, "input");
-  std::optional<TensorMeta> weight = ctx.optional_tensor(1, "weight");
-  std::optional<TensorMeta> bias = ctx.optional_tensor(2, "bias");
-  Expr n = ctx.integer(3, "N");
-  Expr c = ctx.integer(4, "C");
-  Expr hxw = ctx.integer(5, "HxW");
-  Expr group = ctx.integer(6, "group");
+  TensorMeta input = ctx.tensor("input");
+  std::optional<TensorMeta> weight = ctx.optional_tensor("weight");
+  std::optional<TensorMeta> bias = ctx.optional_tensor("bias");
+  Expr n = ctx.integer("N");
+  Expr c = ctx.integer("C");
+  Expr hxw = ctx.integer("HxW");
+  Expr group = ctx.integer("group");
   const std::string op = "native_group_norm";
   check_group_norm(ctx, input, c, group, weight, bias, op);
   ctx.require_equal(input.numel(), n * c * hxw, "group_norm",
@@ -266,13 +262,13 @@ Value native_group_norm(OpContext& ctx) {
 
 // group_norm (input, num_groups, weight, bias, eps, cudnn_enabled): the output only.
 Value group_norm(OpContext& ctx) {
-  TensorMeta input = ctx.tensor(0, "input");
+  TensorMeta input = ctx.tensor("input");
   if (input.rank() < 2) {
     ctx.bad_input("group_norm: expected at least 2 dimensions for input tensor, got " +
                   shape_str(input.sizes));
   }
-  check_group_norm(ctx, input, input.sizes[1], ctx.integer(1, "num_groups"),
-                   ctx.optional_tensor(2, "weight"), ctx.optional_tensor(3, "bias"), "group_norm");
+  check_group_norm(ctx, input, input.sizes[1], ctx.integer("num_groups"),
+                   ctx.optional_tensor("weight"), ctx.optional_tensor("bias"), "group_norm");
   return Value::of(same_as(input));
 }
 
@@ -321,14 +317,13 @@ std::vector<Expr> leading(const TensorMeta& t, size_t drop) {
 // may have fewer heads, dividing q's).
 Value sdpa(OpContext& ctx) {
   const std::string op = "scaled_dot_product_attention";
-  TensorMeta q = ctx.tensor(0, "query");
-  TensorMeta k = ctx.tensor(1, "key");
-  TensorMeta v = ctx.tensor(2, "value");
+  TensorMeta q = ctx.tensor("query");
+  TensorMeta k = ctx.tensor("key");
+  TensorMeta v = ctx.tensor("value");
   require_min_rank(ctx, {q, k, v}, 2, op);
   require_attention_dims(ctx, q, k, v, op);
   std::vector<Expr> kb = leading(k, 2), vb = leading(v, 2);
-  if (ctx.boolean(kKeywordOnly, "enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 &&
-      v.rank() >= 3) {
+  if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
     // Grouped-query attention repeats each key / value head to match the query's heads.
     const Expr& hq = q.sizes[q.rank() - 3];
     for (auto* batch : {&kb, &vb}) {
@@ -345,7 +340,7 @@ Value sdpa(OpContext& ctx) {
   batch = broadcast_shapes(ctx, batch, vb);
   const Expr& l = q.sizes[q.rank() - 2];
   const Expr& s = k.sizes[k.rank() - 2];
-  if (auto mask = ctx.optional_tensor(3, "attn_mask")) {
+  if (auto mask = ctx.optional_tensor("attn_mask")) {
     if (mask->dtype != DType::Bool && mask->dtype != q.dtype) {
       ctx.bad_input(op + ": expected attn_mask dtype to be bool or to match query dtype, got " +
                     name_of(mask->dtype) + " and " + name_of(q.dtype));
@@ -392,9 +387,9 @@ TensorMeta with_strides(TensorMeta t, std::vector<Expr> strides) {
 // cum_seq_k (None), max_q L, max_k S, philox_seed [2], philox_offset [], debug_attn_mask).
 Value flash_attention(OpContext& ctx) {
   const std::string op = "_scaled_dot_product_flash_attention";
-  TensorMeta q = ctx.tensor(0, "query");
-  TensorMeta k = ctx.tensor(1, "key");
-  TensorMeta v = ctx.tensor(2, "value");
+  TensorMeta q = ctx.tensor("query");
+  TensorMeta k = ctx.tensor("key");
+  TensorMeta v = ctx.tensor("value");
   require_fused_inputs(ctx, q, k, v, op);
   const Expr& e = q.sizes[3];
   ctx.require_equal(e, v.sizes[3], "attention",
@@ -404,7 +399,7 @@ Value flash_attention(OpContext& ctx) {
   const Expr l = ctx.simplify(q.sizes[2]);
   const Expr s = ctx.simplify(k.sizes[2]);
   TensorMeta debug = contiguous(q.dtype, {Expr(0)});
-  if (ctx.boolean(5, "return_debug_mask", false)) {
+  if (ctx.boolean("return_debug_mask", false)) {
     // PyTorch's meta: the key length rounded to the kernel's block (128 or 256) for short keys.
     Expr block = ctx.decide(e > 64, "flash_debug_mask") ? Expr(128) : Expr(256);
     Expr width = ceildiv(l, block);
@@ -427,9 +422,9 @@ Value flash_attention(OpContext& ctx) {
 // attn_mask, scale): (output [B, H, L, E], logsumexp [B, H, L] float32, laid out [B, L, H]).
 Value flash_attention_cpu(OpContext& ctx) {
   const std::string op = "_scaled_dot_product_flash_attention_for_cpu";
-  TensorMeta q = ctx.tensor(0, "query");
-  TensorMeta k = ctx.tensor(1, "key");
-  TensorMeta v = ctx.tensor(2, "value");
+  TensorMeta q = ctx.tensor("query");
+  TensorMeta k = ctx.tensor("key");
+  TensorMeta v = ctx.tensor("value");
   require_fused_inputs(ctx, q, k, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
@@ -444,9 +439,9 @@ Value flash_attention_cpu(OpContext& ctx) {
 // [B, H, 0] float32, philox_seed [], philox_offset []).
 Value efficient_attention(OpContext& ctx) {
   const std::string op = "_scaled_dot_product_efficient_attention";
-  TensorMeta q = ctx.tensor(0, "query");
-  TensorMeta k = ctx.tensor(1, "key");
-  TensorMeta v = ctx.tensor(2, "value");
+  TensorMeta q = ctx.tensor("query");
+  TensorMeta k = ctx.tensor("key");
+  TensorMeta v = ctx.tensor("value");
   require_fused_inputs(ctx, q, k, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
@@ -454,7 +449,7 @@ Value efficient_attention(OpContext& ctx) {
   // Allocated as [B, L, H, Ev] and transposed.
   TensorMeta out = with_strides(contiguous(q.dtype, {b[0], b[1], l, ev}),
                                 {ctx.simplify(l * b[1] * ev), ev, ctx.simplify(b[1] * ev), 1});
-  const bool lse = ctx.boolean(4, "compute_log_sumexp", false);
+  const bool lse = ctx.boolean("compute_log_sumexp", false);
   Expr lse_len = lse ? ctx.simplify(ceildiv(l, 32) * 32) : Expr(0);
   return Value::list({Value::of(out), Value::of(contiguous(DType::Float32, {b[0], b[1], lse_len})),
                       Value::of(contiguous(DType::Int64, {})),
@@ -470,28 +465,28 @@ void register_norm(OpRegistry& r) {
   r.add("aten.layer_norm", [](OpContext& ctx) { return layer_norm(ctx, "layer_norm")[0]; });
   // rms_norm (input, normalized_shape, weight, eps): the output, in the input's dtype.
   r.add("aten.rms_norm", [](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(0, "input");
-    std::vector<Expr> normalized = ctx.int_list(1, "normalized_shape");
-    check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor(2, "weight")}},
+    TensorMeta input = ctx.tensor("input");
+    std::vector<Expr> normalized = ctx.int_list("normalized_shape");
+    check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
                            "rms_norm");
     return Value::of(same_as(input));
   });
   // native_layer_norm_backward (grad_out, input, normalized_shape, mean, rstd, weight, bias,
   // output_mask): grads of input, weight and bias (None without weight / bias).
   r.add("aten.native_layer_norm_backward", [](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(1, "input");
-    std::vector<std::optional<TensorMeta>> out = {same_as(input), ctx.optional_tensor(5, "weight"),
-                                                  ctx.optional_tensor(6, "bias")};
-    return grads(ctx, 7, out);
+    TensorMeta input = ctx.tensor("input");
+    std::vector<std::optional<TensorMeta>> out = {same_as(input), ctx.optional_tensor("weight"),
+                                                  ctx.optional_tensor("bias")};
+    return grads(ctx, out);
   });
   r.add("aten.native_group_norm", native_group_norm);
   r.add("aten.group_norm", group_norm);
   // native_group_norm_backward (grad_out, input, mean, rstd, weight, N, C, HxW, group,
   // output_mask): grads of input, weight [C] and bias [C].
   r.add("aten.native_group_norm_backward", [](OpContext& ctx) {
-    TensorMeta input = ctx.tensor(1, "input");
-    TensorMeta per_channel = contiguous(input.dtype, {ctx.simplify(ctx.integer(6, "C"))});
-    return grads(ctx, 9, {same_as(input), per_channel, per_channel});
+    TensorMeta input = ctx.tensor("input");
+    TensorMeta per_channel = contiguous(input.dtype, {ctx.simplify(ctx.integer("C"))});
+    return grads(ctx, {same_as(input), per_channel, per_channel});
   });
 
   r.add("aten.scaled_dot_product_attention", sdpa);

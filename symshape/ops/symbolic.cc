@@ -9,32 +9,32 @@ namespace symshape::ops {
 namespace {
 
 Value size_of(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  if (!ctx.has(1, "dim")) {
+  TensorMeta t = ctx.tensor("self");
+  if (!ctx.has("dim")) {
     std::vector<Value> items;
     for (const Expr& s : t.sizes) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no size to read");
-  return Value::of_int(t.sizes[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
+  return Value::of_int(t.sizes[ctx.normalize_dim(ctx.constant("dim"), t.rank())]);
 }
 
 Value stride_of(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   std::vector<Expr> strides =
       t.strides.empty() ? TensorMeta::contiguous_strides(t.sizes) : t.strides;
-  if (!ctx.has(1, "dim")) {
+  if (!ctx.has("dim")) {
     std::vector<Value> items;
     for (const Expr& s : strides) items.push_back(Value::of_int(s));
     return Value::list(std::move(items));
   }
   if (t.rank() == 0) ctx.bad_input("a 0-dim tensor has no stride to read");
-  return Value::of_int(strides[ctx.normalize_dim(ctx.constant(1, "dim"), t.rank())]);
+  return Value::of_int(strides[ctx.normalize_dim(ctx.constant("dim"), t.rank())]);
 }
 
 // Both operands of a Python operator, when both are ints (symbolic or not).
 std::optional<std::pair<Expr, Expr>> int_operands(const OpContext& ctx) {
-  Value a = ctx.value(0, "a"), b = ctx.value(1, "b");
+  Value a = ctx.value("a"), b = ctx.value("b");
   if (a.kind == Value::Kind::Int && b.kind == Value::Kind::Int) {
     return std::make_pair(a.integer, b.integer);
   }
@@ -63,7 +63,7 @@ ShapeRule arithmetic(IntOp int_op, double (*float_op)(double, double)) {
       }
     }
     return Value::of_float(
-        float_op(as_double(ctx, ctx.value(0, "a")), as_double(ctx, ctx.value(1, "b"))));
+        float_op(as_double(ctx, ctx.value("a")), as_double(ctx, ctx.value("b"))));
   };
 }
 
@@ -74,8 +74,8 @@ struct Number {
   std::optional<double> real;
 };
 
-std::optional<Number> known_number(const OpContext& ctx, size_t i, std::string_view name) {
-  const Arg* a = ctx.arg(i, name);
+std::optional<Number> known_number(const OpContext& ctx, std::string_view name) {
+  const Arg* a = ctx.arg(name);
   if (!a) ctx.bad_input("missing argument '" + std::string(name) + "'");
   Value v = ctx.value_of(*a);
   if (v.kind == Value::Kind::Int) return Number{v.integer, std::nullopt};
@@ -108,7 +108,7 @@ std::optional<Cond> int_float_relation(RelOp op, const Expr& x, double f) {
 // between literals, and an unknown bool when a side is an untracked float.
 ShapeRule comparison(RelOp op) {
   return [op](OpContext& ctx) {
-    auto a = known_number(ctx, 0, "a"), b = known_number(ctx, 1, "b");
+    auto a = known_number(ctx, "a"), b = known_number(ctx, "b");
     if (!a || !b) return Value::of_bool(std::nullopt);
     std::optional<Cond> c;
     if (a->integer && b->integer) {
@@ -148,8 +148,8 @@ std::optional<Cond> condition_of(const Value& v) {
 }
 
 Value assert_scalar(OpContext& ctx) {
-  auto c = condition_of(ctx.value(0, "self"));
-  std::string msg = ctx.string(1, "assert_msg", "");
+  auto c = condition_of(ctx.value("self"));
+  std::string msg = ctx.string("assert_msg", "");
   if (!c) return Value::none();
   const std::string suffix = msg.empty() ? "" : ": " + msg;
   if (ctx.known(*c) == Truth::False) ctx.fail("assertion " + c->str() + " can never hold" + suffix);
@@ -165,9 +165,9 @@ Value assert_scalar(OpContext& ctx) {
 }
 
 Value constrain_range(OpContext& ctx, bool for_size) {
-  Expr size = ctx.integer(0, "size");
-  auto lo = ctx.optional_integer(1, "min");
-  auto hi = ctx.optional_integer(2, "max");
+  Expr size = ctx.integer("size");
+  auto lo = ctx.optional_integer("min");
+  auto hi = ctx.optional_integer("max");
   auto bound = [&](const std::optional<Expr>& e) -> std::optional<Int> {
     if (!e) return std::nullopt;
     if (!e->is_constant()) ctx.bad_input("a range bound must be a constant, got " + e->str());
@@ -185,26 +185,25 @@ void register_symbolic(OpRegistry& r) {
   r.add("aten.sym_size", size_of);
   r.add("aten.sym_stride", stride_of);
   r.add("aten.sym_numel",
-        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel())); });
+        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor("self").numel())); });
   r.add("aten.sym_storage_offset", [](OpContext& ctx) {
-    ctx.tensor(0, "self");
+    ctx.tensor("self");
     return Value::of_int(0);
   });
   r.add("aten.size", size_of);
   r.add("aten.stride", stride_of);
   r.add("aten.numel",
-        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor(0, "self").numel())); });
-  r.add("aten.dim", [](OpContext& ctx) {
-    return Value::of_int(static_cast<long>(ctx.tensor(0, "self").rank()));
-  });
+        [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor("self").numel())); });
+  r.add("aten.dim",
+        [](OpContext& ctx) { return Value::of_int(static_cast<long>(ctx.tensor("self").rank())); });
 
   for (const char* prefix : {"operator.", "_operator."}) {
     const std::string p = prefix;
     r.add(p + "getitem", [](OpContext& ctx) {
-      Value seq = ctx.value(0, "a");
+      Value seq = ctx.value("a");
       if (seq.kind != Value::Kind::List)
         ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
-      int64_t i = ctx.constant(1, "b");
+      int64_t i = ctx.constant("b");
       const int64_t n = static_cast<int64_t>(seq.items.size());
       if (i < -n || i >= n) {
         ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
@@ -223,10 +222,10 @@ void register_symbolic(OpRegistry& r) {
     r.add(p + "mod", arithmetic([](const Expr& a, const Expr& b) { return mod(a, b); },
                                 [](double a, double b) { return a - std::floor(a / b) * b; }));
     r.add(p + "truediv", [](OpContext& ctx) {
-      return Value::of_float(as_double(ctx, ctx.value(0, "a")) / as_double(ctx, ctx.value(1, "b")));
+      return Value::of_float(as_double(ctx, ctx.value("a")) / as_double(ctx, ctx.value("b")));
     });
     r.add(p + "neg", [](OpContext& ctx) {
-      Value a = ctx.value(0, "a");
+      Value a = ctx.value("a");
       if (a.kind == Value::Kind::Int) return Value::of_int(-a.integer);
       return Value::of_float(-as_double(ctx, a));
     });

@@ -168,13 +168,15 @@ Value reshape_to(OpContext& ctx, const TensorMeta& t, const std::vector<Expr>& t
 
 ShapeRule reshape(Reshape kind) {
   return [kind](OpContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size"), kind);
+    // reshape calls the target sizes shape; view, view_copy and _unsafe_view call them size.
+    const char* sizes = ctx.declares("shape") ? "shape" : "size";
+    return reshape_to(ctx, ctx.tensor("self"), ctx.int_list(sizes), kind);
   };
 }
 
 Value permute(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> dims = ctx.int_list(1, "dims");
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> dims = ctx.int_list("dims");
   if (dims.size() != t.rank()) {
     ctx.bad_input("permute needs " + std::to_string(t.rank()) + " dims, got " +
                   std::to_string(dims.size()));
@@ -250,9 +252,9 @@ Value expand(OpContext& ctx, const TensorMeta& t, const std::vector<Expr>& targe
 }
 
 Value squeeze(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   std::vector<bool> drop(t.rank(), false);
-  if (auto dims = ctx.optional_int_list(1, "dim")) {
+  if (auto dims = ctx.optional_int_list("dim")) {
     for (const Expr& d : *dims) {
       if (!d.as_int64()) ctx.bad_input("squeeze dims must be constants");
       size_t k = ctx.normalize_dim(*d.as_int64(), t.rank());
@@ -271,8 +273,8 @@ Value squeeze(OpContext& ctx) {
 }
 
 Value unsqueeze(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t k = insertion_dim(ctx, ctx.constant(1, "dim"), t.rank());
+  TensorMeta t = ctx.tensor("self");
+  size_t k = insertion_dim(ctx, ctx.constant("dim"), t.rank());
   std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
   Expr stride = k < t.rank() ? strides[k] * sizes[k] : Expr(1);
   sizes.insert(sizes.begin() + static_cast<long>(k), Expr(1));
@@ -282,9 +284,9 @@ Value unsqueeze(OpContext& ctx) {
 
 // flatten(start_dim, end_dim): a reshape merging those dims (self itself when they are one).
 Value flatten(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t start = ctx.normalize_dim(ctx.constant(1, "start_dim", 0), t.rank());
-  size_t end = ctx.normalize_dim(ctx.constant(2, "end_dim", -1), t.rank());
+  TensorMeta t = ctx.tensor("self");
+  size_t start = ctx.normalize_dim(ctx.constant("start_dim", 0), t.rank());
+  size_t end = ctx.normalize_dim(ctx.constant("end_dim", -1), t.rank());
   if (t.rank() == 0) return Value::of(contiguous(t.dtype, {Expr(1)}));
   if (start > end) ctx.bad_input("flatten: start_dim comes after end_dim");
   if (start == end) return Value::of(t);
@@ -297,9 +299,9 @@ Value flatten(OpContext& ctx) {
 // unflatten(dim, sizes): dim split into sizes (one may be -1); always a view, the parts strided
 // within the old dim's stride.
 Value unflatten(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.constant(1, "dim"), "unflatten");
-  std::vector<Expr> requested = ctx.int_list(2, "sizes");
+  TensorMeta t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.constant("dim"), "unflatten");
+  std::vector<Expr> requested = ctx.int_list("sizes");
   if (requested.empty()) ctx.bad_input("unflatten: sizes must be non-empty");
   std::vector<Expr> parts = infer_size(ctx, requested, t.sizes[k]);
   const std::vector<Expr> in = strides_of(t);
@@ -334,15 +336,15 @@ Expr clamp_index(const OpContext& ctx, const Expr& index, const Expr& size, std:
 }
 
 Value slice(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.constant(1, "dim", 0), "slice");
+  TensorMeta t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.constant("dim", 0), "slice");
   const Expr& size = t.sizes[k];
-  Expr step = ctx.integer(4, "step", 1);
+  Expr step = ctx.integer("step", 1);
   if (ctx.known(step > 0) != Truth::True && !ctx.decide(step > 0, "slice_step")) {
     ctx.bad_input("slice step must be positive, got " + step.str());
   }
-  Expr start = clamp_index(ctx, ctx.integer(2, "start", 0), size, "slice_start");
-  Expr end = ctx.has(3, "end") ? clamp_index(ctx, ctx.integer(3, "end"), size, "slice_end") : size;
+  Expr start = clamp_index(ctx, ctx.integer("start", 0), size, "slice_start");
+  Expr end = ctx.has("end") ? clamp_index(ctx, ctx.integer("end"), size, "slice_end") : size;
   end = ctx.simplify(max(end, start));
   Expr len = ctx.simplify(floordiv(end - start + step - 1, step));
   std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
@@ -354,11 +356,11 @@ Value slice(OpContext& ctx) {
 // narrow(dim, start, length): start may be negative (wrapped once); PyTorch's checks, each a
 // guard (or a runtime assert for data-dependent values) when not static.
 Value narrow(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.constant(1, "dim"), "narrow");
+  TensorMeta t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.constant("dim"), "narrow");
   const Expr& size = t.sizes[k];
-  Expr start = ctx.simplify(ctx.integer(2, "start"));
-  Expr length = ctx.simplify(ctx.integer(3, "length"));
+  Expr start = ctx.simplify(ctx.integer("start"));
+  Expr length = ctx.simplify(ctx.integer("length"));
   if (ctx.known(length >= 0) == Truth::False) {
     ctx.bad_input("narrow: length must be non-negative, got " + length.str());
   }
@@ -377,9 +379,9 @@ Value narrow(OpContext& ctx) {
 }
 
 Value select(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  size_t k = existing_dim(ctx, t, ctx.constant(1, "dim"), "select");
-  Expr index = ctx.simplify(ctx.integer(2, "index"));
+  TensorMeta t = ctx.tensor("self");
+  size_t k = existing_dim(ctx, t, ctx.constant("dim"), "select");
+  Expr index = ctx.simplify(ctx.integer("index"));
   const Expr& size = t.sizes[k];
   require(ctx, index >= -size && index < size, "select_index",
           "select: index " + index.str() + " is out of range for dim " + std::to_string(k) +
@@ -417,9 +419,9 @@ Value split_by_size(OpContext& ctx, const TensorMeta& t, size_t k, const Expr& s
 
 // split_with_sizes(self, split_sizes, dim); split.sizes names the list `split_size`.
 Value split_with_sizes(OpContext& ctx, std::string_view sizes_name) {
-  TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> parts = ctx.int_list(1, sizes_name);
-  size_t k = existing_dim(ctx, t, ctx.constant(2, "dim", 0), "split_with_sizes");
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> parts = ctx.int_list(sizes_name);
+  size_t k = existing_dim(ctx, t, ctx.constant("dim", 0), "split_with_sizes");
   Expr total = 0;
   for (const Expr& p : parts) {
     if (ctx.known(p >= 0) == Truth::False) {
@@ -441,7 +443,7 @@ Value split_with_sizes(OpContext& ctx, std::string_view sizes_name) {
 }
 
 Value cat(OpContext& ctx) {
-  std::vector<TensorMeta> all = ctx.tensor_list(0, "tensors");
+  std::vector<TensorMeta> all = ctx.tensor_list("tensors");
   if (all.empty()) ctx.bad_input("cat needs at least one tensor");
   // Every tensor takes part in type promotion, but (legacy behaviour) 1-d empty ones are
   // skipped for shapes. Positions in messages count from the full list, as PyTorch's do.
@@ -456,7 +458,7 @@ Value cat(OpContext& ctx) {
   const TensorMeta& first = all[kept[0]];
   const size_t rank = first.rank();
   if (rank == 0) ctx.bad_input("cat cannot concatenate 0-dim tensors");
-  size_t k = ctx.normalize_dim(ctx.constant(1, "dim", 0), rank);
+  size_t k = ctx.normalize_dim(ctx.constant("dim", 0), rank);
   Expr total = 0;
   for (size_t j : kept) {
     const TensorMeta& t = all[j];
@@ -481,9 +483,9 @@ Value cat(OpContext& ctx) {
 }
 
 Value stack(OpContext& ctx) {
-  std::vector<TensorMeta> ts = ctx.tensor_list(0, "tensors");
+  std::vector<TensorMeta> ts = ctx.tensor_list("tensors");
   if (ts.empty()) ctx.bad_input("stack needs at least one tensor");
-  size_t k = insertion_dim(ctx, ctx.constant(1, "dim", 0), ts[0].rank());
+  size_t k = insertion_dim(ctx, ctx.constant("dim", 0), ts[0].rank());
   DType dtype = ts[0].dtype;
   for (size_t j = 1; j < ts.size(); ++j) {
     if (ts[j].rank() != ts[0].rank()) ctx.fail("stack: all tensors must have the same rank");
@@ -500,8 +502,8 @@ Value stack(OpContext& ctx) {
 }
 
 Value repeat(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> reps = ctx.int_list(1, "repeats");
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> reps = ctx.int_list("repeats");
   if (reps.size() < t.rank()) {
     ctx.bad_input("repeat needs at least as many repeats (" + std::to_string(reps.size()) +
                   ") as the tensor has dims (" + std::to_string(t.rank()) + ")");
@@ -517,8 +519,8 @@ Value repeat(OpContext& ctx) {
 }
 
 Value constant_pad(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  std::vector<Expr> pad = ctx.int_list(1, "pad");
+  TensorMeta t = ctx.tensor("self");
+  std::vector<Expr> pad = ctx.int_list("pad");
   if (pad.size() % 2 != 0 || pad.size() / 2 > t.rank()) {
     ctx.bad_input("pad must have an even length of at most twice the rank, got " +
                   std::to_string(pad.size()));
@@ -537,10 +539,10 @@ Value constant_pad(OpContext& ctx) {
 }
 
 Value pixel_shuffle(OpContext& ctx, bool inverse) {
-  TensorMeta t = ctx.tensor(0, "self");
+  TensorMeta t = ctx.tensor("self");
   if (t.rank() < 3) ctx.bad_input("pixel shuffle needs at least 3 dims, got " + shape_str(t.sizes));
   const char* factor = inverse ? "downscale_factor" : "upscale_factor";
-  Expr r = ctx.integer(1, factor);
+  Expr r = ctx.integer(factor);
   if (ctx.known(r > 0) != Truth::True) {
     ctx.bad_input(std::string(factor) + " must be a positive constant, got " + r.str());
   }
@@ -567,12 +569,12 @@ Value pixel_shuffle(OpContext& ctx, bool inverse) {
   return Value::of(contiguous(t.dtype, sizes));
 }
 
-// roll / flip: self's shape; the dims (a list at `dims_position`) must exist, and a roll's
+// roll / flip: self's shape; the dims must exist, and a roll's
 // shifts go one per dim (one shift rolls the flattened tensor when dims is empty).
-ShapeRule same_shape(size_t dims_position, bool roll) {
-  return [dims_position, roll](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    const std::vector<Expr> dims = ctx.int_list(dims_position, "dims", {});
+ShapeRule same_shape(bool roll) {
+  return [roll](OpContext& ctx) {
+    TensorMeta t = ctx.tensor("self");
+    const std::vector<Expr> dims = ctx.int_list("dims", {});
     std::vector<size_t> seen;
     for (const Expr& d : dims) {
       if (!d.as_int64()) ctx.bad_input("dims must be constants, got " + d.str());
@@ -582,7 +584,7 @@ ShapeRule same_shape(size_t dims_position, bool roll) {
       seen.push_back(k);
     }
     if (roll) {
-      const size_t shifts = ctx.int_list(1, "shifts").size();
+      const size_t shifts = ctx.int_list("shifts").size();
       if (dims.empty() ? shifts != 1 : shifts != dims.size()) {
         ctx.bad_input("roll: " + std::to_string(shifts) + " shifts for " +
                       (dims.empty() ? std::string("the flattened tensor (needs 1)")
@@ -596,8 +598,8 @@ ShapeRule same_shape(size_t dims_position, bool roll) {
 // view.dtype: the same bytes as another dtype. Between element sizes the last dim (stride 1)
 // is scaled and the other strides with it; a larger element needs them divisible.
 Value view_dtype(OpContext& ctx) {
-  TensorMeta t = ctx.tensor(0, "self");
-  auto d = ctx.dtype(1, "dtype");
+  TensorMeta t = ctx.tensor("self");
+  auto d = ctx.dtype("dtype");
   if (!d) ctx.bad_input("view.dtype needs a dtype");
   const int from = item_size(t.dtype), to = item_size(*d);
   std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
@@ -636,44 +638,42 @@ void register_views(OpRegistry& r) {
   r.add("aten._unsafe_view", reshape(Reshape::Reshape));
   r.add("aten.view_copy", reshape(Reshape::Copy));
   r.add("aten._reshape_alias", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    std::vector<Expr> shape = infer_size(ctx, ctx.int_list(1, "size"), t.numel());
-    std::vector<Expr> strides = ctx.int_list(2, "stride");
+    TensorMeta t = ctx.tensor("self");
+    std::vector<Expr> shape = infer_size(ctx, ctx.int_list("size"), t.numel());
+    std::vector<Expr> strides = ctx.int_list("stride");
     if (strides.size() != shape.size())
       ctx.bad_input("_reshape_alias: size and stride differ in length");
     return Value::of(with_strides(t.dtype, shape, strides));
   });
   r.add("aten.view.dtype", view_dtype);
   r.add("aten.reshape_as", [](OpContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes, Reshape::Reshape);
+    return reshape_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes, Reshape::Reshape);
   });
   r.add("aten.view_as", [](OpContext& ctx) {
-    return reshape_to(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes, Reshape::View);
+    return reshape_to(ctx, ctx.tensor("self"), ctx.tensor("other").sizes, Reshape::View);
   });
   r.add("aten.permute", permute);
   r.add("aten.transpose", [](OpContext& ctx) {
-    return transpose_dims(ctx, ctx.tensor(0, "self"), ctx.constant(1, "dim0"),
-                          ctx.constant(2, "dim1"));
+    return transpose_dims(ctx, ctx.tensor("self"), ctx.constant("dim0"), ctx.constant("dim1"));
   });
   r.add("aten.swapaxes", [](OpContext& ctx) {
-    return transpose_dims(ctx, ctx.tensor(0, "self"), ctx.constant(1, "axis0"),
-                          ctx.constant(2, "axis1"));
+    return transpose_dims(ctx, ctx.tensor("self"), ctx.constant("axis0"), ctx.constant("axis1"));
   });
   r.add("aten.t", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     if (t.rank() > 2)
       ctx.bad_input("t() expects a tensor with at most 2 dims, got " + shape_str(t.sizes));
     return t.rank() < 2 ? Value::of(t) : transpose_dims(ctx, t, 0, 1);
   });
   r.add("aten.numpy_T", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     std::vector<Expr> sizes(t.sizes.rbegin(), t.sizes.rend());
     std::vector<Expr> s = strides_of(t), strides(s.rbegin(), s.rend());
     return Value::of(with_strides(t.dtype, sizes, strides));
   });
   r.add("aten.movedim", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    std::vector<Expr> src = ctx.int_list(1, "source"), dst = ctx.int_list(2, "destination");
+    TensorMeta t = ctx.tensor("self");
+    std::vector<Expr> src = ctx.int_list("source"), dst = ctx.int_list("destination");
     if (src.size() != dst.size()) ctx.bad_input("movedim: source and destination differ in length");
     std::vector<long> order(t.rank(), -1);
     std::vector<bool> used(t.rank(), false);
@@ -701,10 +701,9 @@ void register_views(OpRegistry& r) {
     return Value::of(with_strides(t.dtype, sizes, strides));
   });
   r.add("aten.expand",
-        [](OpContext& ctx) { return expand(ctx, ctx.tensor(0, "self"), ctx.int_list(1, "size")); });
-  r.add("aten.expand_as", [](OpContext& ctx) {
-    return expand(ctx, ctx.tensor(0, "self"), ctx.tensor(1, "other").sizes);
-  });
+        [](OpContext& ctx) { return expand(ctx, ctx.tensor("self"), ctx.int_list("size")); });
+  r.add("aten.expand_as",
+        [](OpContext& ctx) { return expand(ctx, ctx.tensor("self"), ctx.tensor("other").sizes); });
   r.add("aten.squeeze", squeeze);
   r.add("aten.unsqueeze", unsqueeze);
   r.add("aten.flatten", flatten);
@@ -713,22 +712,22 @@ void register_views(OpRegistry& r) {
   r.add("aten.narrow", narrow);
   r.add("aten.select", select);
   r.add("aten.split", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     if (t.rank() == 0) ctx.bad_input("split cannot be applied to a 0-dim tensor");
-    size_t k = ctx.normalize_dim(ctx.constant(2, "dim", 0), t.rank());
-    const Arg* sizes = ctx.arg(1, "split_size");
+    size_t k = ctx.normalize_dim(ctx.constant("dim", 0), t.rank());
+    const Arg* sizes = ctx.arg("split_size");
     if (sizes && sizes->kind == Arg::Kind::List) return split_with_sizes(ctx, "split_size");
-    return split_by_size(ctx, t, k, ctx.integer(1, "split_size"));
+    return split_by_size(ctx, t, k, ctx.integer("split_size"));
   });
   r.add("aten.split_with_sizes",
         [](OpContext& ctx) { return split_with_sizes(ctx, "split_sizes"); });
   r.add("aten.chunk", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     if (t.rank() == 0) ctx.bad_input("chunk cannot be applied to a 0-dim tensor");
-    int64_t chunks = ctx.constant(1, "chunks");
+    int64_t chunks = ctx.constant("chunks");
     if (chunks <= 0)
       ctx.bad_input("chunk expects a positive number of chunks, got " + std::to_string(chunks));
-    size_t k = ctx.normalize_dim(ctx.constant(2, "dim", 0), t.rank());
+    size_t k = ctx.normalize_dim(ctx.constant("dim", 0), t.rank());
     // An empty dim still gives `chunks` (empty) pieces, as PyTorch's chunk does.
     if (ctx.decide(t.sizes[k] == 0, "chunk_empty")) {
       return Value::list(
@@ -739,9 +738,9 @@ void register_views(OpRegistry& r) {
                          ctx.simplify(ceildiv(t.sizes[k], Expr(static_cast<long>(chunks)))));
   });
   r.add("aten.unbind", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
+    TensorMeta t = ctx.tensor("self");
     if (t.rank() == 0) ctx.bad_input("unbind cannot be applied to a 0-dim tensor");
-    size_t k = ctx.normalize_dim(ctx.constant(1, "dim", 0), t.rank());
+    size_t k = ctx.normalize_dim(ctx.constant("dim", 0), t.rank());
     Int n = ctx.decide_int(t.sizes[k], "unbind_count");
     output_count(ctx, n, "unbind");
     std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
@@ -758,8 +757,8 @@ void register_views(OpRegistry& r) {
   r.add("aten.stack", stack);
   r.add("aten.repeat", repeat);
   r.add("aten.tile", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    std::vector<Expr> dims = ctx.int_list(1, "dims");
+    TensorMeta t = ctx.tensor("self");
+    std::vector<Expr> dims = ctx.int_list("dims");
     for (const Expr& d : dims) {
       if (ctx.known(d >= 0) == Truth::False)
         ctx.bad_input("tile: negative repeat " + d.str() + " in " + shape_str(dims));
@@ -772,24 +771,24 @@ void register_views(OpRegistry& r) {
     return Value::of(contiguous(t.dtype, sizes));
   });
   r.add("aten.repeat_interleave.self_int", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    Expr reps = ctx.integer(1, "repeats");
+    TensorMeta t = ctx.tensor("self");
+    Expr reps = ctx.integer("repeats");
     if (ctx.known(reps >= 0) == Truth::False)
       ctx.bad_input("repeats can not be negative, got " + reps.str());
-    if (!ctx.has(2, "dim")) return Value::of(contiguous(t.dtype, {ctx.simplify(t.numel() * reps)}));
-    size_t k = existing_dim(ctx, t, ctx.constant(2, "dim"), "repeat_interleave");
+    if (!ctx.has("dim")) return Value::of(contiguous(t.dtype, {ctx.simplify(t.numel() * reps)}));
+    size_t k = existing_dim(ctx, t, ctx.constant("dim"), "repeat_interleave");
     std::vector<Expr> sizes = t.sizes;
     sizes[k] = ctx.simplify(sizes[k] * reps);
     return Value::of(contiguous(t.dtype, sizes));
   });
-  r.add("aten.roll", same_shape(2, true));
-  r.add("aten.flip", same_shape(1, false));
+  r.add("aten.roll", same_shape(true));
+  r.add("aten.flip", same_shape(false));
   r.add("aten.constant_pad_nd", constant_pad);
   r.add("aten.pixel_shuffle", [](OpContext& ctx) { return pixel_shuffle(ctx, false); });
   r.add("aten.pixel_unshuffle", [](OpContext& ctx) { return pixel_shuffle(ctx, true); });
   r.add("aten.as_strided", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor(0, "self");
-    std::vector<Expr> sizes = ctx.int_list(1, "size"), strides = ctx.int_list(2, "stride");
+    TensorMeta t = ctx.tensor("self");
+    std::vector<Expr> sizes = ctx.int_list("size"), strides = ctx.int_list("stride");
     if (sizes.size() != strides.size())
       ctx.bad_input("as_strided: size and stride differ in length");
     for (const Expr& s : sizes) {

@@ -199,8 +199,8 @@ const std::vector<CheckCase> kGraphCases = {
                "node mm (aten.mm.default): argument 'mat2' (position 1) must be a tensor, got "
                "nothing"),
     graph_case("wrong_arg_type", {}, 2,
-               "node view (aten.view.default): argument 'size' (position 1) must be a list of "
-               "ints, got 'six'"),
+               "node view (aten.view.default): aten.view argument 'size' is SymInt[], got 'six'; "
+               "its signature: aten.view(Tensor(a) self, SymInt[] size) -> Tensor(a)"),
     graph_case("negative_view_size", {}, 2,
                "node view (aten.view.default): invalid size -2 in [-2, -3]"),
     // Bad input found by the reader or the verifier: nothing runs.

@@ -473,8 +473,6 @@ std::vector<OpCase> conv_pool_cases() {
       pool_case("adaptive_avg_pool2d", img, "aten.adaptive_avg_pool2d.default", {Ints({3, 5})}),
       pool_case("adaptive_avg_pool3d", {"n", "2", "d", "h", "w"},
                 "aten.adaptive_avg_pool3d.default", {Ints({2, 3, 1})}),
-      pool_case("_adaptive_avg_pool1d", {"n", "3", "w"}, "aten._adaptive_avg_pool1d.default",
-                {Ints({2})}),
       pool_case("_adaptive_avg_pool2d", img, "aten._adaptive_avg_pool2d.default", {Ints({4, 4})}),
       pool_case("_adaptive_avg_pool3d", {"2", "d", "h", "w"}, "aten._adaptive_avg_pool3d.default",
                 {Ints({3, 2, 2})}),
@@ -484,7 +482,8 @@ std::vector<OpCase> conv_pool_cases() {
       pool_case("adaptive_max_pool3d", {"n", "2", "d", "h", "w"},
                 "aten.adaptive_max_pool3d.default", {Ints({2, 2, 3})}),
   };
-  const std::vector<std::pair<std::string, int>> ranks = {{"1d", 1}, {"2d", 2}, {"3d", 3}};
+  // ATen has pool backward ops for 2-d and 3-d only (its 1-d pools are composite).
+  const std::vector<std::pair<std::string, int>> ranks = {{"2d", 2}, {"3d", 3}};
   for (const auto& [d, n] : ranks) {
     // Input [n, 3, *spatial] with the spatial dims of rank n.
     std::vector<std::string> shape = {"n", "3"};

@@ -29,8 +29,9 @@ TEST(DataDependentKernels, NonzeroIsColumnMajor) {
   interp::Tensor st =
       value({{"x", x}}, "aten.nonzero_static.default", {T("x")}, {{"size", I(4)}}).tensor;
   EXPECT_EQ(values_of(st), (std::vector<double>{0, 1, 1, 0, 1, 2, -1, -1}));
-  interp::Tensor cut =
-      value({{"x", x}}, "aten.nonzero_static.default", {T("x"), I(1), I(9)}).tensor;
+  interp::Tensor cut = value({{"x", x}}, "aten.nonzero_static.default", {T("x")},
+                             {{"size", I(1)}, {"fill_value", I(9)}})
+                           .tensor;
   EXPECT_EQ(values_of(cut), (std::vector<double>{0, 1}));
 }
 

@@ -17,8 +17,13 @@ const Input kImage = tensor("x", {"batch", "3", "h", "w"});
 OpRun conv2d(const Input& x, std::vector<std::string> weight, std::vector<Arg> params,
              std::vector<std::pair<std::string, DimDecl>> dims = {}) {
   std::vector<Arg> args = {T(x.name), T("wt"), None()};
-  for (Arg& a : params) args.push_back(std::move(a));
-  return run_op({x, tensor("wt", std::move(weight))}, "aten.conv2d.default", std::move(args), {},
+  bool padding_string = false;  // conv2d.padding takes "same" / "valid" where conv2d takes ints
+  for (Arg& a : params) {
+    padding_string |= a.kind == Arg::Kind::String;
+    args.push_back(std::move(a));
+  }
+  return run_op({x, tensor("wt", std::move(weight))},
+                padding_string ? "aten.conv2d.padding" : "aten.conv2d.default", std::move(args), {},
                 std::move(dims));
 }
 
@@ -368,11 +373,27 @@ TEST(AdaptivePool, BadOutputSize) {
 }
 
 TEST(PoolBackward, ShapeOfTheInput) {
-  OpRun r = run_op({tensor("g", {"b", "3", "4", "4"}), tensor("x", {"b", "3", "8", "8"})},
-                   "aten.max_pool2d_with_indices_backward.default",
-                   {T("g"), T("x"), I(2), I(2), I(0), I(1), B(false), T("g")});
+  const std::vector<Input> inputs = {tensor("g", {"b", "3", "4", "4"}),
+                                     tensor("x", {"b", "3", "8", "8"}),
+                                     tensor("i", {"b", "3", "4", "4"}, DType::Int64)};
+  OpRun r = run_op(inputs, "aten.max_pool2d_with_indices_backward.default",
+                   {T("g"), T("x"), I(2), I(2), I(0), I(1), B(false), T("i")});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.str(), "float32[b, 3, 8, 8]");
+  // The indices are integers shaped like grad_output, as the kernel reads them.
+  OpRun float_indices = run_op(inputs, "aten.max_pool2d_with_indices_backward.default",
+                               {T("g"), T("x"), I(2), I(2), I(0), I(1), B(false), T("g")});
+  EXPECT_TRUE(Contains(float_indices.error(), "expected integer indices of grad_output's size"))
+      << float_indices.error();
+  OpRun adaptive =
+      run_op(inputs, "aten.adaptive_max_pool2d_backward.default", {T("g"), T("x"), T("i")});
+  ASSERT_TRUE(adaptive.ok()) << adaptive.error();
+  OpRun wrong_channels =
+      run_op({tensor("g", {"b", "4", "4", "4"}), tensor("x", {"b", "3", "8", "8"}),
+              tensor("i", {"b", "4", "4", "4"}, DType::Int64)},
+             "aten.adaptive_max_pool2d_backward.default", {T("g"), T("x"), T("i")});
+  EXPECT_TRUE(Contains(wrong_channels.error(), "does not match self [b, 3, 8, 8]"))
+      << wrong_channels.error();
 }
 
 }  // namespace

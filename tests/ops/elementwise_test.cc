@@ -282,7 +282,8 @@ TEST(InPlace, KeepsSelfsShapeDtypeAndStrides) {
   EXPECT_EQ(strides_str(transposed.value()), "[1, b]");
   // A comparison in place writes bools into self's dtype.
   EXPECT_EQ(with_scalar("aten.lt_.Scalar", F32, F(0.0)), "float32[3]");
-  EXPECT_EQ(with_scalar("aten.sigmoid_.default", F16, None()), "float16[3]");
+  EXPECT_EQ(run_op({tensor("x", {"3"}, F16)}, "aten.sigmoid_.default", {T("x")}).str(),
+            "float16[3]");
 }
 
 TEST(InPlace, BroadcastingSelfIsAnError) {
