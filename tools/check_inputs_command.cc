@@ -14,14 +14,17 @@ constexpr FlagSpec kCheckInputsFlags[] = {
     {"--size", "NAME=N,N,...", "an input's sizes (or the value of a dim no input's size gives)"},
     {"--stride", "NAME=N,N,...", "an input's strides (default: contiguous)"},
     {"--dim", "NAME=MIN..MAX", "declare a dim dynamic in this range (overrides the graph's)"},
+    {"--json", "", "print one JSON document instead of text"},
 };
 
 void print_check_inputs_usage(std::ostream& os) {
   os << "usage: symshape check-inputs GRAPH.json --size NAME=N,N,... [--size ...]...\n"
-        "                             [--stride NAME=N,N,...]... [--dim NAME=MIN..MAX]...\n\n"
+        "                             [--stride NAME=N,N,...]... [--dim NAME=MIN..MAX]...\n"
+        "                             [--json]\n\n"
         "Propagates shapes, produces the guards and checks them on these concrete inputs: every\n"
         "input needs its sizes; strides default to contiguous. A dim that no input's size\n"
-        "determines (a group size W) is given as --size W=N.\n"
+        "determines (a group size W) is given as --size W=N. --json prints one JSON document:\n"
+        "accepted or not, the failing guard with its values and provenance, any error.\n"
         "Exit status: 0 when the inputs satisfy every guard, 1 when a guard fails (or on a\n"
         "shape error), 2 on bad input.\n\n"
      << format_flags(kCheckInputsFlags);
@@ -102,6 +105,23 @@ std::vector<Int> source_values(const GuardSet& set, const Graph& graph, const Li
   return values;
 }
 
+// The failing guard as --json prints it: what the text's `rejected:` line says, field by field.
+nlohmann::ordered_json failure_json(const CheckFailure& f) {
+  nlohmann::ordered_json j;
+  j["guard"] = f.text;
+  j["index"] = f.guard;
+  j["values"] = nlohmann::ordered_json::array();
+  for (const auto& [source, value] : f.values) {
+    j["values"].push_back({{"source", source}, {"value", int_json(value)}});
+  }
+  j["reason"] =
+      f.reason.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(f.reason);
+  j["where"] = f.where.str();
+  j["provenance"] = {{"node", f.where.node}, {"op", f.where.op}, {"rule", f.where.rule}};
+  j["message"] = f.str();
+  return j;
+}
+
 }  // namespace
 
 int run_check_inputs(const Args& args) {
@@ -114,14 +134,39 @@ int run_check_inputs(const Args& args) {
   Lists sizes = parse_lists(parsed, "--size");
   Lists strides = parse_lists(parsed, "--stride");
   LoadedGraph loaded = load_and_propagate(parsed.positional[0], parsed.all("--dim"));
+  const bool json = parsed.has("--json");
   if (!loaded.result.ok()) {
-    print_error(loaded.result.error);
+    if (json) {
+      // As `check --json`: the document holds the error, and nothing goes to stderr.
+      nlohmann::ordered_json doc;
+      doc["status"] =
+          loaded.result.status == Propagation::Status::ShapeError ? "shape_error" : "input_error";
+      doc["accepted"] = nullptr;
+      doc["guards"] = nullptr;
+      doc["runtime_asserts"] = nullptr;
+      doc["failure"] = nullptr;
+      doc["error"] = loaded.result.error;
+      print_json(std::cout, doc);
+    } else {
+      print_error(loaded.result.error);
+    }
     return exit_code(loaded.result.status);
   }
   GuardSet set = produce_guards(*loaded.env, graph_inputs(loaded.graph));
   std::vector<Int> values = source_values(set, loaded.graph, sizes, strides);
   GuardChecker checker(set);
   std::optional<CheckFailure> failure = checker.check(values);
+  if (json) {
+    nlohmann::ordered_json doc;
+    doc["status"] = failure ? "rejected" : "ok";
+    doc["accepted"] = !failure;
+    doc["guards"] = set.guards.size();
+    doc["runtime_asserts"] = set.runtime_asserts.size();
+    doc["failure"] = failure ? failure_json(*failure) : nlohmann::ordered_json(nullptr);
+    doc["error"] = nullptr;
+    print_json(std::cout, doc);
+    return failure ? kExitShapeError : kExitOk;
+  }
   if (failure) {
     std::cout << "rejected: " << failure->str() << "\n";
     return kExitShapeError;

@@ -179,6 +179,16 @@ void print_error(std::string_view message) {
   std::cerr << "symshape: error: " << line << std::endl;
 }
 
+void print_json(std::ostream& os, const nlohmann::ordered_json& doc) {
+  os << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+nlohmann::ordered_json int_json(const Int& v) {
+  std::optional<int64_t> small = to_int64(v);
+  if (small) return *small;
+  return to_string(v);
+}
+
 namespace {
 
 size_t edit_distance(std::string_view a, std::string_view b) {

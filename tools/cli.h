@@ -2,6 +2,9 @@
 // error reporting. Subcommands stay thin: they parse their arguments, call the library, print.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <span>
@@ -94,6 +97,13 @@ std::string quote(std::string_view text);
 
 // Prints `symshape: error: <message>` on one line to stderr.
 void print_error(std::string_view message);
+
+// Prints a `--json` document, indented by 2 and followed by a newline. A byte that is not UTF-8
+// (in a name or an expression) becomes U+FFFD, as in `guards --lang json`, so no text can make
+// the printer fail; quotes and control characters are escaped by the JSON writer.
+void print_json(std::ostream& os, const nlohmann::ordered_json& doc);
+// An integer as a JSON number when it fits in int64, else as its decimal string.
+nlohmann::ordered_json int_json(const Int& v);
 
 // ` (did you mean 'batch'?)` when one of the candidates is a few edits from name, else "".
 std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);

@@ -1,5 +1,6 @@
 // `symshape expr`: simplify, bound, prove and evaluate one integer expression or condition.
 #include <iostream>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +20,18 @@ constexpr FlagSpec kFactFlags[] = {
     {"--range", "NAME=LO..HI",
      "NAME ranges over [LO, HI] (LO may be -inf, HI inf); default 1..inf"},
     {"--assume", "COND", "assume COND holds, e.g. \"a < b\" (repeatable)"},
+    {"--json", "", "print one JSON document instead of the line"},
+};
+
+constexpr FlagSpec kEvalFlags[] = {
+    {"--json", "", "print one JSON document instead of the line"},
+};
+
+// What an action found: the line the text output prints, and for --json the same answer in
+// typed keys (bounds: lo and hi; eval: value).
+struct Answer {
+  std::string text;
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
 };
 
 struct Action {
@@ -26,22 +39,24 @@ struct Action {
   std::string_view usage;    // the arguments after `symshape expr <name>`
   std::string_view summary;  // one line for the help
   bool takes_facts;          // accepts --range and --assume
-  int (*run)(const ParsedArgs& args);
+  // Throws UsageError or Error on bad input. `input` is the first positional (standard input's
+  // text for `-`).
+  Answer (*run)(const ParsedArgs& args, const std::string& input);
 };
 
-int run_simplify(const ParsedArgs& args);
-int run_bounds(const ParsedArgs& args);
-int run_prove(const ParsedArgs& args);
-int run_eval(const ParsedArgs& args);
+Answer run_simplify(const ParsedArgs& args, const std::string& input);
+Answer run_bounds(const ParsedArgs& args, const std::string& input);
+Answer run_prove(const ParsedArgs& args, const std::string& input);
+Answer run_eval(const ParsedArgs& args, const std::string& input);
 
 constexpr Action kActions[] = {
-    {"simplify", "EXPR [--range NAME=LO..HI]... [--assume COND]...",
+    {"simplify", "EXPR [--range NAME=LO..HI]... [--assume COND]... [--json]",
      "print EXPR in simplest form under the ranges and assumptions", true, run_simplify},
-    {"bounds", "EXPR [--range NAME=LO..HI]... [--assume COND]...",
+    {"bounds", "EXPR [--range NAME=LO..HI]... [--assume COND]... [--json]",
      "print the range [LO, HI] of EXPR's values (inf / -inf when unbounded)", true, run_bounds},
-    {"prove", "COND [--range NAME=LO..HI]... [--assume COND]...",
+    {"prove", "COND [--range NAME=LO..HI]... [--assume COND]... [--json]",
      "print true, false or unknown: does COND hold at every point?", true, run_prove},
-    {"eval", "EXPR|COND [NAME=INT]...",
+    {"eval", "EXPR|COND [NAME=INT]... [--json]",
      "print the value at one point (true / false for a condition)", false, run_eval},
 };
 
@@ -65,7 +80,11 @@ void print_usage(std::ostream& out) {
   for (const Action& a : kActions) {
     out << "  " << a.name << std::string(width - a.name.size() + 2, ' ') << a.summary << "\n";
   }
-  out << "\noptions (simplify, bounds, prove):\n" << format_flags(kFactFlags);
+  out << "\noptions (simplify, bounds, prove; eval takes only --json):\n"
+      << format_flags(kFactFlags);
+  out << "\nWith --json, one JSON document: the command, the input, the status (ok or\n"
+         "input_error), the result as the line prints it (bounds adds lo and hi, eval adds\n"
+         "value) and the error or null; errors other than a flag's go in the document.\n";
   out << "\nexamples:\n"
          "  symshape expr simplify \"(4*x + 3)//4\" --range x=0..100         # x\n"
          "  symshape expr bounds \"(n*320 + 255) % 256\"                     # [63, 255]\n"
@@ -80,19 +99,21 @@ const Action* find_action(std::string_view name) {
   return nullptr;
 }
 
-// `-` stands for standard input.
-Expr parse_expr_arg(const std::string& arg) {
-  const std::string text = arg == "-" ? read_stdin() : arg;
+Expr parse_expr_text(const std::string& text) {
   Expected<Expr> e = parse_expr(text);
   if (!e) throw UsageError(parse_failure("expression", text, e.error()));
   return *e;
 }
 
-Cond parse_cond_arg(const std::string& arg, std::string_view what) {
-  const std::string text = arg == "-" ? read_stdin() : arg;
+Cond parse_cond_text(const std::string& text, std::string_view what) {
   Expected<Cond> c = parse_cond(text);
   if (!c) throw UsageError(parse_failure(what, text, c.error()));
   return *c;
+}
+
+// `-` stands for standard input.
+Cond parse_cond_arg(const std::string& arg, std::string_view what) {
+  return parse_cond_text(arg == "-" ? read_stdin() : arg, what);
 }
 
 // Symbols are dimensions ([1, inf]) unless --range says otherwise; --assume adds facts (and
@@ -124,35 +145,41 @@ Facts facts_from(const ParsedArgs& args) {
   return facts;
 }
 
-int run_simplify(const ParsedArgs& args) {
+Answer run_simplify(const ParsedArgs& args, const std::string& input) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr simplify EXPR)");
-  Expr e = parse_expr_arg(args.positional[0]);
+  Expr e = parse_expr_text(input);
   Facts facts = facts_from(args);
-  std::cout << simplify(e, facts).str() << "\n";
-  return kExitOk;
+  return {simplify(e, facts).str()};
 }
 
-int run_bounds(const ParsedArgs& args) {
+// An end of a range for --json: an integer (a string beyond int64), null when unbounded.
+nlohmann::ordered_json end_json(const std::optional<Int>& v) {
+  return v ? int_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+Answer run_bounds(const ParsedArgs& args, const std::string& input) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr bounds EXPR)");
-  Expr e = parse_expr_arg(args.positional[0]);
+  Expr e = parse_expr_text(input);
   Facts facts = facts_from(args);
   // Simplifying first lets range analysis see through cancellations such as (4*x + 3)//4.
-  std::cout << bound(simplify(e, facts), facts).str() << "\n";
-  return kExitOk;
+  ValueRange r = bound(simplify(e, facts), facts);
+  Answer a{r.str()};
+  a.fields["lo"] = end_json(r.lo());
+  a.fields["hi"] = end_json(r.hi());
+  return a;
 }
 
-int run_prove(const ParsedArgs& args) {
+Answer run_prove(const ParsedArgs& args, const std::string& input) {
   expect_positionals(args, 1, "COND (usage: symshape expr prove COND)");
-  Cond c = parse_cond_arg(args.positional[0], "condition");
+  Cond c = parse_cond_text(input, "condition");
   Facts facts = facts_from(args);
-  std::cout << to_string(prove(c, facts)) << "\n";
-  return kExitOk;
+  return {std::string(to_string(prove(c, facts)))};
 }
 
-int run_eval(const ParsedArgs& args) {
+Answer run_eval(const ParsedArgs& args, const std::string& input) {
   if (args.positional.empty())
     throw UsageError("missing EXPR (usage: symshape expr eval EXPR NAME=INT...)");
-  const std::string& text = args.positional[0];
+  const std::string& text = input;
   Bindings values;
   for (size_t i = 1; i < args.positional.size(); ++i) {
     auto [name, value] = parse_binding(args.positional[i]);
@@ -183,15 +210,20 @@ int run_eval(const ParsedArgs& args) {
   }
 
   try {
+    Answer a;
     if (e) {
-      std::cout << to_string(evaluate(*e, values)) << "\n";
+      Int v = evaluate(*e, values);
+      a.text = to_string(v);
+      a.fields["value"] = int_json(v);
     } else {
-      std::cout << (evaluate(*c, values) ? "true" : "false") << "\n";
+      bool v = evaluate(*c, values);
+      a.text = v ? "true" : "false";
+      a.fields["value"] = v;
     }
+    return a;
   } catch (const Error& err) {
     throw UsageError("cannot evaluate " + quote(text) + ": " + err.what());
   }
-  return kExitOk;
 }
 
 }  // namespace
@@ -210,14 +242,44 @@ int run_expr(const Args& args) {
     throw UsageError("unknown expr command " + quote(args[0]) +
                      " (expected simplify, bounds, prove or eval; see symshape expr --help)");
   }
-  std::span<const FlagSpec> flags;
+  std::span<const FlagSpec> flags = kEvalFlags;
   if (action->takes_facts) flags = kFactFlags;
   ParsedArgs parsed = parse_flags(Args(args.begin() + 1, args.end()), flags);
   if (parsed.help) {
     print_usage(std::cout);
     return kExitOk;
   }
-  return action->run(parsed);
+  // `-` stands for standard input, read once.
+  std::optional<std::string> input;
+  if (!parsed.positional.empty()) {
+    input = parsed.positional[0] == "-" ? read_stdin() : parsed.positional[0];
+  }
+  if (!parsed.has("--json")) {
+    std::cout << action->run(parsed, input.value_or("")).text << "\n";
+    return kExitOk;
+  }
+  // As `check --json`: the document holds the error, and nothing goes to stderr. Only a flag
+  // parse_flags refused (above) has no document.
+  nlohmann::ordered_json doc;
+  doc["command"] = std::string(action->name);
+  doc["input"] = input ? nlohmann::ordered_json(*input) : nlohmann::ordered_json(nullptr);
+  std::optional<Answer> answer;
+  std::string error;
+  try {
+    answer = action->run(parsed, input.value_or(""));
+  } catch (const UsageError& e) {
+    error = e.what();
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  doc["status"] = answer ? "ok" : "input_error";
+  doc["result"] = answer ? nlohmann::ordered_json(answer->text) : nlohmann::ordered_json(nullptr);
+  if (answer) {
+    for (const auto& [key, value] : answer->fields.items()) doc[key] = value;
+  }
+  doc["error"] = answer ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error);
+  print_json(std::cout, doc);
+  return answer ? kExitOk : kExitBadInput;
 }
 
 }  // namespace symshape::cli

@@ -20,7 +20,8 @@ void print_guards_usage(std::ostream& os) {
         "strides under which every decision made on the example sizes stays valid. Equalities\n"
         "between sources come first, then the guards nothing else implies, then each dim's\n"
         "range. When the guards contradict a declared dim's range, prints what is violated and\n"
-        "suggested fixes instead.\n"
+        "suggested fixes instead (on stderr; with --lang json, as a JSON document on stdout,\n"
+        "as is a shape error).\n"
         "Exit status: 0 ok, 1 on a shape error or a violated declaration, 2 on bad input.\n\n"
      << format_flags(kGuardsFlags);
 }
@@ -39,14 +40,37 @@ int run_guards(const Args& args) {
     throw UsageError("unknown --lang " + quote(lang) + " (expected python, verbose, cpp or json)");
   }
   LoadedGraph loaded = load_and_propagate(parsed.positional[0], parsed.all("--dim"));
+  const bool json = lang == "json";
   if (!loaded.result.ok()) {
-    print_error(loaded.result.error);
+    if (json) {
+      // As `check --json`: the document holds the error, and nothing goes to stderr.
+      nlohmann::ordered_json doc;
+      doc["status"] =
+          loaded.result.status == Propagation::Status::ShapeError ? "shape_error" : "input_error";
+      doc["problems"] = nlohmann::ordered_json::array();
+      doc["error"] = loaded.result.error;
+      print_json(std::cout, doc);
+    } else {
+      print_error(loaded.result.error);
+    }
     return exit_code(loaded.result.status);
   }
   GuardSet set = produce_guards(*loaded.env, graph_inputs(loaded.graph));
   std::vector<ConstraintProblem> problems = check_constraints(*loaded.env);
   if (!problems.empty()) {
-    std::cerr << format_constraint_problems(problems);
+    if (json) {
+      nlohmann::ordered_json doc;
+      doc["status"] = "constraint_violation";
+      doc["problems"] = nlohmann::ordered_json::array();
+      for (const ConstraintProblem& p : problems) {
+        doc["problems"].push_back({{"dim", p.dim}, {"message", p.message}, {"fixes", p.fixes}});
+      }
+      // The report the text prints to stderr, several lines.
+      doc["error"] = format_constraint_problems(problems);
+      print_json(std::cout, doc);
+    } else {
+      std::cerr << format_constraint_problems(problems);
+    }
     return kExitShapeError;
   }
   if (lang == "python") std::cout << print_python(set);

@@ -4,8 +4,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 
 #include "symshape/interp.h"
@@ -25,15 +27,18 @@ constexpr FlagSpec kRunFlags[] = {
     {"--print-values", "", "also print the values of outputs with at most 64 elements"},
     {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
     {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
+    {"--json", "", "print one JSON document instead of text"},
 };
 
 void print_run_usage(std::ostream& os) {
   os << "usage: symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]\n"
-        "                  [--world-size W] [--random-dims] [--print-values]\n\n"
+        "                  [--world-size W] [--random-dims] [--print-values]\n"
+        "                  [--inputs DIR] [--save DIR] [--json]\n\n"
         "Runs the graph in the reference interpreter on small CPU tensors. Inputs not given\n"
         "sizes and dims not given values take the graph's hints (or 8, moved into the dim's\n"
         "range); inputs and constants without a value are generated from the seed. Prints the\n"
-        "dims used, then one line per output: its dtype, shape and checksum.\n"
+        "dims used, then one line per output: its dtype, shape and checksum (--json: one JSON\n"
+        "document with the dims, the outputs, the runtime asserts' outcomes and any error).\n"
         "Exit status: 0 when the graph ran, 1 when an op failed at run time (the node is named),\n"
         "2 on bad input (the file, a flag, sizes that do not fit the graph).\n\n"
      << format_flags(kRunFlags);
@@ -116,6 +121,89 @@ void print_value(std::ostream& os, const std::string& name, const interp::RValue
   os << name << ": " << v.str() << "\n";
 }
 
+// One number of a tensor for --json: a bool or an int as such, a finite float as the number the
+// text prints (the shortest that reads back in the tensor's precision); nan, inf and complex
+// numbers as the text prints them ("nan", "-inf", "(1.0-0.5j)").
+nlohmann::ordered_json number_json(const interp::Scalar& v, DType d) {
+  switch (v.kind) {
+    case interp::Scalar::Kind::Bool: return v.i != 0;
+    case interp::Scalar::Kind::Int: return v.i;
+    case interp::Scalar::Kind::Float:
+      if (std::isfinite(v.f)) return std::stod(number_text(v, d));
+      return number_text(v, d);
+    case interp::Scalar::Kind::Complex: return number_text(v, d);
+  }
+  return nullptr;
+}
+
+// The values as nested lists, as values_text prints them.
+nlohmann::ordered_json values_json(const interp::Tensor& t) {
+  std::vector<interp::Scalar> vals = t.values();
+  size_t next = 0;
+  std::function<nlohmann::ordered_json(size_t)> level = [&](size_t dim) {
+    if (dim == t.rank()) return number_json(vals[next++], t.dtype());
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    for (int64_t k = 0; k < t.sizes()[dim]; ++k) list.push_back(level(dim + 1));
+    return list;
+  };
+  return level(0);
+}
+
+// The entries print_value prints as lines, in the same order and with the same names.
+void value_json(nlohmann::ordered_json& outputs, const std::string& name, const interp::RValue& v,
+                bool print_values) {
+  nlohmann::ordered_json e;
+  e["name"] = name;
+  switch (v.kind) {
+    case interp::RValue::Kind::Tensor: {
+      e["dtype"] = std::string(to_string(v.tensor.dtype()));
+      e["shape"] = nlohmann::ordered_json::array();
+      for (int64_t s : v.tensor.sizes()) e["shape"].push_back(s);
+      e["checksum"] = checksum_text(v.tensor);
+      if (print_values && v.tensor.numel() <= 64) e["values"] = values_json(v.tensor);
+      break;
+    }
+    case interp::RValue::Kind::List:
+      for (size_t k = 0; k < v.items.size(); ++k) {
+        value_json(outputs, name + "[" + std::to_string(k) + "]", v.items[k], print_values);
+      }
+      return;
+    case interp::RValue::Kind::Int: e["value"] = v.integer; break;
+    case interp::RValue::Kind::Bool: e["value"] = v.truth; break;
+    case interp::RValue::Kind::Float:
+      e["value"] =
+          std::isfinite(v.real) ? nlohmann::ordered_json(v.real) : nlohmann::ordered_json(v.str());
+      break;
+    case interp::RValue::Kind::None: e["value"] = nullptr; break;
+  }
+  outputs.push_back(std::move(e));
+}
+
+// aten._assert_scalar, aten._assert_async, aten._functional_assert_async, ...: the graph's
+// runtime asserts, which `run` checks as it reaches them.
+bool is_assert_node(const Node& n) {
+  return n.op == NodeOp::CallFunction && (n.target.starts_with("aten._assert_") ||
+                                          n.target.starts_with("aten._functional_assert_"));
+}
+
+// Each assert node and its outcome: "passed" (it ran and held), "failed" (the run stopped there)
+// or "not_run" (the run stopped before it).
+nlohmann::ordered_json asserts_json(const Graph& graph, const interp::RunResult& result) {
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const Node& n = graph.nodes[i];
+    if (!is_assert_node(n)) continue;
+    // An error before any op ran (the dims, the inputs) has failed_node == nodes.size().
+    const bool reached = result.ok || i <= result.failed_node;
+    const char* outcome = !reached                              ? "not_run"
+                          : result.ok || i < result.failed_node ? "passed"
+                                                                : "failed";
+    if (!result.ok && result.failed_node >= graph.nodes.size()) outcome = "not_run";
+    list.push_back({{"node", n.name}, {"target", n.target}, {"outcome", outcome}});
+  }
+  return list;
+}
+
 // A node name as a file name in DIR: refused when it could name another folder.
 std::string npy_path(const std::string& dir, const std::string& name) {
   if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
@@ -155,6 +243,28 @@ void save_outputs(const std::string& dir, const std::string& name, const interp:
   } else if (v.kind == interp::RValue::Kind::List) {
     for (size_t k = 0; k < v.items.size(); ++k)
       save_outputs(dir, name + "_" + std::to_string(k), v.items[k]);
+  }
+}
+
+// Calls emit(name, file, value) for each of the graph's outputs. The output node's argument is
+// usually a list of node references: each is named by its node (file: the name for --save).
+void for_each_output(const Graph& graph, const interp::RValue& out,
+                     const std::function<void(const std::string&, const std::string&,
+                                              const interp::RValue&)>& emit) {
+  const Node& output = graph.nodes.back();
+  if (!output.args.empty() && output.args[0].kind == Arg::Kind::List &&
+      out.kind == interp::RValue::Kind::List && out.items.size() == output.args[0].items.size()) {
+    for (size_t k = 0; k < out.items.size(); ++k) {
+      const Arg& a = output.args[0].items[k];
+      const bool named = a.kind == Arg::Kind::Node;
+      emit(named ? a.text : "output[" + std::to_string(k) + "]",
+           named ? a.text : "output_" + std::to_string(k), out.items[k]);
+    }
+  } else {
+    const std::string name = !output.args.empty() && output.args[0].kind == Arg::Kind::Node
+                                 ? output.args[0].text
+                                 : "output";
+    emit(name, name, out);
   }
 }
 
@@ -213,13 +323,39 @@ int run_run(const Args& args) {
     }
   }
   if (parsed.has("--inputs")) load_inputs(graph, parsed.all("--inputs").back(), options);
+  const bool json = parsed.has("--json");
   interp::RunResult result = interp::run(graph, options);
+
+  // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
+  // input (an argument, the dims, the inputs) exits as `check` does for it.
+  const int failure_code = result.input_error ? kExitBadInput : kExitShapeError;
+  if (json) {
+    // As `check --json`: the document holds the error, and nothing goes to stderr.
+    nlohmann::ordered_json doc;
+    doc["status"] = result.ok ? "ok" : result.input_error ? "input_error" : "runtime_error";
+    doc["dims"] = nlohmann::ordered_json::object();
+    for (const auto& [name, v] : result.dims) doc["dims"][name] = int_json(v);
+    doc["world_size"] = result.ranks.empty() ? size_t{1} : result.ranks.size();
+    doc["outputs"] = nlohmann::ordered_json::array();
+    if (result.ok) {
+      const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
+      for_each_output(
+          graph, result.output(),
+          [&](const std::string& name, const std::string& file, const interp::RValue& v) {
+            value_json(doc["outputs"], name, v, print_values);
+            if (!save_dir.empty()) save_outputs(save_dir, file, v);
+          });
+    }
+    doc["runtime_asserts"] = asserts_json(graph, result);
+    doc["error"] =
+        result.ok ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(result.error);
+    print_json(std::cout, doc);
+    return result.ok ? kExitOk : failure_code;
+  }
 
   if (!result.ok) {
     std::cerr << "symshape: error: " << result.error << "\n";
-    // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
-    // input (an argument, the dims, the inputs) exits as `check` does for it.
-    return result.input_error ? kExitBadInput : kExitShapeError;
+    return failure_code;
   }
   // Nothing goes to stdout before the run succeeded.
   if (!result.dims.empty()) {
@@ -230,28 +366,12 @@ int run_run(const Args& args) {
   if (!result.ranks.empty()) {
     std::cout << "world size: " << result.ranks.size() << " (outputs of rank 0)\n";
   }
-  const Node& output = graph.nodes.back();
-  const interp::RValue& out = result.output();
   const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
-  auto emit = [&](const std::string& name, const std::string& file, const interp::RValue& v) {
-    print_value(std::cout, name, v, print_values);
-    if (!save_dir.empty()) save_outputs(save_dir, file, v);
-  };
-  // The output node's argument is usually a list of node references: name each by its node.
-  if (!output.args.empty() && output.args[0].kind == Arg::Kind::List &&
-      out.kind == interp::RValue::Kind::List && out.items.size() == output.args[0].items.size()) {
-    for (size_t k = 0; k < out.items.size(); ++k) {
-      const Arg& a = output.args[0].items[k];
-      const bool named = a.kind == Arg::Kind::Node;
-      emit(named ? a.text : "output[" + std::to_string(k) + "]",
-           named ? a.text : "output_" + std::to_string(k), out.items[k]);
-    }
-  } else {
-    const std::string name = !output.args.empty() && output.args[0].kind == Arg::Kind::Node
-                                 ? output.args[0].text
-                                 : "output";
-    emit(name, name, out);
-  }
+  for_each_output(graph, result.output(),
+                  [&](const std::string& name, const std::string& file, const interp::RValue& v) {
+                    print_value(std::cout, name, v, print_values);
+                    if (!save_dir.empty()) save_outputs(save_dir, file, v);
+                  });
   return kExitOk;
 }
 
