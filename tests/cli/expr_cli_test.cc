@@ -67,6 +67,45 @@ TEST(ExprFactsCli, ContradictoryFactsAreAnErrorNamingThem) {
                 "[-inf, 0]");
 }
 
+// Facts that contradict each other only together, across symbols, are the same error: the
+// prover shows a fact's negation holds wherever all the facts do.
+TEST(ExprFactsCli, FactsThatContradictEachOtherAcrossSymbolsAreAnError) {
+  expect_error({"expr", "prove", "x < y", "--assume", "x < y", "--assume", "y < x"},
+               {"contradictory facts: no values of x, y satisfy --assume 'x < y', 'y < x'"});
+  expect_error(
+      {"expr", "simplify", "a", "--assume", "a < b", "--assume", "b < c", "--assume", "c < a"},
+      {"no values of a, b, c satisfy --assume 'a < b', 'b < c', 'c < a'"});
+  // Only the default range [1, inf] makes `x + y <= 1` impossible: the message says so.
+  expect_error({"expr", "bounds", "x", "--assume", "x + y <= 1"},
+               {"no values of x, y satisfy --assume 'x + y <= 1'",
+                "with x, y in the default range [1, inf]", "--range NAME=-inf..inf"});
+  expect_error({"expr", "bounds", "x", "--assume", "x + y <= 1", "--range", "x=1..5"},
+               {"with y in the default range [1, inf]"});
+  expect_error(
+      {"expr", "bounds", "x", "--assume", "x + y <= 1", "--range", "x=1..5", "--range", "y=1..3"},
+      {"'x + y <= 1' with their --range"});
+  // Over all integers: no ranges take part.
+  expect_error({"expr", "simplify", "x", "--assume", "2*x == 2*y + 1", "--range", "x=-inf..inf",
+                "--range", "y=-inf..inf"},
+               {"no values of x, y satisfy --assume '2*x == 2*y + 1'"});
+  expect_error({"expr", "simplify", "x", "--assume", "x % 2 == 0", "--assume", "x % 2 == 1"},
+               {"no values of x satisfy --assume 'x % 2 == 0', 'x % 2 == 1'"});
+  expect_error({"expr", "simplify", "x", "--assume", "1 > 2"},
+               {"contradictory facts: --assume '1 > 2' never holds"});
+}
+
+// Never a contradiction that is not one: each of these has a solution.
+TEST(ExprFactsCli, ConsistentFactsAcrossSymbolsAreNoError) {
+  expect_output({"expr", "prove", "x == y", "--assume", "x <= y", "--assume", "y <= x"}, "true");
+  expect_output({"expr", "prove", "x == 1", "--assume", "x + y <= 2"}, "true");  // x = y = 1
+  expect_output({"expr", "prove", "x <= 0", "--assume", "x + y <= 1", "--range", "x=0..5"}, "true");
+  expect_output({"expr", "prove", "a < c", "--assume", "a < b", "--assume", "b < c"}, "true");
+  expect_output({"expr", "simplify", "x", "--assume", "x*y == 1"}, "x");  // x = y = 1
+  expect_output({"expr", "simplify", "x", "--assume", "x < 1 or y < 1", "--range", "x=0..9"}, "x");
+  expect_output({"expr", "simplify", "x", "--assume", "2*x == y + 1", "--range", "x=-inf..inf"},
+                "x");
+}
+
 // ---- simplify ----
 
 TEST(ExprSimplifyCli, DropsAFractionThatTheRangeKeepsBelowOne) {
