@@ -12,5 +12,6 @@ void register_shape_passes(
     PassRegistry& r);  // shape_arith.cc: fold-shape-arith, remove-assert, ...
 void register_structure_passes(PassRegistry& r);  // structure.cc: fold-transpose-pairs, ...
 void register_rewrite_pass(PassRegistry& r);      // subgraph_rewriter.cc: rewrite
+void register_complex_passes(PassRegistry& r);    // complex.cc: complex-rewrite
 
 }  // namespace symshape::passes

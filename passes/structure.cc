@@ -199,6 +199,7 @@ void register_cleanup_passes(PassRegistry& r) {
   register_shape_passes(r);
   register_structure_passes(r);
   register_rewrite_pass(r);
+  register_complex_passes(r);
   r.add_pipeline(
       "default", "every clean-up, in an order where each leaves work for the next",
       {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
@@ -211,6 +212,10 @@ void register_cleanup_passes(PassRegistry& r) {
        "remove-contiguous", "eliminate-sym-min-int64-max", "fold-shape-arith", "remove-assert",
        "fold-transpose-pairs", "fold-view-chains", "remove-noop", "normalize-negative-slice", "cse",
        "dce", "repair-input-as-output"});
+  r.add_pipeline("complex",
+                 "complex tensors to real ones with a trailing 2, then the duplicates and dead "
+                 "nodes the rewrite leaves removed",
+                 {"complex-rewrite", "cse", "dce"});
 }
 
 }  // namespace symshape

@@ -253,7 +253,8 @@ class KernelRegistry {
 };
 
 struct RunOptions {
-  // Input tensors by placeholder name (on every rank). Inputs not given are generated.
+  // Input tensors by placeholder (or get_attr) node name, on every rank. Inputs and constants
+  // not given are generated.
   std::map<std::string, Tensor> inputs;
   // Sizes of generated inputs by placeholder name; the named dims they bind.
   std::map<std::string, std::vector<int64_t>> sizes;

@@ -232,6 +232,10 @@ class MutableGraph {
   // The node a Node argument refers to; kNoNode for other arguments.
   NodeId referent(const Arg& a) const;
   const std::vector<std::pair<std::string, DimDecl>>& dims() const { return dims_; }
+  // The graph's other top-level keys (Graph::extra): what a pass records for a runtime, such as
+  // complex-rewrite's `complex_io`.
+  const nlohmann::ordered_json& extra() const { return extra_; }
+  nlohmann::ordered_json& extra() { return extra_; }
 
   // The distinct nodes whose arguments refer to id, in graph order.
   std::vector<NodeId> users(NodeId id) const;

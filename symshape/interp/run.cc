@@ -500,7 +500,8 @@ class Runner {
 
   RValue run_node(const KernelRegistry& registry, const Node& n, size_t r) {
     switch (n.op) {
-      case NodeOp::Placeholder: {
+      case NodeOp::Placeholder:
+      case NodeOp::GetAttr: {
         auto it = options_.inputs.find(n.name);
         if (it == options_.inputs.end()) return RValue::of(generate(n, r));
         if (n.dtype && it->second.dtype() != *n.dtype) {
@@ -510,7 +511,6 @@ class Runner {
         // Every rank gets its own copy, so that an in-place op on one rank leaves the others'.
         return RValue::of(r == 0 ? it->second : it->second.clone());
       }
-      case NodeOp::GetAttr: return RValue::of(generate(n, r));
       case NodeOp::Output: {
         std::mt19937_64 rng(0);
         KernelContext ctx(graph_, n, ranks_, r, dims_, rng);

@@ -1,0 +1,152 @@
+// complex-rewrite: complex tensors become real ones with a trailing 2. Every op case runs the
+// complex graph and the rewritten one in the interpreter at three sizes of the batch and
+// compares (the PassManager's --verify-numerics, which feeds the rewritten graph the real views
+// of the same inputs), and checks that no complex value is left and no guard was added.
+#include <gtest/gtest.h>
+
+#include "pass_test_util.h"
+
+namespace symshape::pass_test {
+namespace {
+
+// Placeholders z, w: complex64 [b, 3]; r, s: float32 [b, 3]; m: complex64 [3, 3];
+// c: bool [b, 3]; q: complex64 [b, 3, 3]. One call `op`, the output.
+Graph op_graph(const std::string& target, const std::string& args, const std::string& kwargs = "") {
+  std::string json = R"({"format": "symshape-graph", "version": 1,
+ "dims": {"b": {"min": 2, "max": 64, "hint": 4}},
+ "nodes": [
+  {"name": "z", "op": "placeholder", "dtype": "complex64", "shape": ["b", 3]},
+  {"name": "w", "op": "placeholder", "dtype": "complex64", "shape": ["b", 3]},
+  {"name": "r", "op": "placeholder", "dtype": "float32", "shape": ["b", 3]},
+  {"name": "s", "op": "placeholder", "dtype": "float32", "shape": ["b", 3]},
+  {"name": "m", "op": "placeholder", "dtype": "complex64", "shape": [3, 3]},
+  {"name": "c", "op": "placeholder", "dtype": "bool", "shape": ["b", 3]},
+  {"name": "q", "op": "placeholder", "dtype": "complex64", "shape": ["b", 3, 3]},
+  {"name": "op", "op": "call_function", "target": ")" +
+                     target + R"(", "args": )" + args +
+                     (kwargs.empty() ? "" : R"(, "kwargs": )" + kwargs) + R"(},
+  {"name": "output", "op": "output", "args": [{"node": "op"}]}]})";
+  return parse_graph(json);
+}
+
+bool any_complex(const Graph& g) {
+  ShapeEnv env;
+  Propagation p = propagate(g, env);
+  for (const Value& v : p.values) {
+    if (v.is_tensor() && is_complex(v.tensor.dtype)) return true;
+    for (const Value& item : v.items)
+      if (item.is_tensor() && is_complex(item.tensor.dtype)) return true;
+  }
+  return false;
+}
+
+struct OpCase {
+  std::string name, target, args, kwargs = "";
+};
+
+void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
+
+class ComplexOps : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(ComplexOps, RewritesToRealOpsWithTheSameNumbers) {
+  const OpCase& c = GetParam();
+  const Graph input = op_graph(c.target, c.args, c.kwargs);
+  Lowered l = lower(input, {"complex-rewrite"});
+  // The hints and two more batch sizes.
+  expect_sound(input, l, 3);
+  ASSERT_TRUE(l.result.ok) << l.result.error;
+  EXPECT_EQ(l.counter("graph breaks"), 0u);
+  EXPECT_EQ(l.counter("rewritten"), 1u);
+  EXPECT_FALSE(any_complex(l.result.graph)) << write_graph(l.result.graph);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ops, ComplexOps,
+    ::testing::Values(
+        OpCase{"add", "aten.add.Tensor", R"([{"node": "z"}, {"node": "w"}])"},
+        OpCase{"add_alpha", "aten.add.Tensor", R"([{"node": "z"}, {"node": "w"}])",
+               R"({"alpha": 2})"},
+        OpCase{"sub_real", "aten.sub.Tensor", R"([{"node": "z"}, {"node": "r"}])"},
+        OpCase{"add_scalar", "aten.add.Tensor", R"([{"node": "z"}, 1.5])"},
+        OpCase{"mul", "aten.mul.Tensor", R"([{"node": "z"}, {"node": "w"}])"},
+        OpCase{"mul_real", "aten.mul.Tensor", R"([{"node": "z"}, {"node": "r"}])"},
+        OpCase{"real_mul", "aten.mul.Tensor", R"([{"node": "r"}, {"node": "z"}])"},
+        OpCase{"mul_scalar", "aten.mul.Tensor", R"([{"node": "z"}, 2.5])"},
+        OpCase{"div", "aten.div.Tensor", R"([{"node": "z"}, {"node": "w"}])"},
+        OpCase{"div_real", "aten.div.Tensor", R"([{"node": "z"}, {"node": "r"}])"},
+        OpCase{"div_scalar", "aten.div.Tensor", R"([{"node": "z"}, 4])"},
+        OpCase{"neg", "aten.neg.default", R"([{"node": "z"}])"},
+        OpCase{"conj_physical", "aten.conj_physical.default", R"([{"node": "z"}])"},
+        OpCase{"real", "aten.real.default", R"([{"node": "z"}])"},
+        OpCase{"imag", "aten.imag.default", R"([{"node": "z"}])"},
+        OpCase{"abs", "aten.abs.default", R"([{"node": "z"}])"},
+        OpCase{"angle", "aten.angle.default", R"([{"node": "z"}])"},
+        OpCase{"reciprocal", "aten.reciprocal.default", R"([{"node": "z"}])"},
+        OpCase{"exp", "aten.exp.default", R"([{"node": "z"}])"},
+        OpCase{"clone", "aten.clone.default", R"([{"node": "z"}])"},
+        OpCase{"reshape", "aten.reshape.default", R"([{"node": "z"}, [-1]])"},
+        OpCase{"view", "aten.view.default", R"([{"node": "z"}, [{"expr": "b"}, 3, 1]])"},
+        OpCase{"expand", "aten.expand.default", R"([{"node": "z"}, [2, {"expr": "b"}, 3]])"},
+        OpCase{"permute", "aten.permute.default", R"([{"node": "q"}, [2, 0, -2]])"},
+        OpCase{"transpose", "aten.transpose.int", R"([{"node": "z"}, 0, -1])"},
+        OpCase{"t", "aten.t.default", R"([{"node": "z"}])"},
+        OpCase{"unsqueeze", "aten.unsqueeze.default", R"([{"node": "z"}, -1])"},
+        OpCase{"flatten", "aten.flatten.using_ints", R"([{"node": "q"}, 1])"},
+        OpCase{"select", "aten.select.int", R"([{"node": "z"}, -1, 1])"},
+        OpCase{"slice", "aten.slice.Tensor", R"([{"node": "z"}, 1, 0, 2])"},
+        OpCase{"narrow", "aten.narrow.default", R"([{"node": "z"}, -1, 1, 2])"},
+        OpCase{"cat", "aten.cat.default", R"([[{"node": "z"}, {"node": "w"}], -1])"},
+        OpCase{"stack", "aten.stack.default", R"([[{"node": "z"}, {"node": "w"}], -1])"},
+        OpCase{"sum", "aten.sum.dim_IntList", R"([{"node": "z"}, [-1]])"},
+        OpCase{"mean_keepdim", "aten.mean.dim", R"([{"node": "z"}, [0], true])"},
+        OpCase{"sym_size_negative_dim", "aten.sym_size.int", R"([{"node": "z"}, -1])"},
+        OpCase{"mm", "aten.mm.default", R"([{"node": "m"}, {"node": "m"}])"},
+        OpCase{"bmm", "aten.bmm.default", R"([{"node": "q"}, {"node": "q"}])"},
+        OpCase{"matmul", "aten.matmul.default", R"([{"node": "z"}, {"node": "m"}])"},
+        OpCase{"to_complex", "aten._to_copy.default", R"([{"node": "r"}])",
+               R"({"dtype": {"dtype": "complex64"}})"},
+        OpCase{"polar", "aten.polar.default", R"([{"node": "r"}, {"node": "s"}])"},
+        OpCase{"complex", "aten.complex.default", R"([{"node": "r"}, {"node": "s"}])"},
+        OpCase{"where", "aten.where.self", R"([{"node": "c"}, {"node": "z"}, {"node": "w"}])"}),
+    [](const ::testing::TestParamInfo<OpCase>& info) { return info.param.name; });
+
+// The motivating case: Llama's rotary embedding on a dynamic batch and sequence.
+TEST(ComplexRewrite, RotaryEmbeddingLowersWithNoComplexLeft) {
+  const Graph input = load_graph("complex_rewrite");
+  Lowered l = lower(input, {"complex-rewrite"});
+  expect_sound(input, l, 5);
+  expect_golden_graph("complex_rewrite", l.result.graph);
+  const Graph& out = l.result.graph;
+  EXPECT_FALSE(any_complex(out));
+  EXPECT_EQ(l.counter("graph breaks"), 0u);
+  EXPECT_FALSE(has_node(out, "freqs"));
+  ASSERT_TRUE(has_node(out, "freqs_unpacked_complex"));
+  EXPECT_EQ(out.find("freqs_unpacked_complex")->dtype, DType::Float32);
+  // The runtime learns which inputs and outputs were complex.
+  ASSERT_TRUE(out.extra.contains("complex_io"));
+  EXPECT_EQ(out.extra["complex_io"]["inputs"][0]["original"], "freqs");
+  EXPECT_EQ(out.extra["complex_io"]["outputs"], nlohmann::ordered_json::parse("[2]"));
+}
+
+// An op without a real form stays on complex values rebuilt around it, and is reported.
+TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
+  const Graph input = op_graph("aten.sin.default", R"([{"node": "z"}])");
+  Lowered l = lower(input, {"complex-rewrite"});
+  expect_sound(input, l, 3);
+  EXPECT_EQ(l.counter("graph breaks"), 1u);
+  EXPECT_EQ(l.counter("graph break: sin"), 1u);
+  const Graph& out = l.result.graph;
+  EXPECT_EQ(count_target(out, "aten.view_as_complex.default"), 1u);
+  EXPECT_EQ(count_target(out, "aten.view_as_real.default"), 1u);
+}
+
+TEST(ComplexRewrite, RefusesAnInPlaceWriteIntoAComplexTensor) {
+  const Graph input = op_graph("aten.mul_.Tensor", R"([{"node": "z"}, {"node": "w"}])");
+  Lowered l = lower(input, {"complex-rewrite"}, false);
+  EXPECT_FALSE(l.result.ok);
+  EXPECT_NE(l.result.error.find("writes in place into a complex tensor"), std::string::npos)
+      << l.result.error;
+}
+
+}  // namespace
+}  // namespace symshape::pass_test
