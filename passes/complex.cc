@@ -645,7 +645,14 @@ void register_complex_passes(PassRegistry& r) {
   r.add(std::make_unique<FunctionPass>(
       FunctionPass::Info{"complex-rewrite",
                          "complex tensors become real ones with a trailing dim of 2 (real, "
-                         "imaginary); ops without a real form stay complex and are reported"},
+                         "imaginary); ops without a real form stay complex and are reported",
+                         {},
+                         false,
+                         // A complex product is rounded real products and a rounded sum in
+                         // float32 where the interpreter's complex64 kernel rounds once: on
+                         // examples/llama_attention.json (rotary embedding, then attention over
+                         // 256 features) the outputs differ by up to 1.4e-4, relative.
+                         3e-4},
       complex_rewrite));
 }
 

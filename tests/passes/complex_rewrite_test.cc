@@ -128,6 +128,20 @@ TEST(ComplexRewrite, RotaryEmbeddingLowersWithNoComplexLeft) {
   EXPECT_EQ(out.extra["complex_io"]["outputs"], nlohmann::ordered_json::parse("[2]"));
 }
 
+// examples/llama_attention.json: rotary embedding, attention and output projection with a
+// dynamic batch and sequence, through the `complex` pipeline.
+TEST(ComplexRewrite, LlamaAttentionExampleLowersWithNoComplexLeft) {
+  Expected<Graph> input =
+      read_graph_file((source_dir() / "examples/llama_attention.json").string());
+  ASSERT_TRUE(input.ok()) << input.error();
+  Lowered l = lower(*input, {"complex-rewrite", "cse", "dce"});
+  expect_sound(*input, l, 5);
+  EXPECT_FALSE(any_complex(l.result.graph));
+  EXPECT_EQ(l.counter("graph breaks"), 0u);
+  EXPECT_EQ(count_target(l.result.graph, "aten.view_as_complex.default"), 0u);
+  EXPECT_EQ(count_target(l.result.graph, "aten.view_as_real.default"), 0u);
+}
+
 // An op without a real form stays on complex values rebuilt around it, and is reported.
 TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
   const Graph input = op_graph("aten.sin.default", R"([{"node": "z"}])");
