@@ -4,6 +4,7 @@
 // around it (view_as_complex before, view_as_real after) and reported as a graph break, never
 // computed wrongly. Symbolic sizes pass through unchanged: the real view of [b, s, h] is
 // [b, s, h, 2].
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -27,9 +28,46 @@ bool holds_complex(const Value& v) {
   return false;
 }
 
+// Full: every complex value (complex-rewrite). Collectives: only collectives and the ops that
+// move bytes between them (complex-collectives); the rest of the graph stays complex.
+enum class Mode { Full, Collectives };
+
+// Ops that only move or re-label bytes: lowered in both modes.
+bool moves_bytes(std::string_view op) {
+  static const std::set<std::string_view> kOps = {"view",
+                                                  "reshape",
+                                                  "_unsafe_view",
+                                                  "expand",
+                                                  "permute",
+                                                  "transpose",
+                                                  "t",
+                                                  "unsqueeze",
+                                                  "squeeze",
+                                                  "flatten",
+                                                  "select",
+                                                  "slice",
+                                                  "narrow",
+                                                  "cat",
+                                                  "stack",
+                                                  "clone",
+                                                  "contiguous",
+                                                  "detach",
+                                                  "alias",
+                                                  "view_as_real",
+                                                  "view_as_complex",
+                                                  "resolve_conj",
+                                                  "resolve_neg",
+                                                  "lift_fresh_copy"};
+  return kOps.count(op) > 0;
+}
+
+bool is_getitem(std::string_view target) {
+  return target == "operator.getitem" || target == "_operator.getitem";
+}
+
 class Rewriter {
  public:
-  explicit Rewriter(PassContext& ctx) : ctx_(ctx), g_(ctx.graph()) {}
+  Rewriter(PassContext& ctx, Mode mode) : ctx_(ctx), g_(ctx.graph()), mode_(mode) {}
 
   void run() {
     for (NodeId id : g_.order()) {
@@ -39,16 +77,27 @@ class Rewriter {
         case NodeOp::Placeholder:
         case NodeOp::GetAttr:
           if (!complex_tensor(g_.value(id))) break;
-          if (n.value.is_null()) {
+          if (mode_ == Mode::Full && n.value.is_null()) {
             unpack_input(id);
-          } else {
-            keep_complex(id);  // a constant with its values inline stays as written
+            break;
+          }
+          kept_.insert(id);           // stays complex; a real view is made where one is needed
+          if (mode_ == Mode::Full) {  // a constant with its values inline stays as written
+            ctx_.count("graph breaks");
+            ctx_.count("graph break: get_attr");
           }
           break;
         case NodeOp::CallFunction:
           if (touches_complex(id)) rewrite(id);
           break;
-        case NodeOp::Output: rewrite_output(id); break;
+        case NodeOp::Output:
+          if (mode_ == Mode::Full) {
+            rewrite_output(id);
+          } else {
+            pos_ = id;
+            rebuild_complex_args(id);
+          }
+          break;
       }
     }
     // The complex nodes are unused now: their users read the real views.
@@ -174,12 +223,20 @@ class Rewriter {
     return call("aten.stack.default", {Arg::list({ref(re), ref(im)}), num(-1)});
   }
 
-  // The real view of a complex node (rewritten earlier in the order).
+  // The real view of a complex node: the one its lowering made, else (a node kept complex)
+  // view_as_real of it, made before the node being rewritten and shared by later ones.
   NodeId real(NodeId complex) {
     auto it = real_.find(complex);
-    if (it == real_.end())
-      throw PassError("complex-rewrite", g_.node(complex).name, "no real view");
-    return it->second;
+    if (it != real_.end()) return it->second;
+    if (!kept_.count(complex) || !complex_tensor(g_.value(complex)))
+      throw PassError(std::string(pass_name()), g_.node(complex).name, "internal: no real view");
+    NodeId view = call("aten.view_as_real.default", {ref(complex)});
+    ctx_.count("views inserted");
+    real_[complex] = view;
+    return view;
+  }
+  std::string_view pass_name() const {
+    return mode_ == Mode::Full ? "complex-rewrite" : "complex-collectives";
   }
 
   // ---- inputs and outputs ----
@@ -222,6 +279,7 @@ class Rewriter {
   }
 
   void rewrite_output(NodeId id) {
+    pos_ = id;
     Node out = g_.node(id);
     if (out.args.empty()) return;
     auto swap = [&](Arg& a, size_t index) {
@@ -261,9 +319,20 @@ class Rewriter {
     const std::string_view op = op_name(n.target);
     std::optional<NodeId> result;
     created_.clear();
-    if (n.target.starts_with("aten.")) {
+    const bool collective = is_collective(n);
+    const bool aten = n.target.starts_with("aten.");
+    const bool wanted = mode_ == Mode::Full
+                            ? aten || collective || is_getitem(n.target)
+                            : collective || is_getitem(n.target) || (aten && moves_bytes(op));
+    if (wanted) {
       try {
-        result = lower(id, bind(id), op);
+        if (collective) {
+          result = lower_collective(id);
+        } else if (is_getitem(n.target)) {
+          result = lower_getitem(id);
+        } else {
+          result = lower(id, bind(id), op);
+        }
       } catch (const PassError&) {
         throw;
       } catch (const Error&) {
@@ -277,7 +346,7 @@ class Rewriter {
       return keep_complex(id);
     }
     const Value& v = g_.value(id);
-    if (complex_tensor(v)) {
+    if (holds_complex(v)) {
       real_[id] = *result;
       complex_nodes_.push_back(id);
     } else {
@@ -291,6 +360,18 @@ class Rewriter {
   // An op with no real form here: it runs on complex values rebuilt from the real views, and
   // its complex result gets a real view for the nodes after it.
   void keep_complex(NodeId id) {
+    const std::string target = g_.node(id).target;
+    rebuild_complex_args(id);
+    kept_.insert(id);
+    if (mode_ == Mode::Full) {
+      ctx_.count("graph breaks");
+      ctx_.count("graph break: " + std::string(op_name(target)));
+    }
+  }
+
+  // Makes node id read complex values rebuilt from the real views where its complex arguments
+  // were lowered.
+  void rebuild_complex_args(NodeId id) {
     Node n = g_.node(id);
     bool changed = false;
     auto rebuild = [&](Arg& a) {
@@ -301,6 +382,7 @@ class Rewriter {
         pos_ = id;
         it = rebuilt_.insert_or_assign(r, call("aten.view_as_complex.default", {ref(real(r))}))
                  .first;
+        ctx_.count("views inserted");
       }
       a = ref(it->second);
       changed = true;
@@ -314,14 +396,6 @@ class Rewriter {
       for (Arg& item : a.items) rebuild(item);
     }
     if (changed) g_.set_args(id, n.args, n.kwargs);
-    kept_.insert(id);
-    if (complex_tensor(g_.value(id))) {
-      NodeId next = g_.next(id);
-      pos_ = next;
-      real_[id] = call("aten.view_as_real.default", {ref(id)});
-    }
-    ctx_.count("graph breaks");
-    ctx_.count("graph break: " + std::string(op_name(n.target)));
   }
 
   // The real form of node id (bound to its signature), or nullopt when there is none here.
@@ -489,6 +563,43 @@ class Rewriter {
     return std::nullopt;
   }
 
+  // A collective on complex values runs on their real views: the bytes are the same, dim 0
+  // (where gathers and scatters work) is the same, and sum and avg reduce each part alone
+  // (the rules refuse max, min and products on complex tensors).
+  std::optional<NodeId> lower_collective(NodeId id) {
+    Node n = g_.node(id);
+    bool changed = false;
+    auto swap = [&](Arg& a) {
+      NodeId r = g_.referent(a);
+      if (r == kNoNode || !complex_tensor(g_.value(r))) return;
+      a = ref(real(r));
+      changed = true;
+    };
+    for (Arg& a : n.args) {
+      swap(a);
+      for (Arg& item : a.items) swap(item);
+    }
+    for (auto& [k, a] : n.kwargs) {
+      swap(a);
+      for (Arg& item : a.items) swap(item);
+    }
+    if (!changed) return std::nullopt;
+    ctx_.count("collectives lowered");
+    return call(n.target, n.args, n.kwargs);
+  }
+
+  // getitem of a list of complex tensors that was lowered (a coalesced collective's result).
+  std::optional<NodeId> lower_getitem(NodeId id) {
+    const Node& n = g_.node(id);
+    if (n.args.size() != 2) return std::nullopt;
+    NodeId list = g_.referent(n.args[0]);
+    auto it = real_.find(list);
+    if (list == kNoNode || it == real_.end()) return std::nullopt;
+    const std::string target = n.target;
+    const Arg index = n.args[1];
+    return call(target, {ref(it->second), index});
+  }
+
   // Ops whose self is real (or absent) but which make or read complex values: complex casts,
   // polar, complex, real * complex, cat/stack (the list is `tensors`).
   std::optional<NodeId> lower_real_self(NodeId id, const BoundArgs& b, std::string_view op) {
@@ -630,14 +741,35 @@ class Rewriter {
   NodeId pos_ = kNoNode;
   std::unordered_map<NodeId, NodeId> real_;     // complex node -> its real view
   std::unordered_map<NodeId, NodeId> rebuilt_;  // complex node -> view_as_complex of its view
-  std::vector<NodeId> complex_nodes_;           // to erase once unused, in order
-  std::unordered_set<NodeId> kept_;             // ops kept on complex values (graph breaks)
-  std::vector<NodeId> created_;                 // the nodes the current lowering made
+  Mode mode_;
+  std::vector<NodeId> complex_nodes_;  // to erase once unused, in order
+  std::unordered_set<NodeId> kept_;    // ops kept on complex values (graph breaks)
+  std::vector<NodeId> created_;        // the nodes the current lowering made
   nlohmann::ordered_json io_inputs_ = nlohmann::ordered_json::array();
   nlohmann::ordered_json io_outputs_ = nlohmann::ordered_json::array();
 };
 
-void complex_rewrite(PassContext& ctx) { Rewriter(ctx).run(); }
+void complex_rewrite(PassContext& ctx) { Rewriter(ctx, Mode::Full).run(); }
+
+// view_as_real and view_as_complex nodes in the graph.
+size_t count_views(const MutableGraph& g) {
+  size_t n = 0;
+  for (NodeId id : g.order()) {
+    const std::string_view op = op_name(g.node(id).target);
+    n += op == "view_as_real" || op == "view_as_complex";
+  }
+  return n;
+}
+
+void complex_collectives(PassContext& ctx) {
+  const size_t before = count_views(ctx.graph());
+  Rewriter(ctx, Mode::Collectives).run();
+  const size_t after = count_views(ctx.graph());
+  const auto inserted = ctx.counters().find("views inserted");
+  const size_t added = inserted == ctx.counters().end() ? 0 : inserted->second;
+  // The views the graph had, or that the pass inserted, and that are gone.
+  ctx.count("views cancelled", before + added - after);
+}
 
 }  // namespace
 
@@ -654,6 +786,11 @@ void register_complex_passes(PassRegistry& r) {
                          // 256 features) the outputs differ by up to 1.4e-4, relative.
                          3e-4},
       complex_rewrite));
+  r.add(std::make_unique<FunctionPass>(
+      FunctionPass::Info{"complex-collectives",
+                         "collectives on complex tensors (and the byte-moving ops between them) "
+                         "run on real views, for collective libraries without a complex dtype"},
+      complex_collectives));
 }
 
 }  // namespace symshape::passes

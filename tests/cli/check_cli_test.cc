@@ -98,6 +98,7 @@ const std::vector<std::pair<std::string, std::vector<std::string>>> kDimOverride
     {"llama_attention", {"--dim", "batch=2..16", "--dim", "seq=128..2048"}},
     {"mlp", {"--dim", "batch=2..16"}},
     {"resnet_block", {"--dim", "batch=2..16", "--dim=h=100..200"}},
+    {"tp_complex", {"--dim", "batch=2..16", "--dim", "W=2..8"}},
     {"tp_mlp", {"--dim", "batch=2..16", "--dim", "W=2..8"}},
     {"transformer_mlp", {"--dim", "batch=2..16", "--dim", "seq=1..512"}},
 };

@@ -154,6 +154,71 @@ TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
   EXPECT_EQ(count_target(out, "aten.view_as_real.default"), 1u);
 }
 
+Graph example(const std::string& name) {
+  Expected<Graph> g = read_graph_file((source_dir() / "examples" / name).string());
+  if (!g) throw std::runtime_error(g.error());
+  return *g;
+}
+
+// The tensor-parallel block: all_gather, two views, a complex multiply, reduce_scatter and a
+// broadcast, with symbolic batch, shard and group size.
+TEST(ComplexCollectives, RunsTheCollectivesOnRealViewsWithOnePairAroundTheCompute) {
+  const Graph input = example("tp_complex.json");
+  Lowered l = lower(input, {"complex-collectives"});
+  expect_sound(input, l, 7);  // the hints and two more values of each of three dims
+  EXPECT_EQ(l.counter("collectives lowered"), 6u);  // three collectives and their waits
+  // view_as_real of x, then view_as_complex / view_as_real around the multiply, then
+  // view_as_complex for the output: one pair per stretch of collectives, not one per op.
+  EXPECT_EQ(l.counter("views inserted"), 4u);
+  EXPECT_EQ(l.counter("views cancelled"), 0u);
+  const Graph& out = l.result.graph;
+  EXPECT_EQ(count_target(out, "aten.view_as_real.default"), 2u);
+  EXPECT_EQ(count_target(out, "aten.view_as_complex.default"), 2u);
+  ShapeEnv env;
+  Propagation p = propagate(out, env);
+  ASSERT_TRUE(p.ok()) << p.error;
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    const Node& n = out.nodes[i];
+    if (n.target.find("c10d_functional") == std::string::npos) continue;
+    EXPECT_EQ(p.values[i].tensor.dtype, DType::Float32) << n.name << " is still complex";
+  }
+}
+
+// A graph that already wraps each collective in its own pair of views (as a per-op lowering
+// would) keeps one pair for the whole chain.
+TEST(ComplexCollectives, CancelsThePairsBetweenChainedCollectives) {
+  const Graph input = parse_graph(R"({"format": "symshape-graph", "version": 1,
+ "dims": {"n": {"min": 1, "max": 64, "hint": 4}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "complex64", "shape": ["n", 8]},
+  {"name": "r1", "op": "call_function", "target": "aten.view_as_real.default", "args": [{"node": "x"}]},
+  {"name": "ag", "op": "call_function", "target": "_c10d_functional.all_gather_into_tensor.default", "args": [{"node": "r1"}, 2, "tp"]},
+  {"name": "w1", "op": "call_function", "target": "_c10d_functional.wait_tensor.default", "args": [{"node": "ag"}]},
+  {"name": "c1", "op": "call_function", "target": "aten.view_as_complex.default", "args": [{"node": "w1"}]},
+  {"name": "r2", "op": "call_function", "target": "aten.view_as_real.default", "args": [{"node": "c1"}]},
+  {"name": "rs", "op": "call_function", "target": "_c10d_functional.reduce_scatter_tensor.default", "args": [{"node": "r2"}, "sum", 2, "tp"]},
+  {"name": "w2", "op": "call_function", "target": "_c10d_functional.wait_tensor.default", "args": [{"node": "rs"}]},
+  {"name": "c2", "op": "call_function", "target": "aten.view_as_complex.default", "args": [{"node": "w2"}]},
+  {"name": "output", "op": "output", "args": [{"node": "c2"}]}]})");
+  Lowered l = lower(input, {"complex-collectives", "dce"});
+  expect_sound(input, l, 3);
+  // x's view and the output's are the chain's one pair; the four written views are gone.
+  EXPECT_EQ(l.counter("views inserted"), 2u);
+  EXPECT_EQ(l.counter("views cancelled"), 4u);
+  const Graph& out = l.result.graph;
+  EXPECT_EQ(count_target(out, "aten.view_as_real.default"), 1u);
+  EXPECT_EQ(count_target(out, "aten.view_as_complex.default"), 1u);
+}
+
+TEST(ComplexRewrite, TensorParallelBlockLowersToRealCollectives) {
+  const Graph input = example("tp_complex.json");
+  Lowered l = lower(input, {"complex-rewrite"});
+  expect_sound(input, l, 7);
+  EXPECT_FALSE(any_complex(l.result.graph));
+  EXPECT_EQ(l.counter("collectives lowered"), 6u);
+  EXPECT_EQ(l.counter("graph breaks"), 0u);
+}
+
 TEST(ComplexRewrite, RefusesAnInPlaceWriteIntoAComplexTensor) {
   const Graph input = op_graph("aten.mul_.Tensor", R"([{"node": "z"}, {"node": "w"}])");
   Lowered l = lower(input, {"complex-rewrite"}, false);
