@@ -159,4 +159,10 @@ inline CliResult run_cli(const std::vector<std::string>& args, std::string_view 
   return run_program(cli_path(), args, stdin_text);
 }
 
+// A run's exit, signal and output, for a failure message.
+inline std::string result_text(const CliResult& r) {
+  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\nstdout:\n" + r.out + "stderr:\n" + r.err;
+}
+
 }  // namespace symshape::cli_test
