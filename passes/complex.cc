@@ -65,6 +65,17 @@ bool is_getitem(std::string_view target) {
   return target == "operator.getitem" || target == "_operator.getitem";
 }
 
+// Calls f on every argument of n and on every item of a list argument, keywords included.
+template <class F>
+void for_each_argument(Node& n, F&& f) {
+  auto visit = [&](Arg& a) {
+    f(a);
+    for (Arg& item : a.items) f(item);
+  };
+  for (Arg& a : n.args) visit(a);
+  for (auto& [key, a] : n.kwargs) visit(a);
+}
+
 class Rewriter {
  public:
   Rewriter(PassContext& ctx, Mode mode) : ctx_(ctx), g_(ctx.graph()), mode_(mode) {}
@@ -126,17 +137,7 @@ class Rewriter {
     return bind_arguments(g_.node(id), SchemaTable::instance().overloads(g_.node(id).target),
                           [&](const Arg& a) {
                             NodeId r = g_.referent(a);
-                            if (r == kNoNode) return ArgClass::Other;
-                            const Value& v = g_.value(r);
-                            switch (v.kind) {
-                              case Value::Kind::None: return ArgClass::None;
-                              case Value::Kind::Tensor: return ArgClass::Tensor;
-                              case Value::Kind::Int: return ArgClass::Int;
-                              case Value::Kind::Float: return ArgClass::Float;
-                              case Value::Kind::Bool: return ArgClass::Bool;
-                              case Value::Kind::List: return ArgClass::Sequence;
-                            }
-                            return ArgClass::Other;
+                            return r == kNoNode ? ArgClass::Other : arg_class_of(g_.value(r));
                           });
   }
 
@@ -387,14 +388,7 @@ class Rewriter {
       a = ref(it->second);
       changed = true;
     };
-    for (Arg& a : n.args) {
-      rebuild(a);
-      for (Arg& item : a.items) rebuild(item);
-    }
-    for (auto& [k, a] : n.kwargs) {
-      rebuild(a);
-      for (Arg& item : a.items) rebuild(item);
-    }
+    for_each_argument(n, rebuild);
     if (changed) g_.set_args(id, n.args, n.kwargs);
   }
 
@@ -575,14 +569,7 @@ class Rewriter {
       a = ref(real(r));
       changed = true;
     };
-    for (Arg& a : n.args) {
-      swap(a);
-      for (Arg& item : a.items) swap(item);
-    }
-    for (auto& [k, a] : n.kwargs) {
-      swap(a);
-      for (Arg& item : a.items) swap(item);
-    }
+    for_each_argument(n, swap);
     if (!changed) return std::nullopt;
     ctx_.count("collectives lowered");
     return call(n.target, n.args, n.kwargs);

@@ -130,6 +130,21 @@ enum class ArgClass {
 };
 using ArgClassifier = std::function<ArgClass(const Arg&)>;
 
+// The class of a value whose Kind is one of None, Tensor, Int, Float, Bool, List (the shape
+// rules' Value and the interpreter's RValue alike).
+template <class V>
+ArgClass arg_class_of(const V& v) {
+  switch (v.kind) {
+    case V::Kind::None: return ArgClass::None;
+    case V::Kind::Tensor: return ArgClass::Tensor;
+    case V::Kind::Int: return ArgClass::Int;
+    case V::Kind::Float: return ArgClass::Float;
+    case V::Kind::Bool: return ArgClass::Bool;
+    case V::Kind::List: return ArgClass::Sequence;
+  }
+  return ArgClass::Other;
+}
+
 // A call's arguments bound to one overload's parameters.
 class BoundArgs {
  public:

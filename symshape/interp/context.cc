@@ -17,17 +17,7 @@ void KernelContext::bad_input(const std::string& message) const {
 
 const BoundArgs& KernelContext::bound() const {
   if (!bound_) {
-    auto classify = [&](const Arg& a) {
-      switch (value_of(a).kind) {
-        case RValue::Kind::None: return ArgClass::None;
-        case RValue::Kind::Tensor: return ArgClass::Tensor;
-        case RValue::Kind::Int: return ArgClass::Int;
-        case RValue::Kind::Float: return ArgClass::Float;
-        case RValue::Kind::Bool: return ArgClass::Bool;
-        case RValue::Kind::List: return ArgClass::Sequence;
-      }
-      return ArgClass::Other;
-    };
+    auto classify = [&](const Arg& a) { return arg_class_of(value_of(a)); };
     try {
       bound_ = detail::bind_call(node_, classify);
     } catch (const Error& e) {

@@ -26,16 +26,7 @@ const BoundArgs& OpContext::bound() const {
   if (!bound_) {
     auto classify = [&](const Arg& a) {
       const Value* v = values_(a.text);
-      if (!v) return ArgClass::Other;
-      switch (v->kind) {
-        case Value::Kind::None: return ArgClass::None;
-        case Value::Kind::Tensor: return ArgClass::Tensor;
-        case Value::Kind::Int: return ArgClass::Int;
-        case Value::Kind::Float: return ArgClass::Float;
-        case Value::Kind::Bool: return ArgClass::Bool;
-        case Value::Kind::List: return ArgClass::Sequence;
-      }
-      return ArgClass::Other;
+      return v ? arg_class_of(*v) : ArgClass::Other;
     };
     try {
       bound_ = detail::bind_call(node_, classify);

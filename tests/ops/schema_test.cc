@@ -224,19 +224,17 @@ TEST(BindArguments, PropagationReportsAMisfitCallAsBadInput) {
   EXPECT_TRUE(Contains(r.error(), "has no argument 'dims'")) << r.error();
 }
 
-// A rule that reads a parameter none of its op's signatures has is a bug, reported as one.
-TEST(BindArguments, ARuleReadingAnUndeclaredNameFailsLoudly) {
-  OpRegistry ops = OpRegistry::instance();
-  ops.add("aten.relu", [](OpContext& ctx) { return Value::of(ctx.tensor("input")); });
+// Propagates placeholder x (dtype, shape), then `op` (named op), the output, under `ops`.
+Propagation propagate_with(const OpRegistry& ops, DType dtype, std::vector<Expr> shape, Node op) {
   Graph g;
   Node x;
   x.name = "x";
   x.op = NodeOp::Placeholder;
   x.target = "x";
-  x.dtype = DType::Float32;
-  x.shape = std::vector<Expr>{Expr(3)};
+  x.dtype = dtype;
+  x.shape = std::move(shape);
   g.nodes.push_back(x);
-  g.nodes.push_back(call("aten.relu.default", {Arg::node("x")}));
+  g.nodes.push_back(std::move(op));
   Node out;
   out.name = "output";
   out.op = NodeOp::Output;
@@ -246,7 +244,15 @@ TEST(BindArguments, ARuleReadingAnUndeclaredNameFailsLoudly) {
   ShapeEnv env;
   PropagateOptions options;
   options.registry = &ops;
-  Propagation p = propagate(g, env, options);
+  return propagate(g, env, options);
+}
+
+// A rule that reads a parameter none of its op's signatures has is a bug, reported as one.
+TEST(BindArguments, ARuleReadingAnUndeclaredNameFailsLoudly) {
+  OpRegistry ops = OpRegistry::instance();
+  ops.add("aten.relu", [](OpContext& ctx) { return Value::of(ctx.tensor("input")); });
+  Propagation p =
+      propagate_with(ops, DType::Float32, {Expr(3)}, call("aten.relu.default", {Arg::node("x")}));
   EXPECT_NE(p.status, Propagation::Status::Ok);
   EXPECT_TRUE(Contains(p.error, "reads an argument 'input', which none of its signatures has"))
       << p.error;
@@ -278,25 +284,8 @@ TEST(SchemaTable, DefinesACustomOpThatRulesReadByName) {
                             {{{"factor", F(0.5)}}, true},
                             {{{"factor", S("big")}}, false},
                             {{{"scale", F(0.5)}}, false}}) {
-    Graph g;
-    Node x;
-    x.name = "x";
-    x.op = NodeOp::Placeholder;
-    x.target = "x";
-    x.dtype = DType::Float16;
-    x.shape = std::vector<Expr>{parse_expr("n").value(), Expr(4)};
-    g.nodes.push_back(x);
-    g.nodes.push_back(call("mylib.scale", {Arg::node("x")}, kwargs));
-    Node out;
-    out.name = "output";
-    out.op = NodeOp::Output;
-    out.target = "output";
-    out.args = {Arg::node("op")};
-    g.nodes.push_back(out);
-    ShapeEnv env;
-    PropagateOptions options;
-    options.registry = &ops;
-    Propagation p = propagate(g, env, options);
+    Propagation p = propagate_with(ops, DType::Float16, {parse_expr("n").value(), Expr(4)},
+                                   call("mylib.scale", {Arg::node("x")}, kwargs));
     EXPECT_EQ(p.ok(), ok) << p.error;
     if (ok) {
       EXPECT_EQ(p.values[1].str(), "float16[n, 4]");
