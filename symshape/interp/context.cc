@@ -40,13 +40,8 @@ const Arg* KernelContext::arg(std::string_view name) const {
 
 namespace {
 
-// "argument 'dim' (position 1)": where the call passes it, for a positional parameter.
 std::string arg_label(const std::optional<BoundArgs>& bound, std::string_view name) {
-  std::string label = "argument '" + std::string(name) + "'";
-  const OpSchema* s = bound ? bound->schema() : nullptr;
-  auto i = s ? s->position(name) : std::nullopt;
-  if (i && !s->params[*i].kwarg_only) label += " (position " + std::to_string(*i) + ")";
-  return label;
+  return detail::argument_label(bound ? bound->schema() : nullptr, name);
 }
 
 // An argument's value as seen on one rank.

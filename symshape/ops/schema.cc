@@ -612,6 +612,13 @@ BoundArgs bind_arguments(const Node& node, const std::vector<const OpSchema*>& o
 
 namespace symshape::detail {
 
+std::string argument_label(const OpSchema* schema, std::string_view name) {
+  std::string label = "argument '" + std::string(name) + "'";
+  auto i = schema ? schema->position(name) : std::nullopt;
+  if (i && !schema->params[*i].kwarg_only) label += " (position " + std::to_string(*i) + ")";
+  return label;
+}
+
 BoundArgs bind_call(const Node& node, const ArgClassifier& classify) {
   return bind_arguments(node, SchemaTable::instance().overloads(node.target), classify);
 }
