@@ -445,6 +445,24 @@ class Rewriter {
       NodeId re = times(ea, "cos", ai);
       return join(re, times(ea, "sin", ai));
     }
+    if (op == "log") {  // log|z| + i arg(z), arg in (-pi, pi]
+      NodeId ar = pick(rz, 0), ai = pick(rz, 1);
+      NodeId re = call("aten.log.default", {ref(binary("hypot", ar, ai))});
+      return stack(re, binary("atan2", ai, ar));
+    }
+    if (op == "sqrt" || (op == "pow" && b.declares("exponent") && is_number(b.get("exponent")) &&
+                         b.get("exponent")->kind != Arg::Kind::Bool)) {
+      // z**p = |z|**p (cos(p arg z) + i sin(p arg z)), the principal branch; sqrt is p = 1/2.
+      Arg p;
+      p.kind = Arg::Kind::Float;
+      p.real = 0.5;
+      if (op == "pow") p = *b.get("exponent");
+      NodeId ar = pick(rz, 0), ai = pick(rz, 1);
+      NodeId r = call("aten.pow.Tensor_Scalar", {ref(binary("hypot", ar, ai)), p});
+      NodeId phi = call("aten.mul.Tensor", {ref(binary("atan2", ai, ar)), p});
+      NodeId re = times(r, "cos", phi);
+      return stack(re, times(r, "sin", phi));
+    }
     if (op == "view" || op == "reshape" || op == "_unsafe_view" || op == "expand") {
       if (op == "view" && b.schema()->overload == "dtype") return std::nullopt;
       const Arg* sizes = b.get(b.declares("shape") ? "shape" : "size");
@@ -715,6 +733,15 @@ class Rewriter {
       NodeId ar = pick(ra, 0), ai = pick(ra, 1);
       NodeId rb = real(c);
       NodeId br = pick(rb, 0), bi = pick(rb, 1);
+      if (ctx_.option("matmul") == "gauss") {
+        // Three products: k1 = (Ar + Ai) Br, k2 = Ar (Bi - Br), k3 = Ai (Br + Bi);
+        // re = k1 - k3, im = k1 + k2.
+        NodeId k1 = product(binary("add", ar, ai), br);
+        NodeId k2 = product(ar, binary("sub", bi, br));
+        NodeId k3 = product(ai, binary("add", br, bi));
+        NodeId re = binary("sub", k1, k3);
+        return stack(re, binary("add", k1, k2));
+      }
       NodeId rr = product(ar, br), ii = product(ai, bi);
       NodeId re = binary("sub", rr, ii);
       NodeId ri = product(ar, bi), ir = product(ai, br);
@@ -736,7 +763,14 @@ class Rewriter {
   nlohmann::ordered_json io_outputs_ = nlohmann::ordered_json::array();
 };
 
-void complex_rewrite(PassContext& ctx) { Rewriter(ctx, Mode::Full).run(); }
+void complex_rewrite(PassContext& ctx) {
+  const std::string& matmul = ctx.option("matmul");
+  if (matmul != "four" && matmul != "gauss") {
+    throw PassError("complex-rewrite", "",
+                    "option matmul must be `four` or `gauss`, got '" + matmul + "'");
+  }
+  Rewriter(ctx, Mode::Full).run();
+}
 
 // view_as_real and view_as_complex nodes in the graph.
 size_t count_views(const MutableGraph& g) {
@@ -762,16 +796,17 @@ void complex_collectives(PassContext& ctx) {
 
 void register_complex_passes(PassRegistry& r) {
   r.add(std::make_unique<FunctionPass>(
-      FunctionPass::Info{"complex-rewrite",
-                         "complex tensors become real ones with a trailing dim of 2 (real, "
-                         "imaginary); ops without a real form stay complex and are reported",
-                         {},
-                         false,
-                         // A complex product is rounded real products and a rounded sum in
-                         // float32 where the interpreter's complex64 kernel rounds once: on
-                         // examples/llama_attention.json (rotary embedding, then attention over
-                         // 256 features) the outputs differ by up to 1.4e-4, relative.
-                         3e-4},
+      FunctionPass::Info{
+          "complex-rewrite",
+          "complex tensors become real ones with a trailing dim of 2 (real, "
+          "imaginary); ops without a real form stay complex and are reported",
+          {{"matmul", "four", "complex matrix products as four real ones, or `gauss`: three"}},
+          false,
+          // A complex product is rounded real products and a rounded sum in
+          // float32 where the interpreter's complex64 kernel rounds once: on
+          // examples/llama_attention.json (rotary embedding, then attention over
+          // 256 features) the outputs differ by up to 1.4e-4, relative.
+          3e-4},
       complex_rewrite));
   r.add(std::make_unique<FunctionPass>(
       FunctionPass::Info{"complex-collectives",

@@ -83,6 +83,10 @@ INSTANTIATE_TEST_SUITE_P(
         OpCase{"angle", "aten.angle.default", R"([{"node": "z"}])"},
         OpCase{"reciprocal", "aten.reciprocal.default", R"([{"node": "z"}])"},
         OpCase{"exp", "aten.exp.default", R"([{"node": "z"}])"},
+        OpCase{"log", "aten.log.default", R"([{"node": "z"}])"},
+        OpCase{"sqrt", "aten.sqrt.default", R"([{"node": "z"}])"},
+        OpCase{"pow_scalar", "aten.pow.Tensor_Scalar", R"([{"node": "z"}, 3])"},
+        OpCase{"pow_fraction", "aten.pow.Tensor_Scalar", R"([{"node": "z"}, -0.75])"},
         OpCase{"clone", "aten.clone.default", R"([{"node": "z"}])"},
         OpCase{"reshape", "aten.reshape.default", R"([{"node": "z"}, [-1]])"},
         OpCase{"view", "aten.view.default", R"([{"node": "z"}, [{"expr": "b"}, 3, 1]])"},
@@ -126,6 +130,23 @@ TEST(ComplexRewrite, RotaryEmbeddingLowersWithNoComplexLeft) {
   ASSERT_TRUE(out.extra.contains("complex_io"));
   EXPECT_EQ(out.extra["complex_io"]["inputs"][0]["original"], "freqs");
   EXPECT_EQ(out.extra["complex_io"]["outputs"], nlohmann::ordered_json::parse("[2]"));
+}
+
+// matmul=gauss: three real products instead of four, the same numbers.
+TEST(ComplexRewrite, GaussMatmulUsesThreeProducts) {
+  const Graph input = op_graph("aten.bmm.default", R"([{"node": "q"}, {"node": "q"}])");
+  PassManagerOptions options;
+  options.verify_numerics = true;
+  PassManager manager(PassRegistry::standard(), options);
+  manager.add(PassSpec{"complex-rewrite", {{"matmul", "gauss"}}});
+  ShapeEnv env;
+  LowerResult r = manager.run(input, env);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(count_target(r.graph, "aten.bmm.default"), 3u);
+  EXPECT_GT(r.reports.at(0).numeric_runs, 0u);
+  EXPECT_FALSE(any_complex(r.graph));
+  Lowered four = lower(input, {"complex-rewrite"});
+  EXPECT_EQ(count_target(four.result.graph, "aten.bmm.default"), 4u);
 }
 
 // examples/llama_attention.json: rotary embedding, attention and output projection with a
