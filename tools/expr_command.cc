@@ -9,6 +9,7 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/prove.h"
+#include "symshape/prove/limits.h"
 #include "symshape/ranges.h"
 #include "symshape/simplify.h"
 #include "tools/cli.h"
@@ -233,7 +234,16 @@ Answer run_prove(const ParsedArgs& args, const std::string& input) {
   expect_positionals(args, 1, "COND (usage: symshape expr prove COND)");
   Cond c = parse_cond_text(input, "condition");
   Facts facts = facts_from(args);
-  return {std::string(to_string(prove(c, facts)))};
+  detail::reset_prove_limit();
+  const Truth t = prove(c, facts);
+  Answer a{std::string(to_string(t))};
+  if (t == Truth::Unknown && detail::prove_limit_hit()) {
+    // Not a silent cap: the answer says that facts were left out.
+    a.fields["note"] = "the prover used only the first " +
+                       std::to_string(detail::kMaxProveAssumptions) +
+                       " facts connected to the condition (its limit); the rest may decide it";
+  }
+  return a;
 }
 
 Answer run_eval(const ParsedArgs& args, const std::string& input) {
@@ -315,7 +325,11 @@ int run_expr(const Args& args) {
     input = parsed.positional[0] == "-" ? read_stdin() : parsed.positional[0];
   }
   if (!parsed.has("--json")) {
-    std::cout << action->run(parsed, input.value_or("")).text << "\n";
+    const Answer answer = action->run(parsed, input.value_or(""));
+    std::cout << answer.text;
+    if (answer.fields.contains("note"))
+      std::cout << " (" << answer.fields["note"].get<std::string>() << ")";
+    std::cout << "\n";
     return kExitOk;
   }
   // As `check --json`: the document holds the error, and nothing goes to stderr. Only a flag

@@ -11,6 +11,7 @@
 
 #include "symshape/expr/functions.h"
 #include "symshape/prove.h"
+#include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
 
 namespace symshape {
@@ -39,7 +40,8 @@ using GiNaC::ex;
 using Rat = cln::cl_RA;
 
 // Work caps: beyond them the answer is Unknown (or a fact is left out, which is sound).
-constexpr size_t kMaxAssumptions = 64;
+constexpr size_t kMaxAssumptions = detail::kMaxProveAssumptions;
+thread_local bool limit_hit = false;  // detail::prove_limit_hit()
 constexpr size_t kMaxBranches = 16;
 constexpr size_t kMaxExpandedTerms = 32;
 
@@ -582,8 +584,13 @@ class LinearProver {
           if (divisibility.insert(i).second) add_divisibility(facts_.divisibility()[i]);
         }
         for (size_t i : facts_.assumptions_mentioning(name)) {
-          if (assumptions.size() >= kMaxAssumptions) return;
-          if (assumptions.insert(i).second) add_assumption(facts_.assumptions()[i]);
+          if (assumptions.count(i)) continue;
+          if (assumptions.size() >= kMaxAssumptions) {
+            limit_hit = true;  // a connected fact left out
+            return;
+          }
+          assumptions.insert(i);
+          add_assumption(facts_.assumptions()[i]);
         }
       }
     }
@@ -706,6 +713,11 @@ class Decider {
 };
 
 }  // namespace
+
+namespace detail {
+void reset_prove_limit() { limit_hit = false; }
+bool prove_limit_hit() { return limit_hit; }
+}  // namespace detail
 
 Truth prove(const Cond& c, const Facts& facts) {
   try {

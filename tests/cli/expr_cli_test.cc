@@ -106,6 +106,34 @@ TEST(ExprFactsCli, ConsistentFactsAcrossSymbolsAreNoError) {
                 "x");
 }
 
+// ---- the prover's fact limit ----
+
+// `prove` takes at most 64 facts connected to the condition into one linear proof. A chain of
+// 64 facts proves its ends ordered; with 65 the answer is unknown and says that facts were left
+// out (it once was a bare `unknown`).
+TEST(ExprProveCli, AnUnknownDueToTheFactLimitSaysSo) {
+  auto chain = [](int n) {
+    std::vector<std::string> args = {"expr", "prove", "x0 < x" + std::to_string(n)};
+    for (int i = 0; i < n; ++i) {
+      args.push_back("--assume");
+      args.push_back("x" + std::to_string(i) + " < x" + std::to_string(i + 1));
+    }
+    return args;
+  };
+  expect_output(chain(64), "true");
+  expect_output(chain(65),
+                "unknown (the prover used only the first 64 facts connected to the condition "
+                "(its limit); the rest may decide it)");
+  std::vector<std::string> json = chain(65);
+  json.push_back("--json");
+  CliResult r = run_cli(json);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "\"result\": \"unknown\""));
+  EXPECT_TRUE(Contains(r.out, "\"note\": \"the prover used only the first 64 facts"));
+  // An unknown for another reason has no note.
+  expect_output({"expr", "prove", "x < y"}, "unknown");
+}
+
 // ---- simplify ----
 
 TEST(ExprSimplifyCli, DropsAFractionThatTheRangeKeepsBelowOne) {
