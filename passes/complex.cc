@@ -34,30 +34,13 @@ enum class Mode { Full, Collectives };
 
 // Ops that only move or re-label bytes: lowered in both modes.
 bool moves_bytes(std::string_view op) {
-  static const std::set<std::string_view> kOps = {"view",
-                                                  "reshape",
-                                                  "_unsafe_view",
-                                                  "expand",
-                                                  "permute",
-                                                  "transpose",
-                                                  "t",
-                                                  "unsqueeze",
-                                                  "squeeze",
-                                                  "flatten",
-                                                  "select",
-                                                  "slice",
-                                                  "narrow",
-                                                  "cat",
-                                                  "stack",
-                                                  "clone",
-                                                  "contiguous",
-                                                  "detach",
-                                                  "alias",
-                                                  "view_as_real",
-                                                  "view_as_complex",
-                                                  "resolve_conj",
-                                                  "resolve_neg",
-                                                  "lift_fresh_copy"};
+  // clang-format off
+  static const std::set<std::string_view> kOps = {
+      "view", "reshape", "_unsafe_view", "expand", "permute", "transpose", "t", "unsqueeze",
+      "squeeze", "flatten", "select", "slice", "narrow", "cat", "stack", "split",
+      "split_with_sizes", "chunk", "unbind", "clone", "contiguous", "detach", "alias",
+      "lift_fresh_copy", "view_as_real", "view_as_complex", "resolve_conj", "resolve_neg"};
+  // clang-format on
   return kOps.count(op) > 0;
 }
 
@@ -572,6 +555,16 @@ class Rewriter {
       return call("aten._to_copy.default", {ref(rz)}, {{"dtype", d}});
     }
     if (op == "cat") return cat_stack(b, false);
+    if (op == "split" || op == "split_with_sizes" || op == "chunk" || op == "unbind") {
+      // A list of complex tensors: a list of their real views, read by getitem.
+      auto d = real_dim(b.get("dim"), n);
+      if (!d) return std::nullopt;
+      const std::string target = g_.node(id).target;
+      if (op == "unbind") return call(target, {ref(rz), num(*d)});
+      const char* count = op == "split" ? "split_size" : op == "chunk" ? "chunks" : "split_sizes";
+      if (!b.declares(count) || !b.get(count)) return std::nullopt;
+      return call(target, {ref(rz), *b.get(count), num(*d)});
+    }
     return std::nullopt;
   }
 

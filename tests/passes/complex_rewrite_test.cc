@@ -163,6 +163,29 @@ TEST(ComplexRewrite, LlamaAttentionExampleLowersWithNoComplexLeft) {
   EXPECT_EQ(count_target(l.result.graph, "aten.view_as_real.default"), 0u);
 }
 
+// Ops returning lists of complex tensors give lists of real views, which getitem reads.
+TEST(ComplexRewrite, ListsOfComplexTensorsBecomeListsOfRealViews) {
+  for (const auto& [target, args] : std::vector<std::pair<std::string, std::string>>{
+           {"aten.split.Tensor", R"([{"node": "z"}, 2, -1])"},
+           {"aten.split_with_sizes.default", R"([{"node": "z"}, [1, 2], 1])"},
+           {"aten.chunk.default", R"([{"node": "q"}, 2, 1])"},
+           {"aten.unbind.int", R"([{"node": "q"}, -1])"}}) {
+    SCOPED_TRACE(target);
+    Graph input = op_graph(target, args);
+    // Read the second piece rather than the list itself.
+    Node piece;
+    piece.name = "piece";
+    piece.target = "operator.getitem";
+    piece.args = {Arg::node("op"), Arg::of_int(Expr(1))};
+    input.nodes.insert(input.nodes.end() - 1, piece);
+    input.nodes.back().args = {Arg::node("piece")};
+    Lowered l = lower(input, {"complex-rewrite"});
+    expect_sound(input, l, 3);
+    EXPECT_FALSE(any_complex(l.result.graph)) << write_graph(l.result.graph);
+    EXPECT_EQ(l.counter("graph breaks"), 0u);
+  }
+}
+
 // An op without a real form stays on complex values rebuilt around it, and is reported.
 TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
   const Graph input = op_graph("aten.sin.default", R"([{"node": "z"}])");
