@@ -170,9 +170,11 @@ Facts facts_from(const ParsedArgs& args) {
                                : " in its default range [1, inf] (give --range " + name +
                                      "=-inf..inf for any integer)"));
     }
-    // Facts that only contradict each other together (`x < y`, `y < x`; `x + y <= 1` with
-    // x, y >= 1): the same error, naming the symbols.
-    if (!jointly_contradictory(facts, conds)) continue;
+  }
+  // Facts that only contradict each other together (`x < y`, `y < x`; `x + y <= 1` with
+  // x, y >= 1): the same error, naming the symbols. Checked once, over all the facts (each
+  // check is one proof per fact, so checking after every --assume would be quadratic).
+  if (!conds.empty() && jointly_contradictory(facts, conds)) {
     std::set<std::string> symbols;
     for (const Cond& c : conds) {
       for (const std::string& name : c.free_symbols()) symbols.insert(name);
