@@ -87,6 +87,7 @@ def main():
                   % torch.__version__.split("a")[0].split("+")[0])
         out.write("// scripts/schema_supplement.txt: edit those, not this file. Grouped by overload packet,\n")
         out.write("// the default overload first.\n")
+        out.write("// One signature per line, as the generator writes them:\n// clang-format off\n")
         out.write('#include "symshape/ops/schema_table.h"\n\nnamespace symshape::detail {\n\n')
         out.write("const std::string_view kSchemaTable[] = {\n")
         for text in lines:
