@@ -39,7 +39,8 @@ bool moves_bytes(std::string_view op) {
       "view", "reshape", "_unsafe_view", "expand", "permute", "transpose", "t", "unsqueeze",
       "squeeze", "flatten", "select", "slice", "narrow", "cat", "stack", "split",
       "split_with_sizes", "chunk", "unbind", "clone", "contiguous", "detach", "alias",
-      "lift_fresh_copy", "view_as_real", "view_as_complex", "resolve_conj", "resolve_neg"};
+      "lift_fresh_copy", "view_as_real", "view_as_complex", "resolve_conj", "resolve_neg", "roll",
+      "flip", "repeat", "index_select", "gather"};
   // clang-format on
   return kOps.count(op) > 0;
 }
@@ -422,16 +423,16 @@ class Rewriter {
       NodeId re = binary("div", ar, d), im = binary("div", ai, d);
       return join(re, call("aten.neg.default", {ref(im)}));
     }
-    if (op == "exp") {
-      NodeId ar = part(rz, 0), ai = part(rz, 1);
-      NodeId ea = call("aten.exp.default", {ref(ar)});
-      NodeId re = times(ea, "cos", ai);
-      return join(re, times(ea, "sin", ai));
-    }
-    if (op == "log") {  // log|z| + i arg(z), arg in (-pi, pi]
-      NodeId ar = pick(rz, 0), ai = pick(rz, 1);
-      NodeId re = call("aten.log.default", {ref(binary("hypot", ar, ai))});
-      return stack(re, binary("atan2", ai, ar));
+    if (op == "exp") return exp_of(rz);
+    if (op == "log") return log_of(rz);
+    if (op == "pow" && b.declares("exponent") && !is_number(b.get("exponent"))) {
+      // z**w = exp(w log z), the principal branch, for a complex or real tensor w.
+      const Arg* exponent = b.get("exponent");
+      if (NodeId w = complex_arg(exponent); w != kNoNode)
+        return exp_of(complex_product(log_of(rz), real(w)));
+      if (NodeId r = real_tensor_arg(exponent); r != kNoNode)
+        return exp_of(binary("mul", log_of(rz), call("aten.unsqueeze.default", {ref(r), num(-1)})));
+      return std::nullopt;
     }
     if (op == "sqrt" || (op == "pow" && b.declares("exponent") && is_number(b.get("exponent")) &&
                          b.get("exponent")->kind != Arg::Kind::Bool)) {
@@ -554,6 +555,64 @@ class Rewriter {
       d.dtype = target;
       return call("aten._to_copy.default", {ref(rz)}, {{"dtype", d}});
     }
+    if (op == "squeeze" && !b.declares("dim")) {
+      return call("aten.squeeze.default", {ref(rz)});  // the trailing 2 is never squeezed
+    }
+    if (op == "roll" || op == "flip" || (op == "squeeze" && b.schema()->overload == "dims")) {
+      // Dims given as a list; roll without dims rolls the flattened tensor, the 2 included.
+      const char* dims_name = op == "roll" ? "dims" : op == "flip" ? "dims" : "dim";
+      const Arg* dims = b.get(dims_name);
+      if (!dims || dims->kind != Arg::Kind::List || (dims->items.empty() && op == "roll"))
+        return std::nullopt;
+      std::vector<Arg> items;
+      for (const Arg& d : dims->items) {
+        auto k = real_dim(&d, n);
+        if (!k) return std::nullopt;
+        items.push_back(num(*k));
+      }
+      if (op == "roll")
+        return call("aten.roll.default", {ref(rz), *b.get("shifts"), Arg::list(std::move(items))});
+      return call(op == "flip" ? "aten.flip.default" : "aten.squeeze.dims",
+                  {ref(rz), Arg::list(std::move(items))});
+    }
+    if (op == "repeat") {  // one more repeat, of 1, for the trailing 2
+      const Arg* repeats = b.get("repeats");
+      if (!repeats || repeats->kind != Arg::Kind::List) return std::nullopt;
+      Arg with_one = *repeats;
+      with_one.items.push_back(num(1));
+      return call("aten.repeat.default", {ref(rz), with_one});
+    }
+    if (op == "index_select") {
+      auto d = real_dim(b.get("dim"), n);
+      NodeId index = real_tensor_arg(b.get("index"));
+      if (!d || n == 0 || index == kNoNode) return std::nullopt;
+      return call("aten.index_select.default", {ref(rz), num(*d), ref(index)});
+    }
+    if (op == "gather") {  // the index gets the trailing 2 too: both parts move together
+      auto d = real_dim(b.get("dim"), n);
+      NodeId index = real_tensor_arg(b.get("index"));
+      if (!d || n == 0 || index == kNoNode || rank(index) != n) return std::nullopt;
+      std::vector<Arg> sizes(n, num(-1));
+      sizes.push_back(num(2));
+      NodeId col = call("aten.unsqueeze.default", {ref(index), num(-1)});
+      NodeId pair = call("aten.expand.default", {ref(col), Arg::list(std::move(sizes))});
+      return call("aten.gather.default", {ref(rz), num(*d), ref(pair)});
+    }
+    if (op == "masked_fill" && b.declares("mask") && b.declares("value")) {
+      NodeId mask = real_tensor_arg(b.get("mask"));
+      if (mask == kNoNode) return std::nullopt;
+      NodeId col = call("aten.unsqueeze.default", {ref(mask), num(-1)});
+      const Arg* value = b.get("value");
+      if (NodeId v = complex_arg(value); v != kNoNode) {  // a 0-dim complex tensor: its [2]
+        if (rank(v) != 0) return std::nullopt;
+        return call("aten.where.self", {ref(col), ref(real(v)), ref(rz)});
+      }
+      if (!is_number(value) && real_tensor_arg(value) == kNoNode) return std::nullopt;
+      // A real value fills the real part; the imaginary part becomes 0.
+      NodeId re = call(g_.node(id).target, {ref(part(rz, 0)), ref(col), *value});
+      NodeId im = call("aten.masked_fill.Scalar", {ref(part(rz, 1)), ref(col), num(0)});
+      return join(re, im);
+    }
     if (op == "cat") return cat_stack(b, false);
     if (op == "split" || op == "split_with_sizes" || op == "chunk" || op == "unbind") {
       // A list of complex tensors: a list of their real views, read by getitem.
@@ -625,6 +684,24 @@ class Rewriter {
       NodeId im = call("aten.zeros_like.default", {ref(re)});
       return stack(re, im);
     }
+    if (op == "einsum") return einsum(b);
+    if (op == "linear" && b.declares("input")) {
+      NodeId x = complex_arg(b.get("input"));
+      if (x == kNoNode) return std::nullopt;
+      return linear(b, real(x));
+    }
+    if (op == "pow" && b.declares("exponent")) {  // a real base, a complex exponent
+      NodeId w = complex_arg(b.get("exponent"));
+      if (w == kNoNode) return std::nullopt;
+      if (NodeId x = real_tensor_arg(b.get("self")); x != kNoNode) {
+        // x**w = exp(w log x), log x of a real x: log|x| + i pi [x < 0].
+        NodeId ax = call("aten.abs.default", {ref(x)});
+        NodeId zero = call("aten.zeros_like.default", {ref(x)});
+        NodeId lx = stack(call("aten.log.default", {ref(ax)}), binary("atan2", zero, x));
+        return exp_of(complex_product(lx, real(w)));
+      }
+      return std::nullopt;
+    }
     if (op == "polar" || op == "complex") {
       NodeId first = real_tensor_arg(b.get(op == "polar" ? "abs" : "real"));
       NodeId second = real_tensor_arg(b.get(op == "polar" ? "angle" : "imag"));
@@ -685,12 +762,7 @@ class Rewriter {
 
   std::optional<NodeId> mul(const BoundArgs& b, NodeId ra) {
     const Arg* other = b.get("other");
-    if (NodeId c = complex_arg(other); c != kNoNode) {
-      NodeId rb = real(c);
-      NodeId ar = part(ra, 0), ai = part(ra, 1), br = part(rb, 0), bi = part(rb, 1);
-      NodeId re = sum_of_products(ar, br, ai, bi, "sub");
-      return join(re, sum_of_products(ar, bi, ai, br, "add"));
-    }
+    if (NodeId c = complex_arg(other); c != kNoNode) return complex_product(ra, real(c));
     if (NodeId r = real_tensor_arg(other); r != kNoNode) {
       return binary("mul", ra, call("aten.unsqueeze.default", {ref(r), num(-1)}));
     }
@@ -718,29 +790,117 @@ class Rewriter {
     return std::nullopt;
   }
 
-  // A complex matrix product as real ones: (Ar + i Ai)(Br + i Bi).
+  // ---- complex arithmetic on real views ----
+
+  // a*b of two complex values, elementwise and broadcasting like mul.
+  NodeId complex_product(NodeId ra, NodeId rb) {
+    NodeId ar = part(ra, 0), ai = part(ra, 1), br = part(rb, 0), bi = part(rb, 1);
+    NodeId re = sum_of_products(ar, br, ai, bi, "sub");
+    return join(re, sum_of_products(ar, bi, ai, br, "add"));
+  }
+  NodeId exp_of(NodeId rz) {  // e^a (cos b + i sin b)
+    NodeId ar = part(rz, 0), ai = part(rz, 1);
+    NodeId ea = call("aten.exp.default", {ref(ar)});
+    NodeId re = times(ea, "cos", ai);
+    return join(re, times(ea, "sin", ai));
+  }
+  NodeId log_of(NodeId rz) {  // log|z| + i arg(z), arg in (-pi, pi]
+    NodeId ar = pick(rz, 0), ai = pick(rz, 1);
+    NodeId re = call("aten.log.default", {ref(binary("hypot", ar, ai))});
+    return stack(re, binary("atan2", ai, ar));
+  }
+
+  // A bilinear product of complex operands (a matrix product, linear, a two-operand einsum)
+  // as real ones: (Ar + i Ai)(Br + i Bi). `product` makes the real product of two parts.
+  // Returns the real and imaginary parts, without the trailing dim.
+  template <class Product>
+  std::pair<NodeId, NodeId> bilinear(Product&& product, NodeId ra, NodeId rb) {
+    NodeId ar = pick(ra, 0), ai = pick(ra, 1);
+    NodeId br = pick(rb, 0), bi = pick(rb, 1);
+    if (ctx_.option("matmul") == "gauss") {
+      // Three products: k1 = (Ar + Ai) Br, k2 = Ar (Bi - Br), k3 = Ai (Br + Bi);
+      // re = k1 - k3, im = k1 + k2.
+      NodeId k1 = product(binary("add", ar, ai), br);
+      NodeId k2 = product(ar, binary("sub", bi, br));
+      NodeId k3 = product(ai, binary("add", br, bi));
+      NodeId re = binary("sub", k1, k3);
+      return {re, binary("add", k1, k2)};
+    }
+    NodeId rr = product(ar, br), ii = product(ai, bi);
+    NodeId re = binary("sub", rr, ii);
+    NodeId ri = product(ar, bi), ir = product(ai, br);
+    return {re, binary("add", ri, ir)};
+  }
+
   std::optional<NodeId> matmul(const std::string& op, NodeId ra, const Arg* other) {
     const std::string target = "aten." + op + ".default";
     auto product = [&](NodeId x, NodeId y) { return call(target, {ref(x), ref(y)}); };
-    if (NodeId c = complex_arg(other); c != kNoNode) {
-      NodeId ar = pick(ra, 0), ai = pick(ra, 1);
-      NodeId rb = real(c);
-      NodeId br = pick(rb, 0), bi = pick(rb, 1);
-      if (ctx_.option("matmul") == "gauss") {
-        // Three products: k1 = (Ar + Ai) Br, k2 = Ar (Bi - Br), k3 = Ai (Br + Bi);
-        // re = k1 - k3, im = k1 + k2.
-        NodeId k1 = product(binary("add", ar, ai), br);
-        NodeId k2 = product(ar, binary("sub", bi, br));
-        NodeId k3 = product(ai, binary("add", br, bi));
-        NodeId re = binary("sub", k1, k3);
-        return stack(re, binary("add", k1, k2));
-      }
-      NodeId rr = product(ar, br), ii = product(ai, bi);
-      NodeId re = binary("sub", rr, ii);
-      NodeId ri = product(ar, bi), ir = product(ai, br);
-      return stack(re, binary("add", ri, ir));
+    NodeId c = complex_arg(other);
+    if (c == kNoNode) return std::nullopt;  // PyTorch multiplies matrices of one dtype only
+    auto [re, im] = bilinear(product, ra, real(c));
+    return stack(re, im);
+  }
+
+  // linear(input, weight, bias) = input @ weight^T + bias, all complex (one dtype, as PyTorch
+  // requires); the bias's parts go into the real products' sums.
+  std::optional<NodeId> linear(const BoundArgs& b, NodeId rx) {
+    NodeId w = complex_arg(b.get("weight"));
+    if (w == kNoNode) return std::nullopt;
+    const Arg* bias = b.get("bias");
+    NodeId c = complex_arg(bias);
+    if (c == kNoNode && bias && bias->kind != Arg::Kind::None) return std::nullopt;
+    auto product = [&](NodeId x, NodeId y) {
+      return call("aten.linear.default", {ref(x), ref(y)});
+    };
+    auto [re, im] = bilinear(product, rx, real(w));
+    if (c != kNoNode) {
+      NodeId rc = real(c);
+      re = binary("add", re, pick(rc, 0));
+      im = binary("add", im, pick(rc, 1));
     }
-    return std::nullopt;  // PyTorch multiplies matrices of one dtype only
+    return stack(re, im);
+  }
+
+  // einsum of one or two operands, at least one complex: the equation applies to each part
+  // (it is linear in each operand). Three or more operands stay complex.
+  std::optional<NodeId> einsum(const BoundArgs& b) {
+    const Arg* equation = b.get("equation");
+    const Arg* list = b.get("tensors");
+    if (!equation || equation->kind != Arg::Kind::String || !list ||
+        list->kind != Arg::Kind::List || b.given("path"))
+      return std::nullopt;
+    auto product = [&](std::vector<NodeId> operands) {
+      std::vector<Arg> items;
+      for (NodeId x : operands) items.push_back(ref(x));
+      return call("aten.einsum.default", {*equation, Arg::list(std::move(items))});
+    };
+    if (list->items.size() == 1) {
+      NodeId z = complex_arg(&list->items[0]);
+      if (z == kNoNode) return std::nullopt;
+      NodeId rz = real(z);
+      NodeId re = product({pick(rz, 0)});
+      return stack(re, product({pick(rz, 1)}));
+    }
+    if (list->items.size() != 2) return std::nullopt;
+    NodeId x = complex_arg(&list->items[0]), y = complex_arg(&list->items[1]);
+    if (x != kNoNode && y != kNoNode) {
+      auto [re, im] = bilinear(
+          [&](NodeId p, NodeId q) {
+            return product({p, q});
+          },
+          real(x), real(y));
+      return stack(re, im);
+    }
+    // One real operand: it multiplies each part of the complex one.
+    NodeId rx = x != kNoNode ? real(x) : real_tensor_arg(&list->items[0]);
+    NodeId ry = y != kNoNode ? real(y) : real_tensor_arg(&list->items[1]);
+    if (rx == kNoNode || ry == kNoNode) return std::nullopt;
+    auto operands = [&](int k) {
+      return x != kNoNode ? std::vector<NodeId>{pick(rx, k), ry}
+                          : std::vector<NodeId>{rx, pick(ry, k)};
+    };
+    NodeId re = product(operands(0));
+    return stack(re, product(operands(1)));
   }
 
   PassContext& ctx_;

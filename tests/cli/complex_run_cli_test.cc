@@ -5,6 +5,8 @@
 // declared tolerance.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -46,9 +48,17 @@ Tensor real_view(const Tensor& t) {
 Tensor random_tensor(DType dtype, const std::vector<int64_t>& sizes, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> u(-2.0, 2.0);
   Tensor t = Tensor::zeros(dtype, sizes);
+  std::uniform_int_distribution<int64_t> index(0, 1);  // valid along any dim of 2 or more
   for (int64_t i = 0; i < t.numel(); ++i) {
-    t.set_flat(i,
-               is_complex(dtype) ? Scalar::of_complex({u(rng), u(rng)}) : Scalar::of_float(u(rng)));
+    if (is_complex(dtype)) {
+      t.set_flat(i, Scalar::of_complex({u(rng), u(rng)}));
+    } else if (dtype == DType::Bool) {
+      t.set_flat(i, Scalar::of_bool(u(rng) > 0));
+    } else if (dtype == DType::Int64) {
+      t.set_flat(i, Scalar::of_int(index(rng)));
+    } else {
+      t.set_flat(i, Scalar::of_float(u(rng)));
+    }
   }
   return t;
 }
@@ -129,40 +139,120 @@ TEST(ComplexRunCli, TensorParallelBlockGivesTheSameNumbersOnRealViews) {
                       {{"x", {4, 2, 16}}, {"freqs", {16}}});
 }
 
-// One graph with an output per kind of rewrite: arithmetic with complex, real and number
-// operands, the real-valued ops, shapes, reductions, a matrix product and a cast.
-TEST(ComplexRunCli, EveryKindOfRewrittenOpGivesTheSameNumbers) {
+// One graph with an output per rewritten op: arithmetic with complex, real and number operands,
+// the real-valued ops, shapes, indexing, reductions, products and casts; run at two sizes of n.
+TEST(ComplexRunCli, EveryRewrittenOpGivesTheSameNumbers) {
   const fs::path dir = scratch("ops_graph");
   const std::string path = (dir / "ops.json").string();
-  std::ofstream(path) << R"({"format": "symshape-graph", "version": 1,
- "dims": {"n": {"min": 2, "max": 16, "hint": 3}},
- "nodes": [
+  // {name, target, args, kwargs}; every node is an output.
+  const std::vector<std::array<std::string, 4>> ops = {
+      {"mul", "aten.mul.Tensor", R"([{"node": "z"}, {"node": "w"}])", ""},
+      {"div", "aten.div.Tensor", R"([{"node": "z"}, {"node": "w"}])", ""},
+      {"mul_real", "aten.mul.Tensor", R"([{"node": "z"}, {"node": "r"}])", ""},
+      {"div_number", "aten.div.Tensor", R"([{"node": "z"}, 3])", ""},
+      {"add_number", "aten.add.Tensor", R"([{"node": "z"}, 1.5])", ""},
+      {"add", "aten.add.Tensor", R"([{"node": "z"}, {"node": "w"}])", R"({"alpha": 3})"},
+      {"sub_real", "aten.sub.Tensor", R"([{"node": "z"}, {"node": "r"}])", R"({"alpha": 2})"},
+      {"neg", "aten.neg.default", R"([{"node": "z"}])", ""},
+      {"real", "aten.real.default", R"([{"node": "z"}])", ""},
+      {"imag", "aten.imag.default", R"([{"node": "w"}])", ""},
+      {"abs", "aten.abs.default", R"([{"node": "z"}])", ""},
+      {"angle", "aten.angle.default", R"([{"node": "w"}])", ""},
+      {"conj", "aten.conj_physical.default", R"([{"node": "z"}])", ""},
+      {"recip", "aten.reciprocal.default", R"([{"node": "w"}])", ""},
+      {"exp", "aten.exp.default", R"([{"node": "z"}])", ""},
+      {"log", "aten.log.default", R"([{"node": "z"}])", ""},
+      {"sqrt", "aten.sqrt.default", R"([{"node": "w"}])", ""},
+      {"pow_number", "aten.pow.Tensor_Scalar", R"([{"node": "z"}, 3])", ""},
+      {"pow_complex", "aten.pow.Tensor_Tensor", R"([{"node": "z"}, {"node": "w"}])", ""},
+      {"pow_real_base", "aten.pow.Tensor_Tensor", R"([{"node": "r"}, {"node": "w"}])", ""},
+      {"polar", "aten.polar.default", R"([{"node": "r"}, {"node": "s"}])", ""},
+      {"complex", "aten.complex.default", R"([{"node": "r"}, {"node": "s"}])", ""},
+      {"cast", "aten._to_copy.default", R"([{"node": "r"}])",
+       R"({"dtype": {"dtype": "complex64"}})"},
+      {"where", "aten.where.self", R"([{"node": "c"}, {"node": "z"}, {"node": "w"}])", ""},
+      {"fill", "aten.masked_fill.Tensor", R"([{"node": "z"}, {"node": "c"}, {"node": "v"}])", ""},
+      {"fill_real", "aten.masked_fill.Scalar", R"([{"node": "z"}, {"node": "c"}, 2])", ""},
+      {"reshape", "aten.reshape.default", R"([{"node": "q"}, [-1, 4]])", ""},
+      {"view", "aten.view.default", R"([{"node": "z"}, [{"expr": "n"}, 2, 2]])", ""},
+      {"expand", "aten.expand.default", R"([{"node": "z"}, [2, -1, -1]])", ""},
+      {"perm", "aten.permute.default", R"([{"node": "q"}, [2, 0, 1]])", ""},
+      {"tr", "aten.transpose.int", R"([{"node": "q"}, -1, 0])", ""},
+      {"t", "aten.t.default", R"([{"node": "m"}])", ""},
+      {"unsq", "aten.unsqueeze.default", R"([{"node": "z"}, -1])", ""},
+      {"squeeze", "aten.squeeze.dim", R"([{"node": "unsq"}, -1])", ""},
+      {"flat", "aten.flatten.using_ints", R"([{"node": "q"}, 1])", ""},
+      {"sel", "aten.select.int", R"([{"node": "q"}, 1, -1])", ""},
+      {"sl", "aten.slice.Tensor", R"([{"node": "z"}, -1, 1, 3])", ""},
+      {"narrow", "aten.narrow.default", R"([{"node": "z"}, 0, 1, 1])", ""},
+      {"cat", "aten.cat.default", R"([[{"node": "z"}, {"node": "w"}], 0])", ""},
+      {"stack", "aten.stack.default", R"([[{"node": "z"}, {"node": "w"}], -1])", ""},
+      {"chunks", "aten.chunk.default", R"([{"node": "z"}, 2, 1])", ""},
+      {"chunk1", "operator.getitem", R"([{"node": "chunks"}, 1])", ""},
+      {"roll", "aten.roll.default", R"([{"node": "q"}, [1, 2], [0, -1]])", ""},
+      {"flip", "aten.flip.default", R"([{"node": "q"}, [-1, 0]])", ""},
+      {"repeat", "aten.repeat.default", R"([{"node": "z"}, [1, 2]])", ""},
+      {"isel", "aten.index_select.default", R"([{"node": "z"}, 1, {"node": "i"}])", ""},
+      {"gather", "aten.gather.default", R"([{"node": "z"}, 1, {"node": "j"}])", ""},
+      {"sum", "aten.sum.dim_IntList", R"([{"node": "q"}, [-1, 0]])", ""},
+      {"mean", "aten.mean.dim", R"([{"node": "q"}, [1], true])", ""},
+      {"mm", "aten.mm.default", R"([{"node": "m"}, {"node": "m"}])", ""},
+      {"bmm", "aten.bmm.default", R"([{"node": "q"}, {"node": "qt"}])", ""},
+      {"qt", "aten.transpose.int", R"([{"node": "q"}, 1, 2])", ""},
+      {"matmul", "aten.matmul.default", R"([{"node": "z"}, {"node": "m"}])", ""},
+      {"linear", "aten.linear.default", R"([{"node": "q"}, {"node": "m"}, {"node": "e"}])", ""},
+      {"einsum", "aten.einsum.default", R"(["nij,jk->nki", [{"node": "q"}, {"node": "m"}]])", ""},
+      {"einsum_real", "aten.einsum.default", R"(["ni,ni->n", [{"node": "z"}, {"node": "r"}]])",
+       ""}};
+  std::string nodes = R"(
   {"name": "z", "op": "placeholder", "dtype": "complex64", "shape": ["n", 4]},
   {"name": "w", "op": "placeholder", "dtype": "complex64", "shape": ["n", 4]},
   {"name": "r", "op": "placeholder", "dtype": "float32", "shape": ["n", 4]},
+  {"name": "s", "op": "placeholder", "dtype": "float32", "shape": ["n", 4]},
   {"name": "m", "op": "placeholder", "dtype": "complex64", "shape": [4, 4]},
   {"name": "q", "op": "placeholder", "dtype": "complex64", "shape": ["n", 2, 4]},
-  {"name": "mul", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "z"}, {"node": "w"}]},
-  {"name": "div", "op": "call_function", "target": "aten.div.Tensor", "args": [{"node": "z"}, {"node": "w"}]},
-  {"name": "mul_real", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "z"}, {"node": "r"}]},
-  {"name": "add_number", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "z"}, 1.5]},
-  {"name": "sub_real", "op": "call_function", "target": "aten.sub.Tensor", "args": [{"node": "z"}, {"node": "r"}], "kwargs": {"alpha": 2}},
-  {"name": "abs", "op": "call_function", "target": "aten.abs.default", "args": [{"node": "z"}]},
-  {"name": "angle", "op": "call_function", "target": "aten.angle.default", "args": [{"node": "w"}]},
-  {"name": "conj", "op": "call_function", "target": "aten.conj_physical.default", "args": [{"node": "z"}]},
-  {"name": "recip", "op": "call_function", "target": "aten.reciprocal.default", "args": [{"node": "w"}]},
-  {"name": "exp", "op": "call_function", "target": "aten.exp.default", "args": [{"node": "z"}]},
-  {"name": "perm", "op": "call_function", "target": "aten.permute.default", "args": [{"node": "q"}, [2, 0, 1]]},
-  {"name": "tr", "op": "call_function", "target": "aten.transpose.int", "args": [{"node": "q"}, -1, 0]},
-  {"name": "sl", "op": "call_function", "target": "aten.slice.Tensor", "args": [{"node": "z"}, -1, 1, 3]},
-  {"name": "cat", "op": "call_function", "target": "aten.cat.default", "args": [[{"node": "z"}, {"node": "w"}], 0]},
-  {"name": "sum", "op": "call_function", "target": "aten.sum.dim_IntList", "args": [{"node": "q"}, [-1, 0]]},
-  {"name": "mm", "op": "call_function", "target": "aten.matmul.default", "args": [{"node": "z"}, {"node": "m"}]},
-  {"name": "cast", "op": "call_function", "target": "aten._to_copy.default", "args": [{"node": "r"}], "kwargs": {"dtype": {"dtype": "complex64"}}},
-  {"name": "output", "op": "output", "args": [[{"node": "mul"}, {"node": "div"}, {"node": "mul_real"}, {"node": "add_number"}, {"node": "sub_real"}, {"node": "abs"}, {"node": "angle"}, {"node": "conj"}, {"node": "recip"}, {"node": "exp"}, {"node": "perm"}, {"node": "tr"}, {"node": "sl"}, {"node": "cat"}, {"node": "sum"}, {"node": "mm"}, {"node": "cast"}]]}]}
-)";
-  expect_same_outputs(
-      "ops", path, {{"z", {3, 4}}, {"w", {3, 4}}, {"r", {3, 4}}, {"m", {4, 4}}, {"q", {3, 2, 4}}});
+  {"name": "c", "op": "placeholder", "dtype": "bool", "shape": ["n", 4]},
+  {"name": "v", "op": "placeholder", "dtype": "complex64", "shape": []},
+  {"name": "e", "op": "placeholder", "dtype": "complex64", "shape": [4]},
+  {"name": "i", "op": "placeholder", "dtype": "int64", "shape": [3]},
+  {"name": "j", "op": "placeholder", "dtype": "int64", "shape": ["n", 4]},)";
+  std::string outputs;
+  // qt is used by bmm, which is listed first: emit the producers in dependency order.
+  std::vector<std::array<std::string, 4>> ordered = ops;
+  std::stable_partition(ordered.begin(), ordered.end(),
+                        [](const auto& op) { return op[0] == "qt"; });
+  for (const auto& [name, target, args, kwargs] : ordered) {
+    nodes += "\n  {\"name\": \"" + name + "\", \"op\": \"call_function\", \"target\": \"" + target +
+             "\", \"args\": " + args + (kwargs.empty() ? "" : ", \"kwargs\": " + kwargs) + "},";
+    if (name == "chunks") continue;  // a list; its item is an output
+    outputs += std::string(outputs.empty() ? "" : ", ") + "{\"node\": \"" + name + "\"}";
+  }
+  std::ofstream(path) << R"({"format": "symshape-graph", "version": 1,
+ "dims": {"n": {"min": 2, "max": 16, "hint": 3}},
+ "nodes": [)" << nodes << R"(
+  {"name": "output", "op": "output", "args": [[)"
+                      << outputs << "]]}]}\n";
+  for (int64_t n : {3, 6}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    expect_same_outputs("ops" + std::to_string(n), path,
+                        {{"z", {n, 4}},
+                         {"w", {n, 4}},
+                         {"r", {n, 4}},
+                         {"s", {n, 4}},
+                         {"m", {4, 4}},
+                         {"q", {n, 2, 4}},
+                         {"c", {n, 4}},
+                         {"v", {}},
+                         {"e", {4}},
+                         {"i", {3}},
+                         {"j", {n, 4}}});
+  }
+  // Every op above was rewritten: nothing is left complex (no graph break).
+  CliResult low = run_cli({"lower", path, "--passes", "complex-rewrite", "-o",
+                           (dir / "lowered.json").string(), "--json"});
+  ASSERT_EQ(low.exit_code, 0) << result_text(low);
+  EXPECT_EQ(result_text(low).find("graph break"), std::string::npos) << result_text(low);
+  EXPECT_NE(result_text(low).find("rewritten"), std::string::npos) << result_text(low);
   fs::remove_all(dir);
 }
 

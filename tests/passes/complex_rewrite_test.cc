@@ -10,7 +10,8 @@ namespace symshape::pass_test {
 namespace {
 
 // Placeholders z, w: complex64 [b, 3]; r, s: float32 [b, 3]; m: complex64 [3, 3];
-// c: bool [b, 3]; q: complex64 [b, 3, 3]. One call `op`, the output.
+// c: bool [b, 3]; q: complex64 [b, 3, 3]; i: int64 [2] and j: int64 [b, 3] (indices, generated
+// in [0, 2)); v: complex64 []; e: complex64 [3]. One call `op`, the output.
 Graph op_graph(const std::string& target, const std::string& args, const std::string& kwargs = "") {
   std::string json = R"({"format": "symshape-graph", "version": 1,
  "dims": {"b": {"min": 2, "max": 64, "hint": 4}},
@@ -22,6 +23,10 @@ Graph op_graph(const std::string& target, const std::string& args, const std::st
   {"name": "m", "op": "placeholder", "dtype": "complex64", "shape": [3, 3]},
   {"name": "c", "op": "placeholder", "dtype": "bool", "shape": ["b", 3]},
   {"name": "q", "op": "placeholder", "dtype": "complex64", "shape": ["b", 3, 3]},
+  {"name": "i", "op": "placeholder", "dtype": "int64", "shape": [2]},
+  {"name": "j", "op": "placeholder", "dtype": "int64", "shape": ["b", 3]},
+  {"name": "v", "op": "placeholder", "dtype": "complex64", "shape": []},
+  {"name": "e", "op": "placeholder", "dtype": "complex64", "shape": [3]},
   {"name": "op", "op": "call_function", "target": ")" +
                      target + R"(", "args": )" + args +
                      (kwargs.empty() ? "" : R"(, "kwargs": )" + kwargs) + R"(},
@@ -111,7 +116,27 @@ INSTANTIATE_TEST_SUITE_P(
                R"({"dtype": {"dtype": "complex64"}})"},
         OpCase{"polar", "aten.polar.default", R"([{"node": "r"}, {"node": "s"}])"},
         OpCase{"complex", "aten.complex.default", R"([{"node": "r"}, {"node": "s"}])"},
-        OpCase{"where", "aten.where.self", R"([{"node": "c"}, {"node": "z"}, {"node": "w"}])"}),
+        OpCase{"where", "aten.where.self", R"([{"node": "c"}, {"node": "z"}, {"node": "w"}])"},
+        OpCase{"pow_complex", "aten.pow.Tensor_Tensor", R"([{"node": "z"}, {"node": "w"}])"},
+        OpCase{"pow_real_exponent", "aten.pow.Tensor_Tensor", R"([{"node": "z"}, {"node": "r"}])"},
+        OpCase{"pow_real_base", "aten.pow.Tensor_Tensor", R"([{"node": "r"}, {"node": "z"}])"},
+        OpCase{"squeeze_all", "aten.squeeze.default", R"([{"node": "v"}])"},
+        OpCase{"roll", "aten.roll.default", R"([{"node": "q"}, [1, -1], [0, -1]])"},
+        OpCase{"flip", "aten.flip.default", R"([{"node": "q"}, [-1, 1]])"},
+        OpCase{"repeat", "aten.repeat.default", R"([{"node": "z"}, [2, 1, 3]])"},
+        OpCase{"index_select", "aten.index_select.default",
+               R"([{"node": "z"}, -1, {"node": "i"}])"},
+        OpCase{"gather", "aten.gather.default", R"([{"node": "z"}, 1, {"node": "j"}])"},
+        OpCase{"masked_fill_complex", "aten.masked_fill.Tensor",
+               R"([{"node": "z"}, {"node": "c"}, {"node": "v"}])"},
+        OpCase{"masked_fill_real", "aten.masked_fill.Scalar",
+               R"([{"node": "z"}, {"node": "c"}, -2.5])"},
+        OpCase{"linear", "aten.linear.default", R"([{"node": "q"}, {"node": "m"}, {"node": "e"}])"},
+        OpCase{"linear_no_bias", "aten.linear.default", R"([{"node": "z"}, {"node": "m"}])"},
+        OpCase{"einsum", "aten.einsum.default", R"(["bi,ij->bj", [{"node": "z"}, {"node": "m"}]])"},
+        OpCase{"einsum_one", "aten.einsum.default", R"(["bij->bj", [{"node": "q"}]])"},
+        OpCase{"einsum_real", "aten.einsum.default",
+               R"(["bi,bi->b", [{"node": "r"}, {"node": "z"}]])"}),
     [](const ::testing::TestParamInfo<OpCase>& info) { return info.param.name; });
 
 // The motivating case: Llama's rotary embedding on a dynamic batch and sequence.
