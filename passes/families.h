@@ -13,5 +13,7 @@ void register_shape_passes(
 void register_structure_passes(PassRegistry& r);  // structure.cc: fold-transpose-pairs, ...
 void register_rewrite_pass(PassRegistry& r);      // subgraph_rewriter.cc: rewrite
 void register_complex_passes(PassRegistry& r);    // complex.cc: complex-rewrite
+void register_decompose_passes(PassRegistry& r);  // decompose.cc: decompose and the fusions
+void register_autocast_passes(PassRegistry& r);   // autocast.cc: autocast
 
 }  // namespace symshape::passes

@@ -200,6 +200,8 @@ void register_cleanup_passes(PassRegistry& r) {
   register_structure_passes(r);
   register_rewrite_pass(r);
   register_complex_passes(r);
+  register_decompose_passes(r);
+  register_autocast_passes(r);
   r.add_pipeline(
       "default", "every clean-up, in an order where each leaves work for the next",
       {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
