@@ -93,6 +93,7 @@ INSTANTIATE_TEST_SUITE_P(Examples, ExampleCheck, ::testing::ValuesIn(example_nam
 // Each example again with its dims narrowed by --dim; --log shows the ranges the symbols got
 // (a --dim keeps the graph's hint when it lies inside the new range, else picks one inside).
 const std::vector<std::pair<std::string, std::vector<std::string>>> kDimOverrides = {
+    {"autocast_cnn", {"--dim", "batch=2..16"}},
     {"cleanup_demo", {"--dim", "batch=2..16", "--dim", "seq=16..128"}},
     {"gpt_small", {"--dim", "seq=2..1024"}},
     {"llama_attention", {"--dim", "batch=2..16", "--dim", "seq=128..2048"}},
