@@ -1,5 +1,6 @@
 // `symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json] ...`: rewrite a
 // graph with lowering passes under the PassManager's checks; `symshape passes`: list them.
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -28,14 +29,126 @@ constexpr FlagSpec kLowerFlags[] = {
 
 void print_lower_usage(std::ostream& os) {
   os << "usage: symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json]\n"
-        "                    [--verify-numerics] [--dump-before P] [--dump-after P] [--json]\n\n"
+        "                    [--verify-numerics] [--dump-before P] [--dump-after P] [--json]\n"
+        "                    [--PASS-OPTION=VALUE ...]\n\n"
         "Propagates the graph's shapes, runs the passes under the PassManager's checks (the\n"
         "graph verifies, every node's metadata is what the shape rules derive, no symbol is lost\n"
         "or specialized, no undeclared guard), prints what each pass did and writes the lowered\n"
         "graph in the canonical JSON format, which check, guards and run accept.\n"
         "Exit status: 0 when every pass succeeded, 1 when the graph has a shape error or a pass\n"
         "failed its checks, 2 on bad input (the file, a flag, an unknown pass).\n\n"
-     << format_flags(kLowerFlags);
+     << format_flags(kLowerFlags)
+     << "\nA pass's options are also flags: --PASS-OPTION=VALUE (or --PASS-OPTION VALUE) sets\n"
+        "OPTION on every run of PASS, like `PASS{OPTION=VALUE}` (e.g. --autocast-low=bfloat16).\n"
+        "A flag given again adds a value: the option gets them one per line, which options\n"
+        "taking a list read as items (autocast's exclude-node and exclude-op) and the others\n"
+        "refuse. `symshape passes` lists every pass's options.\n";
+}
+
+// `--PASS-OPTION=VALUE` flags, by pass and option, each option's values in order.
+using PassOptionFlags = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
+// Takes the `--PASS-OPTION[=VALUE]` words (and their values) out of args; the rest is left for
+// parse_flags. A word that is neither one of lower's flags nor a known pass's option is an error
+// naming the known passes (or, for a known pass, its options).
+PassOptionFlags take_pass_option_flags(Args& args, const PassRegistry& registry) {
+  PassOptionFlags out;
+  Args rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& word = args[i];
+    if (word == "--") {
+      rest.insert(rest.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    const size_t eq = word.find('=');
+    const std::string name = word.substr(0, eq);
+    const auto known = std::find_if(std::begin(kLowerFlags), std::end(kLowerFlags),
+                                    [&](const FlagSpec& f) { return f.name == name; });
+    if (!word.starts_with("--") || word == "--help" || known != std::end(kLowerFlags)) {
+      rest.push_back(word);
+      // A flag's value is its own, whatever it looks like.
+      if (known != std::end(kLowerFlags) && !known->metavar.empty() && eq == std::string::npos &&
+          i + 1 < args.size()) {
+        rest.push_back(args[++i]);
+      }
+      continue;
+    }
+    // The longest pass name that `--NAME-` starts with and that declares the rest as an option.
+    const std::string body = name.substr(2);
+    const Pass* prefix = nullptr;
+    const Pass* pass = nullptr;
+    std::string option;
+    for (const Pass* p : registry.passes()) {
+      const std::string pn(p->name());
+      if (!body.starts_with(pn + "-") || (prefix && prefix->name().size() > pn.size())) continue;
+      prefix = p;
+      const std::string candidate = body.substr(pn.size() + 1);
+      for (const PassOption& o : p->options()) {
+        if (o.name == candidate && (!pass || pass->name().size() < pn.size())) {
+          pass = p;
+          option = candidate;
+        }
+      }
+    }
+    if (!pass && prefix) {
+      std::vector<std::string> options;
+      for (const PassOption& o : prefix->options()) options.push_back(o.name);
+      throw UsageError(
+          "unknown flag " + quote(name) + ": pass " + quote(prefix->name()) + " has no option " +
+          quote(body.substr(prefix->name().size() + 1)) +
+          (options.empty() ? " (it takes none)" : " (options: " + join_names(options) + ")"));
+    }
+    if (!pass) {
+      std::vector<std::string> passes;
+      for (const Pass* p : registry.passes()) passes.emplace_back(p->name());
+      throw UsageError("unknown flag " + quote(name) +
+                       " (not a flag of lower; pass options are --PASS-OPTION, known passes: " +
+                       join_names(passes) + ")");
+    }
+    std::string value;
+    if (eq != std::string::npos) {
+      value = word.substr(eq + 1);
+    } else if (i + 1 < args.size()) {
+      value = args[++i];
+    } else {
+      throw UsageError("flag " + quote(name) + " needs a value (option " + quote(option) +
+                       " of pass " + quote(pass->name()) + ")");
+    }
+    out[std::string(pass->name())][option].push_back(std::move(value));
+  }
+  args = std::move(rest);
+  return out;
+}
+
+// Sets the flags' options on every run of their pass; a pass that does not run, or an option
+// also given in the pass list, is an error.
+void apply_pass_option_flags(const PassOptionFlags& flags, std::vector<PassSpec>& specs) {
+  for (const auto& [pass, options] : flags) {
+    bool runs = false;
+    for (PassSpec& spec : specs) {
+      if (spec.name != pass) continue;
+      runs = true;
+      for (const auto& [option, values] : options) {
+        if (spec.options.count(option)) {
+          throw UsageError("option " + quote(option) + " of pass " + quote(pass) +
+                           " is given both in the pass list and as --" + pass + "-" + option);
+        }
+        std::string joined;
+        for (size_t i = 0; i < values.size(); ++i) joined += (i ? "\n" : "") + values[i];
+        spec.options[option] = joined;
+      }
+    }
+    if (!runs) {
+      throw UsageError("--" + pass + "-" + options.begin()->first + " sets an option of pass " +
+                       quote(pass) + ", which is not among the passes run");
+    }
+  }
 }
 
 std::string milliseconds(double seconds) {
@@ -101,6 +214,8 @@ nlohmann::ordered_json report_json(const LowerResult& r) {
 int run_lower(const Args& raw) {
   Args args;
   for (const std::string& a : raw) args.push_back(a == "-o" ? "--output" : a);
+  const PassRegistry& registry = PassRegistry::standard();
+  const PassOptionFlags option_flags = take_pass_option_flags(args, registry);
   ParsedArgs parsed = parse_flags(args, kLowerFlags);
   if (parsed.help) {
     print_lower_usage(std::cout);
@@ -113,7 +228,6 @@ int run_lower(const Args& raw) {
   for (const char* once : {"--passes", "--pipeline", "--output", "--seed"}) {
     if (parsed.all(once).size() > 1) throw UsageError(std::string(once) + " is given twice");
   }
-  const PassRegistry& registry = PassRegistry::standard();
   PassManagerOptions options;
   if (parsed.has("--seed")) {
     std::optional<Int> seed = parse_int(parsed.all("--seed")[0]);
@@ -140,20 +254,24 @@ int run_lower(const Args& raw) {
   const Graph graph = read_graph_arg(parsed.positional[0]);
   options.propagate = dim_overrides(graph, parsed.all("--dim"));
 
-  PassManager manager(registry, options);
+  std::vector<PassSpec> specs;
   if (parsed.has("--passes")) {
-    auto specs = parse_pass_list(parsed.all("--passes")[0], registry);
-    if (!specs) throw UsageError(specs.error());
-    for (const PassSpec& s : *specs) manager.add(s);
+    auto listed = parse_pass_list(parsed.all("--passes")[0], registry);
+    if (!listed) throw UsageError(listed.error());
+    specs = std::move(*listed);
   } else {
     const std::string name = parsed.has("--pipeline") ? parsed.all("--pipeline")[0] : "default";
-    if (!registry.pipeline(name)) {
+    const PassRegistry::Pipeline* pipeline = registry.pipeline(name);
+    if (!pipeline) {
       std::string known;
       for (const auto* p : registry.pipelines()) known += (known.empty() ? "" : ", ") + p->name;
       throw UsageError("unknown pipeline " + quote(name) + " (known: " + known + ")");
     }
-    manager.add_pipeline(name);
+    for (const std::string& pass : pipeline->passes) specs.push_back(PassSpec{pass, {}});
   }
+  apply_pass_option_flags(option_flags, specs);
+  PassManager manager(registry, options);
+  for (const PassSpec& s : specs) manager.add(s);
 
   ShapeEnv env;
   LowerResult result = manager.run(graph, env);
