@@ -253,10 +253,10 @@ class Autocast {
       if (kind_.count(id) && kind_[id] == Kind::Floating) decide(id);
     }
     for (NodeId id : order) {
-      const Node& n = g_.node(id);
-      if (n.op == NodeOp::CallFunction) {
+      const NodeOp op = g_.node(id).op;  // not a reference: rewriting inserts casts
+      if (op == NodeOp::CallFunction) {
         rewrite(id);
-      } else if (n.op == NodeOp::Output) {
+      } else if (op == NodeOp::Output) {
         rewrite_output(id);
       }
     }
@@ -626,7 +626,10 @@ class Autocast {
         g_.erase(made_[i]);
       }
       made_.resize(made_before);
-      reasons_[id].push_back("no " + std::string(to_string(o_.low)) + " form: " + e.what());
+      std::string why = e.what();
+      const std::string prefix = "pass autocast: node " + g_.node(id).name + ": ";
+      if (why.starts_with(prefix)) why = why.substr(prefix.size());
+      reasons_[id].push_back("no " + std::string(to_string(o_.low)) + " form: " + why);
       ctx_.count("kept high: no low-precision form");
       rewrite(id);
       return;

@@ -16,6 +16,7 @@
 
 #include "pass_test_util.h"
 #include "symshape/interp.h"
+#include "symshape/schema.h"
 
 namespace symshape::pass_test {
 namespace {
@@ -443,6 +444,42 @@ TEST(Autocast, RunningTwiceChangesNothingMore) {
   EXPECT_EQ(high(twice), (std::set<std::string>{"relu1", "relu2", "conv1_float32", "conv2_float32",
                                                 "add_float32"}));
   EXPECT_TRUE(low(twice).empty());
+}
+
+TEST(Autocast, AnOpWhoseRuleRefusesTheLowTypeStaysHigh) {
+  // A custom op whose rule takes float32 only: its casts are taken back and it stays float32.
+  SchemaTable::define("autocast_test::f32_only(Tensor x) -> Tensor");
+  OpRegistry ops = OpRegistry::instance();
+  ops.add("autocast_test.f32_only", [](OpContext& ctx) {
+    TensorMeta x = ctx.tensor("x");
+    if (x.dtype != DType::Float32) ctx.bad_input("f32_only takes float32");
+    return Value::of(x);
+  });
+  const Graph g = parse_graph(R"({"format": "symshape-graph", "version": 1,
+ "dims": {"b": {"min": 2, "max": 16, "hint": 4}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["b", 8]},
+  {"name": "a", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "x"}]},
+  {"name": "f", "op": "call_function", "target": "autocast_test.f32_only", "args": [{"node": "a"}]},
+  {"name": "c", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "f"}]},
+  {"name": "output", "op": "output", "args": [{"node": "c"}]}]})");
+  PassManagerOptions pm;
+  pm.propagate.registry = &ops;
+  PassManager manager(PassRegistry::standard(), pm);
+  manager.add(PassSpec{"autocast", {}});
+  ShapeEnv env;
+  LowerResult r = manager.run(g, env);
+  ASSERT_TRUE(r.ok) << r.error;
+  Lowered l;
+  l.result = r;
+  EXPECT_EQ(high(l), (std::set<std::string>{"f"}));
+  EXPECT_EQ(reasons(l, "f"),
+            R"(["no float16 form: node f (autocast_test.f32_only): f32_only takes float32"])");
+  EXPECT_EQ(l.counter("kept high: no low-precision form"), 1u);
+  const std::vector<std::pair<std::string, DType>> expected = {
+      {"x", DType::Float16}, {"a", DType::Float32}, {"f", DType::Float16}, {"c", DType::Float32}};
+  EXPECT_EQ(casts(l), expected);
+  EXPECT_EQ(dtype(l, "f"), DType::Float32);
 }
 
 // ---- errors ----
