@@ -247,6 +247,9 @@ class Autocast {
       if (writes_in_place(n)) refuse_in_place(id);
       before_[id] = g_.value(id);
       if (n.op == NodeOp::CallFunction) kind_[id] = classify(id);
+      if (n.op == NodeOp::CallFunction && is_conversion(n) && dtype_argument(id)) {
+        converts_.insert(id);
+      }
     }
     // The rules read the graph as it was: decide every node before rewriting any.
     for (NodeId id : order) {
@@ -330,12 +333,18 @@ class Autocast {
     }
     // A dtype argument of its own (`_to_copy(x, dtype=float32)`, `sum(x, dtype=float32)`) says
     // what it computes in: it is kept as written.
-    if (bound && bound->declares("dtype") && bound->given("dtype")) {
-      const Arg* d = bound->get("dtype");
-      if (d && d->kind == Arg::Kind::DType && is_floating(d->dtype)) {
-        keep("dtype argument", "asks for " + std::string(to_string(d->dtype)));
-      }
+    if (std::optional<DType> d = dtype_argument(id); d && is_floating(*d)) {
+      keep("dtype argument", "asks for " + std::string(to_string(*d)));
     }
+  }
+
+  // The dtype argument the call gives, if any.
+  std::optional<DType> dtype_argument(NodeId id) const {
+    std::optional<BoundArgs> bound = bind(id);
+    if (!bound || !bound->declares("dtype") || !bound->given("dtype")) return std::nullopt;
+    const Arg* d = bound->get("dtype");
+    if (!d || d->kind != Arg::Kind::DType) return std::nullopt;
+    return d->dtype;
   }
 
   // An excluded op: the same target, or the same op when the entry names no overload
@@ -547,7 +556,8 @@ class Autocast {
     if (consumer == kNoNode) return was.tensor.dtype;  // the graph's output
     if (kind_.at(consumer) == Kind::Follow) return std::nullopt;
     if (low(consumer)) return o_.low;
-    if (is_conversion(g_.node(consumer)) && reasons_.count(consumer)) return std::nullopt;
+    // A conversion to a dtype it is given reads its input exactly as the cast back would give it.
+    if (converts_.count(consumer)) return std::nullopt;
     return was.tensor.dtype;
   }
 
@@ -720,6 +730,7 @@ class Autocast {
   std::map<NodeId, Value> before_;                      // every node's result before the pass
   std::map<NodeId, Kind> kind_;                         // call nodes
   std::map<NodeId, std::vector<std::string>> reasons_;  // floating-point nodes: empty = low
+  std::set<NodeId> converts_;  // conversions given a dtype: they take inputs as they come
   std::map<std::pair<NodeId, DType>, NodeId> casts_;
   std::vector<NodeId> made_;  // the casts, in the order made
   std::set<NodeId> retyped_;  // nodes whose result changed

@@ -398,8 +398,9 @@ TEST(Autocast, RegionsDtypeArgumentsAndSharedCasts) {
   {"name": "soft", "op": "call_function", "target": "aten._softmax.default", "args": [{"node": "c"}, -1, false], "autocast": "high"},
   {"name": "norm", "op": "call_function", "target": "aten.exp.default", "args": [{"node": "c"}], "autocast": "high"},
   {"name": "up", "op": "call_function", "target": "aten._to_copy.default", "args": [{"node": "c"}], "kwargs": {"dtype": {"dtype": "float32"}}},
+  {"name": "wide", "op": "call_function", "target": "aten._to_copy.default", "args": [{"node": "c"}], "kwargs": {"dtype": {"dtype": "float64"}}},
   {"name": "sum", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "soft"}, {"node": "norm"}]},
-  {"name": "output", "op": "output", "args": [[{"node": "sum"}, {"node": "up"}]]}]})");
+  {"name": "output", "op": "output", "args": [[{"node": "sum"}, {"node": "up"}, {"node": "wide"}]]}]})");
   Lowered l = run_autocast(g, {});
   expect_sound(g, l, 3);
   EXPECT_EQ(high(l), (std::set<std::string>{"soft", "norm", "up"}));
@@ -414,7 +415,11 @@ TEST(Autocast, RegionsDtypeArgumentsAndSharedCasts) {
                                                                {"norm", DType::Float16},
                                                                {"sum", DType::Float32}};
   EXPECT_EQ(casts(l), expected);
+  // Conversions given a dtype (up, to float32, and wide, to float64, which is no float32 node)
+  // read c in float16 as it comes: casting it back first would change nothing.
   EXPECT_EQ(l.result.graph.find("up")->args[0].text, "c");
+  EXPECT_EQ(l.result.graph.find("wide")->args[0].text, "c");
+  EXPECT_EQ(dtype(l, "wide"), DType::Float64);
   EXPECT_EQ(l.result.graph.find("norm")->args[0].text, "c_float32");
   EXPECT_EQ(l.result.graph.find("soft")->args[0].text, "c_float32");
   // The region key is kept on the node.
