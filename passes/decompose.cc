@@ -649,7 +649,7 @@ std::set<std::string> selected(PassContext& ctx) {
     std::set<std::string> names;
     std::string_view text = ctx.option(option);
     while (!text.empty()) {
-      size_t comma = text.find_first_of(",|");
+      size_t comma = text.find_first_of(",|\n");  // a flag given twice: one per line
       std::string name(text.substr(0, comma));
       text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
       if (name.empty()) continue;

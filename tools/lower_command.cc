@@ -42,7 +42,8 @@ void print_lower_usage(std::ostream& os) {
         "OPTION on every run of PASS, like `PASS{OPTION=VALUE}` (e.g. --autocast-low=bfloat16).\n"
         "A flag given again adds a value: the option gets them one per line, which options\n"
         "taking a list read as items (autocast's exclude-node and exclude-op) and the others\n"
-        "refuse. `symshape passes` lists every pass's options.\n";
+        "refuse. `symshape passes` lists every pass's options. --decompose LIST and\n"
+        "--no-decompose LIST are --decompose-only and --decompose-skip.\n";
 }
 
 // `--PASS-OPTION=VALUE` flags, by pass and option, each option's values in order.
@@ -67,7 +68,10 @@ PassOptionFlags take_pass_option_flags(Args& args, const PassRegistry& registry)
       break;
     }
     const size_t eq = word.find('=');
-    const std::string name = word.substr(0, eq);
+    std::string name = word.substr(0, eq);
+    // Torch-TensorRT's spelling of decompose's lists: --decompose A,B and --no-decompose C.
+    if (name == "--decompose") name = "--decompose-only";
+    if (name == "--no-decompose") name = "--decompose-skip";
     const auto known = std::find_if(std::begin(kLowerFlags), std::end(kLowerFlags),
                                     [&](const FlagSpec& f) { return f.name == name; });
     if (!word.starts_with("--") || word == "--help" || known != std::end(kLowerFlags)) {

@@ -160,5 +160,27 @@ TEST(LowerCli, PassesListsEveryRegisteredPassAndPipeline) {
   EXPECT_EQ(run_in_root({"passes", "extra"}).exit_code, 2);
 }
 
+// decompose's lists as flags: --decompose A,B (only these) and --no-decompose C (all but these),
+// as Torch-TensorRT names them; the report counts each decomposition by name.
+TEST(LowerCli, DecomposeListsAsFlags) {
+  CliResult only = run_lower({"examples/gpt_small.json", "--passes", "decompose", "--decompose",
+                              "layer_norm,gelu", "--verify-numerics"});
+  ASSERT_EQ(only.exit_code, 0) << only.err;
+  EXPECT_NE(only.out.find("decomposed: gelu: 8, decomposed: layer_norm: 17"), std::string::npos)
+      << only.out;
+  EXPECT_EQ(only.out.find("decomposed: addmm"), std::string::npos) << only.out;
+  CliResult skip = run_lower({"examples/gpt_small.json", "--passes", "decompose",
+                              "--no-decompose=view", "--no-decompose", "t|addmm"});
+  ASSERT_EQ(skip.exit_code, 0) << skip.err;
+  EXPECT_NE(skip.out.find("decomposed: scaled_dot_product_attention: 8"), std::string::npos)
+      << skip.out;
+  for (const char* skipped : {"decomposed: view", "decomposed: t:", "decomposed: addmm"})
+    EXPECT_EQ(skip.out.find(skipped), std::string::npos) << skipped << "\n" << skip.out;
+  CliResult bad = run_lower(
+      {"examples/gpt_small.json", "--passes", "decompose", "--decompose", "layer_norm,softmax"});
+  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_NE(bad.err.find("unknown decomposition 'softmax'"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace symshape::cli_test
