@@ -48,7 +48,7 @@ struct Options {
 
 [[noreturn]] void bad_option(const PassContext& ctx, std::string_view option,
                              const std::string& message) {
-  ctx.fail(kNoNode, "option " + std::string(option) + ": " + message);
+  ctx.bad_option(option, message);
 }
 
 std::string trim(std::string_view s) {

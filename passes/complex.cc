@@ -919,8 +919,7 @@ class Rewriter {
 void complex_rewrite(PassContext& ctx) {
   const std::string& matmul = ctx.option("matmul");
   if (matmul != "four" && matmul != "gauss") {
-    throw PassError("complex-rewrite", "",
-                    "option matmul must be `four` or `gauss`, got '" + matmul + "'");
+    ctx.bad_option("matmul", "must be `four` or `gauss`, got '" + matmul + "'");
   }
   Rewriter(ctx, Mode::Full).run();
 }

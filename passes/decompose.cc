@@ -656,9 +656,7 @@ std::set<std::string> selected(PassContext& ctx) {
       if (!known.count(name)) {
         std::string list;
         for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
-        throw PassError(
-            "decompose", "",
-            "option " + option + ": unknown decomposition '" + name + "' (known: " + list + ")");
+        ctx.bad_option(option, "unknown decomposition '" + name + "' (known: " + list + ")");
       }
       names.insert(name);
     }

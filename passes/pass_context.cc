@@ -45,8 +45,11 @@ bool PassContext::flag(std::string_view name) const {
   const std::string& v = option(name);
   if (v == "true" || v == "1") return true;
   if (v == "false" || v == "0") return false;
-  throw PassError(pass_, "",
-                  "option " + std::string(name) + " takes true or false, got '" + v + "'");
+  bad_option(name, "takes true or false, got '" + v + "'");
+}
+
+void PassContext::bad_option(std::string_view option, const std::string& message) const {
+  throw PassOptionError(pass_, "", "option " + std::string(option) + ": " + message);
 }
 
 void PassContext::fail(NodeId node, const std::string& message) const {

@@ -170,6 +170,11 @@ class Run {
       may_add_guards = may_add_guards || pass->may_add_guards();
       try {
         result.reports.push_back(run_pass(*pass, spec, graph, symbols));
+      } catch (const PassOptionError& e) {
+        result.error = e.what();
+        result.failed_pass = spec.name;
+        result.bad_option = true;
+        break;
       } catch (const std::exception& e) {
         result.error = e.what();
         result.failed_pass = spec.name;

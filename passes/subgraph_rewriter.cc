@@ -317,13 +317,13 @@ class RewritePass : public Pass {
   }
   void run(PassContext& ctx) const override {
     const std::string& path = ctx.option("patterns");
-    if (path.empty()) throw Error("the rewrite pass needs patterns=FILE");
+    if (path.empty()) ctx.bad_option("patterns", "the rewrite pass needs patterns=FILE");
     std::ifstream in(path, std::ios::binary);
-    if (!in) throw Error("cannot read the pattern file '" + path + "'");
+    if (!in) ctx.bad_option("patterns", "cannot read the pattern file '" + path + "'");
     std::ostringstream text;
     text << in.rdbuf();
     Expected<std::vector<RewritePattern>> patterns = read_patterns(text.str());
-    if (!patterns) throw Error(path + ": " + patterns.error());
+    if (!patterns) ctx.bad_option("patterns", path + ": " + patterns.error());
     for (const RewritePattern& p : *patterns) {
       if (size_t n = rewrite_subgraphs(ctx, p)) ctx.count(p.name, n);
     }

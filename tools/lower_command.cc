@@ -287,7 +287,7 @@ int run_lower(const Args& raw) {
   }
   if (!result.ok) {
     print_error(result.error);
-    return kExitShapeError;
+    return result.bad_option ? kExitBadInput : kExitShapeError;
   }
   report_out << dumps.str();
   if (parsed.has("--json")) {

@@ -39,6 +39,13 @@ class PassError : public Error {
   std::string pass_, node_;
 };
 
+// A pass refused the value of one of its options (an unknown name, a file that does not read):
+// bad input, as the CLI reports it, rather than a pass failing its checks.
+class PassOptionError : public PassError {
+ public:
+  using PassError::PassError;
+};
+
 // An option a pass accepts: `--passes name{key=value}` on the CLI.
 struct PassOption {
   std::string name;
@@ -96,6 +103,8 @@ class PassContext {
 
   // A PassError naming this pass and the node.
   [[noreturn]] void fail(NodeId node, const std::string& message) const;
+  // A PassOptionError: the option's value is refused (`option NAME: message`).
+  [[noreturn]] void bad_option(std::string_view option, const std::string& message) const;
 
  private:
   Value run_rule(const Node& node);
@@ -187,6 +196,7 @@ struct LowerResult {
   bool ok = false;
   std::string error;          // why it failed: the pass, the node, what differs
   std::string failed_pass;    // empty when the input graph itself failed to propagate
+  bool bad_option = false;    // the failed pass refused an option's value (bad input)
   Graph graph;                // the lowered graph (the input graph when nothing ran)
   std::vector<Value> values;  // its nodes' metadata
   std::vector<PassReport> reports;

@@ -178,8 +178,22 @@ TEST(LowerCli, DecomposeListsAsFlags) {
     EXPECT_EQ(skip.out.find(skipped), std::string::npos) << skipped << "\n" << skip.out;
   CliResult bad = run_lower(
       {"examples/gpt_small.json", "--passes", "decompose", "--decompose", "layer_norm,softmax"});
-  EXPECT_NE(bad.exit_code, 0) << bad.out;
+  EXPECT_EQ(bad.exit_code, 2) << bad.out;  // a refused option value is bad input
   EXPECT_NE(bad.err.find("unknown decomposition 'softmax'"), std::string::npos) << bad.err;
+}
+
+// A value a pass refuses is bad input (exit 2), like an unknown pass or option.
+TEST(LowerCli, ARefusedOptionValueIsBadInput) {
+  CliResult missing = run_lower({"examples/cleanup_demo.json", "--passes",
+                                 "rewrite{patterns=/nonexistent/patterns.json}"});
+  EXPECT_EQ(missing.exit_code, 2) << result_text(missing);
+  EXPECT_NE(missing.err.find("option patterns: cannot read the pattern file"), std::string::npos)
+      << missing.err;
+  CliResult flag = run_lower({"examples/cleanup_demo.json", "--passes", "autocast",
+                              "--autocast-calibrate=maybe"});
+  EXPECT_EQ(flag.exit_code, 2) << result_text(flag);
+  EXPECT_NE(flag.err.find("option calibrate: takes true or false, got 'maybe'"), std::string::npos)
+      << flag.err;
 }
 
 }  // namespace

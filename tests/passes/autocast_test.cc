@@ -519,7 +519,7 @@ TEST(Autocast, BadOptionsNameTheOption) {
       {{{"calibration", text.string()}},
        "node 'conv1': expected a non-negative number, got \"big\""},
       {{{"calibration", negative.string()}, {"calibrate", "true"}}, "not both"},
-      {{{"calibrate", "yes"}}, "option calibrate takes true or false"},
+      {{{"calibrate", "yes"}}, "option calibrate: takes true or false"},
   };
   const Graph g = cnn();
   for (const BadOption& c : cases) {

@@ -290,8 +290,9 @@ TEST(ParsePassList, OptionsReachThePassAndDefaultsFillTheRest) {
   ShapeEnv env;
   LowerResult res = manager.run(parse_graph(kGraph), env);
   EXPECT_FALSE(res.ok);
-  EXPECT_NE(res.error.find("option strict takes true or false, got 'maybe'"), std::string::npos)
+  EXPECT_NE(res.error.find("option strict: takes true or false, got 'maybe'"), std::string::npos)
       << res.error;
+  EXPECT_TRUE(res.bad_option);
 }
 
 TEST(ParsePassList, Errors) {
