@@ -43,8 +43,8 @@ class Facts {
   Int known_divisor(std::string_view symbol) const;
 
   // Assumes c holds. A conjunction is split; `p % q == 0` also records q | p; a bound on a lone
-  // symbol (`x >= 5`, `3 < x`, `x == 4`) also refines its range. Every relation is kept for
-  // prove()'s linear reasoning.
+  // symbol (`x >= 5`, `3 < x`, `x == 4`, and `x != 0` when 0 ends its range) also refines its
+  // range. Every relation is kept for prove()'s linear reasoning (`!=` ones by case split).
   void assume(const Cond& c);
   const std::vector<Cond>& assumptions() const { return assumptions_; }
   // Indices into assumptions() of the relations that mention the symbol.
@@ -53,6 +53,8 @@ class Facts {
   uint64_t version() const { return version_; }
 
  private:
+  void exclude_endpoint(const Cond& c);
+
   ValueRange default_range_;
   std::map<std::string, ValueRange, std::less<>> ranges_;
   std::vector<Divisibility> divisibility_;

@@ -80,6 +80,18 @@ std::optional<std::pair<std::string, ValueRange>> symbol_bound(const Cond& c) {
 
 }  // namespace
 
+// `x != k` on a lone symbol whose range ends at k: the range loses that end ([0, 5] -> [1, 5]).
+void Facts::exclude_endpoint(const Cond& c) {
+  if (c.op() != RelOp::Ne) return;
+  Expr x = c.lhs(), k = c.rhs();
+  if (x.is_constant()) std::swap(x, k);
+  if (!x.is_symbol() || !k.is_constant()) return;
+  const ValueRange r = range_of(x.symbol_name());
+  const Int v = *k.constant();
+  if (r.lo() && *r.lo() == v) refine_range(x.symbol_name(), ValueRange::at_least(v + 1));
+  if (r.hi() && *r.hi() == v) refine_range(x.symbol_name(), ValueRange::at_most(v - 1));
+}
+
 void Facts::assume(const Cond& c) {
   switch (c.kind()) {
     case Cond::Kind::True: return;
@@ -90,6 +102,7 @@ void Facts::assume(const Cond& c) {
     case Cond::Kind::Or: break;
     case Cond::Kind::Rel: {
       if (auto b = symbol_bound(c)) refine_range(b->first, b->second);
+      exclude_endpoint(c);
       // `p % q == 0` (either way round) is a divisibility fact.
       const Expr& l = c.lhs();
       const Expr& r = c.rhs();

@@ -182,6 +182,9 @@ struct Relation {
   RelOp op;
 };
 
+// `!=` facts a decision splits on (2^k systems per branch at most).
+constexpr size_t kMaxDisequalities = 4;
+
 // A conjunction of goal relations, by index into the goal's relations, with the op to use.
 using Branch = std::vector<std::pair<size_t, RelOp>>;
 
@@ -242,7 +245,7 @@ class LinearProver {
       for (const auto& [index, op] : b) {
         if (!append(goal_[index], op, cs)) return false;
       }
-      if (!detail::refute(std::move(cs), integer_)) return false;
+      if (!refute_split(std::move(cs), 0)) return false;
     }
     return true;
   }
@@ -550,13 +553,32 @@ class LinearProver {
   // ---- facts ----
 
   void add_assumption(const Cond& c) {
-    // Disjunctions and `!=` are left out: ignoring a fact is sound.
-    if (c.kind() != Cond::Kind::Rel || c.op() == RelOp::Ne) return;
+    // Disjunctions are left out, and `!=` facts past the first few: ignoring a fact is sound.
+    if (c.kind() != Cond::Kind::Rel) return;
+    if (c.op() == RelOp::Ne && disequalities_.size() >= kMaxDisequalities) return;
     try {
       Linear d = linearize(c.lhs().ex()) - linearize(c.rhs().ex());
-      facts_rel_.push_back({std::move(d), c.op()});
+      if (c.op() == RelOp::Ne) {
+        disequalities_.push_back(std::move(d));
+      } else {
+        facts_rel_.push_back({std::move(d), c.op()});
+      }
     } catch (const Error&) {
     }
+  }
+
+  // Whether the constraints have no integer solution under every `!=` fact from `from` on: each
+  // `d != 0` is the disjunction d < 0 or d > 0, so the system is refuted when it is without the
+  // fact, or else when it is on both sides of it.
+  bool refute_split(std::vector<detail::LinearConstraint> cs, size_t from) {
+    if (from == disequalities_.size()) return detail::refute(std::move(cs), integer_);
+    if (from == 0 && detail::refute(cs, integer_)) return true;  // the `!=` facts not needed
+    for (RelOp side : {RelOp::Lt, RelOp::Gt}) {
+      std::vector<detail::LinearConstraint> with = cs;
+      if (!append(disequalities_[from], side, with)) return false;
+      if (!refute_split(std::move(with), from + 1)) return false;
+    }
+    return true;
   }
 
   void add_divisibility(const Divisibility& fact) {
@@ -665,6 +687,7 @@ class LinearProver {
   std::vector<std::string> pending_;
   std::vector<Linear> goal_;
   std::vector<Relation> facts_rel_;
+  std::vector<Linear> disequalities_;  // `d != 0` facts, split into d < 0 or d > 0 when needed
   std::vector<int> position_;
   std::vector<bool> integer_;
   std::vector<detail::LinearConstraint> base_;

@@ -1,6 +1,9 @@
 // prove(): the documented examples, the Truth helpers, and connectives.
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
+
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/prove.h"
@@ -36,6 +39,76 @@ TEST(ProveTest, Constants) {
   EXPECT_EQ(prove(Cond::truth(false), Facts()), Truth::False);
   EXPECT_EQ(P("x + 1 > x"), Truth::True);
   EXPECT_EQ(P("x + 1 == x"), Truth::False);
+}
+
+// `!=` facts (issue #17): they decide the matching `==` / `!=`, take part in the linear
+// reasoning by a case split (d < 0 or d > 0), and cut an end off a symbol's range. Every answer
+// is checked here by brute force over the symbols' ranges.
+TEST(ProveTest, DisequalityFactsDecide) {
+  struct Case {
+    std::vector<const char*> facts;
+    std::map<std::string, std::pair<int, int>> box;
+    const char* goal;
+    Truth expected;
+  };
+  const std::vector<Case> cases = {
+      {{"x != 0"}, {{"x", {-5, 5}}}, "x != 0", Truth::True},
+      {{"x != 0"}, {{"x", {-5, 5}}}, "x == 0", Truth::False},
+      {{"x != 0"}, {{"x", {0, 5}}}, "x >= 1", Truth::True},
+      {{"x != 0"}, {{"x", {0, 5}}}, "x*3 > 2", Truth::True},
+      {{"a - 3 != -b"}, {{"a", {-4, 4}}, {"b", {-4, 4}}}, "a + b != 3", Truth::True},
+      {{"x != y", "x <= y"}, {{"x", {-3, 3}}, {"y", {-3, 3}}}, "x < y", Truth::True},
+      {{"x != 5", "x >= 5"}, {{"x", {-9, 9}}}, "x > 5", Truth::True},
+      {{"x != 1", "x != 2"}, {{"x", {1, 3}}}, "x == 3", Truth::True},
+      {{"x != 1"}, {{"x", {0, 3}}}, "x == 0", Truth::Unknown},  // x may be 0, 2 or 3
+      {{"x != 1"}, {{"x", {0, 3}}}, "x != 2", Truth::Unknown},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.goal);
+    Facts facts(ValueRange::all());
+    for (const auto& [name, lohi] : c.box)
+      facts.set_range(name, ValueRange::closed(Int(lohi.first), Int(lohi.second)));
+    for (const char* f : c.facts) facts.assume(C(f));
+    EXPECT_EQ(P(c.goal, facts), c.expected);
+    // Brute force: true at every point where the facts hold, false at none, else unknown.
+    std::vector<std::string> names;
+    for (const auto& [name, lohi] : c.box) names.push_back(name);
+    size_t holds = 0, points = 0;
+    std::map<std::string, int> at;
+    std::function<void(size_t)> visit = [&](size_t i) {
+      if (i == names.size()) {
+        auto value = [&](const char* text) {
+          std::map<std::string, Expr> values;
+          for (const auto& [n, v] : at) values.emplace(n, Expr(v));
+          return C(text).subs(values).kind() == Cond::Kind::True;
+        };
+        for (const char* f : c.facts)
+          if (!value(f)) return;
+        ++points;
+        holds += value(c.goal);
+        return;
+      }
+      for (int v = c.box.at(names[i]).first; v <= c.box.at(names[i]).second; ++v) {
+        at[names[i]] = v;
+        visit(i + 1);
+      }
+    };
+    visit(0);
+    ASSERT_GT(points, 0u) << "the facts are contradictory";
+    const Truth truth = holds == points ? Truth::True : holds == 0 ? Truth::False : Truth::Unknown;
+    EXPECT_EQ(truth, c.expected) << "the table is wrong";
+  }
+}
+
+TEST(ProveTest, DisequalityCutsAnEndOffARange) {
+  Facts facts;
+  facts.set_range("x", ValueRange::closed(Int(0), Int(5)));
+  facts.assume(C("x != 0"));
+  EXPECT_EQ(facts.range_of("x").str(), ValueRange::closed(Int(1), Int(5)).str());
+  facts.assume(C("5 != x"));
+  EXPECT_EQ(facts.range_of("x").str(), ValueRange::closed(Int(1), Int(4)).str());
+  facts.assume(C("x != 3"));  // inside the range: kept as a fact only
+  EXPECT_EQ(facts.range_of("x").str(), ValueRange::closed(Int(1), Int(4)).str());
 }
 
 TEST(ProveTest, RangesDecideSimpleBounds) {
@@ -211,7 +284,9 @@ TEST(ProveTest, IgnoredFactsOnlyLosePower) {
   Facts f;
   f.assume(C("x < 3 or x > 10"));
   f.assume(C("x != 5"));
-  EXPECT_EQ(P("x == 5", f), Truth::Unknown);
+  EXPECT_EQ(P("x == 5", f), Truth::False);  // the `!=` fact is used (a case split)
+  // The disjunction is ignored: x == 7 is impossible under it, yet unknown.
+  EXPECT_EQ(P("x == 7", f), Truth::Unknown);
   EXPECT_EQ(P("x >= 1", f), Truth::True);
 }
 
