@@ -3,7 +3,9 @@
 // It is the project's oracle. Kernels are written plainly, for correctness: a shape rule or a pass
 // that is wrong only in numbers, or only at some sizes, shows up as a disagreement with it.
 // Collectives run as a simulation of W ranks inside one process: every node runs once per rank,
-// in lockstep, and a collective's kernel sees its argument on every rank.
+// in lockstep, and a collective's kernel sees its argument on every rank. Or, given a
+// Communicator (RunOptions::communicator), run() executes one rank per process and the
+// collective kernels exchange tensors through it.
 #pragma once
 
 #include <complex>
@@ -18,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "symshape/interp/communicator.h"
 #include "symshape/ir.h"
 #include "symshape/schema.h"
 
@@ -168,6 +171,9 @@ class RunInputError : public RunError {
   using RunError::RunError;
 };
 
+// One process's side of a multi-process run (internal: symshape/interp/process_group.h).
+class ProcessGroup;
+
 // What a kernel sees: its node's arguments as run-time values, the rank it runs as, and the
 // same argument on every rank of the group (for collectives).
 class KernelContext {
@@ -176,8 +182,13 @@ class KernelContext {
                 size_t rank, const Bindings& dims, std::mt19937_64& rng);
 
   const Node& node() const { return node_; }
-  size_t rank() const { return rank_; }
-  size_t world_size() const { return ranks_.size(); }
+  size_t rank() const { return group_rank_; }
+  size_t world_size() const { return group_size_; }
+  // In a multi-process run: this process's group, through which collectives exchange tensors
+  // (ranks then holds this process's values only, and rank() is its rank in the group); nullptr
+  // when the ranks are simulated.
+  ProcessGroup* process_group() const { return group_; }
+  void set_process_group(ProcessGroup* group, size_t rank, size_t world_size);
   // The values of the graph's named dims (batch, seq, W) in this run.
   const Bindings& dims() const { return dims_; }
   // Deterministic randomness (rand, dropout, randperm): seeded per run and node.
@@ -216,7 +227,8 @@ class KernelContext {
   std::optional<Scalar> optional_scalar(std::string_view name) const;
   bool is_tensor_arg(std::string_view name) const;
 
-  // The argument name on every rank of the group, in rank order.
+  // The argument name on every rank of the group, in rank order. In a multi-process run the other
+  // ranks' values are elsewhere: a RunInputError.
   std::vector<RValue> group_values(std::string_view name) const;
 
   // A dim normalized into [0, rank) (rank 0 accepts -1 and 0); RunError otherwise.
@@ -229,7 +241,9 @@ class KernelContext {
   const Graph& graph_;
   const Node& node_;
   const std::vector<std::vector<RValue>>& ranks_;
-  size_t rank_;
+  size_t slot_;  // this rank's values in ranks_
+  size_t group_rank_, group_size_;
+  ProcessGroup* group_ = nullptr;
   const Bindings& dims_;
   std::mt19937_64& rng_;
   bool eval_mode_ = false;
@@ -274,6 +288,14 @@ struct RunOptions {
   bool eval_mode = false;
   // The kernels to use; nullptr: KernelRegistry::instance().
   const KernelRegistry* kernels = nullptr;
+  // A multi-process run: this process runs rank communicator->rank() of a group of
+  // communicator->world_size() processes, each calling run() with the same graph and options,
+  // and the collectives exchange tensors through it (world_size, if set, must be the same).
+  // Inputs are generated as the simulated run generates that rank's. A failure on any rank
+  // fails the run on every rank, with the same error, naming the rank it happened on (unless
+  // every rank met it); no rank is left waiting in a collective. nullptr: the ranks are
+  // simulated in this process.
+  Communicator* communicator = nullptr;
 };
 
 struct RunResult {
@@ -283,10 +305,13 @@ struct RunResult {
   // The failure is bad input (a RunInputError, or an error before any op ran: the dims, the
   // inputs), not an op failing on well-formed input. `check` calls the same graph an InputError.
   bool input_error = false;
-  Bindings dims;  // the named dims' values in this run
-  // One value per node, in graph order, on rank 0 (None after an error).
+  Bindings dims;          // the named dims' values in this run
+  size_t world_size = 1;  // the ranks that ran (simulated, or the communicator's processes)
+  size_t rank = 0;        // whose values `values` holds: 0, or this process's rank
+  // One value per node, in graph order, on rank `rank` (None after an error).
   std::vector<RValue> values;
-  // Every rank's values (ranks[0] == values) when world_size > 1.
+  // Every rank's values (ranks[0] == values) when more than one rank was simulated; empty in a
+  // multi-process run.
   std::vector<std::vector<RValue>> ranks;
   // The output node's value on rank 0.
   const RValue& output() const { return values.back(); }
@@ -294,8 +319,8 @@ struct RunResult {
 
 // Binds the named dims from the inputs' declared shapes and the given sizes (a size written
 // `2*seq` binds seq when the size is even), chooses the rest, generates the inputs and constants
-// (get_attr without a value: filled from the seed), and runs every node on every rank. Never
-// throws: errors come back in RunResult.
+// (get_attr without a value: filled from the seed), and runs every node on every rank (or on
+// this process's rank, with a communicator). Never throws: errors come back in RunResult.
 RunResult run(const Graph& graph, const RunOptions& options = {});
 
 // NumPy's .npy format: a tensor as the bytes of a .npy file (C order, little-endian; bfloat16 is

@@ -7,7 +7,20 @@ namespace symshape::interp {
 KernelContext::KernelContext(const Graph& graph, const Node& node,
                              const std::vector<std::vector<RValue>>& ranks, size_t rank,
                              const Bindings& dims, std::mt19937_64& rng)
-    : graph_(graph), node_(node), ranks_(ranks), rank_(rank), dims_(dims), rng_(rng) {}
+    : graph_(graph),
+      node_(node),
+      ranks_(ranks),
+      slot_(rank),
+      group_rank_(rank),
+      group_size_(ranks.size()),
+      dims_(dims),
+      rng_(rng) {}
+
+void KernelContext::set_process_group(ProcessGroup* group, size_t rank, size_t world_size) {
+  group_ = group;
+  group_rank_ = rank;
+  group_size_ = world_size;
+}
 
 void KernelContext::fail(const std::string& message) const { throw RunError(node_, message); }
 
@@ -87,7 +100,7 @@ std::optional<int64_t> as_integer(const RValue& v) {
 }  // namespace
 
 RValue KernelContext::value_of(const Arg& a) const {
-  return value_on(*this, graph_, ranks_, rank_, a);
+  return value_on(*this, graph_, ranks_, slot_, a);
 }
 
 RValue KernelContext::value(std::string_view name) const {
@@ -245,6 +258,7 @@ bool KernelContext::is_tensor_arg(std::string_view name) const {
 }
 
 std::vector<RValue> KernelContext::group_values(std::string_view name) const {
+  if (group_) bad_input("needs every rank's argument, which a multi-process run does not have");
   const Arg* a = detail::read_argument(node_, bound(), name);
   std::vector<RValue> out;
   for (size_t r = 0; r < ranks_.size(); ++r) {

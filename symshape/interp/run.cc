@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "symshape/interp.h"
+#include "symshape/interp/process_group.h"
 #include "symshape/propagate.h"
 
 namespace symshape::interp {
@@ -53,6 +54,13 @@ bool is_collective(const std::string& target) {
   return target.rfind("_c10d_functional.", 0) == 0 || target.rfind("c10d_functional.", 0) == 0;
 }
 
+// Whether a node exchanges data with the other ranks: every collective but wait_tensor. In a
+// multi-process run each such node is one exchange on every rank (process_group.h).
+bool communicates(const Node& n) {
+  return n.op == NodeOp::CallFunction && is_collective(n.target) &&
+         n.target.find(".wait_tensor") == std::string::npos;
+}
+
 // A generated element: floats uniform in [-1, 1], complex both parts, ints in [0, 2), bools.
 Scalar random_element(DType d, std::mt19937_64& rng) {
   std::uniform_real_distribution<double> real(-1.0, 1.0);
@@ -74,6 +82,13 @@ class Runner {
   Runner(const Graph& g, const RunOptions& o, RunResult& r) : graph_(g), options_(o), result_(r) {}
 
   void run() {
+    if (options_.communicator) return run_process();
+    prepare();
+    execute();
+  }
+
+ private:
+  void prepare() {
     if (auto problem = verify(graph_)) throw Error(*problem);
     collect_symbols();
     bind_given();
@@ -81,10 +96,99 @@ class Runner {
     check_pending();
     result_.dims = dims_;
     choose_world_size();
-    execute();
   }
 
- private:
+  // ---- one rank of a multi-process run ----
+
+  // Fails every rank alike (with no further exchange) unless they all run the same graph: else
+  // their collectives would not line up.
+  void check_same_graph(ProcessGroup& group) const {
+    uint64_t h = hash_text("graph");
+    int64_t talking = 0;
+    for (const Node& n : graph_.nodes) {
+      h = splitmix(h ^ hash_text(n.name) ^ splitmix(hash_text(n.target) + static_cast<int>(n.op)));
+      talking += communicates(n) ? 1 : 0;
+    }
+    const std::vector<int64_t> mine{static_cast<int64_t>(graph_.nodes.size()), talking,
+                                    static_cast<int64_t>(h)};
+    const std::vector<std::vector<int64_t>> all = ProcessGroup::gather(group.comm(), mine);
+    for (size_t r = 1; r < all.size(); ++r) {
+      if (all[r] != all[0]) {
+        throw Error("rank " + std::to_string(r) + " runs another graph than rank 0 (" +
+                    std::to_string(all[r].size() == 3 ? all[r][0] : -1) + " nodes, " +
+                    std::to_string(all[r].size() == 3 ? all[r][1] : -1) +
+                    " collectives; rank 0: " + std::to_string(all[0][0]) + " nodes, " +
+                    std::to_string(all[0][1]) + " collectives)");
+      }
+    }
+  }
+
+  void run_process() {
+    Communicator& comm = *options_.communicator;
+    if (comm.world_size() < 1 || comm.rank() >= comm.world_size()) {
+      throw Error("the communicator's rank " + std::to_string(comm.rank()) +
+                  " is outside its group of " + std::to_string(comm.world_size()));
+    }
+    ProcessGroup group(comm);
+    rank_ = comm.rank();
+    world_ = comm.world_size();
+    result_.rank = rank_;
+    result_.world_size = world_;
+    check_same_graph(group);
+    std::optional<GroupFailure> failure;
+    try {
+      prepare();
+    } catch (const std::exception& e) {
+      failure = GroupFailure{rank_, graph_.nodes.size(), true, e.what()};
+    }
+    world_ = comm.world_size();  // prepare() chose it from the graph; the processes decide
+    if (!failure && options_.world_size != 0 && options_.world_size != world_) {
+      failure = GroupFailure{rank_, graph_.nodes.size(), true,
+                             "the run spans " + std::to_string(world_) +
+                                 " processes, but a world size of " +
+                                 std::to_string(options_.world_size) + " was asked for"};
+    }
+    const size_t count = graph_.nodes.size();
+    ranks_.assign(1, std::vector<RValue>(count));
+    const KernelRegistry& registry =
+        options_.kernels ? *options_.kernels : KernelRegistry::instance();
+    for (size_t i = 0; i < count; ++i) {
+      const Node& n = graph_.nodes[i];
+      const bool talks = communicates(n);
+      if (failure) {
+        // Failed before: take part in the node's exchange all the same, so no peer waits.
+        if (talks) group.agree(failure);
+        continue;
+      }
+      group.begin_node(i);
+      try {
+        ranks_[0][i] = run_node(registry, n, 0, rank_, &group);
+      } catch (const GroupFailed& f) {
+        failure = f.failure;
+      } catch (const std::exception& e) {
+        failure = GroupFailure::of(e, n, i, rank_);
+        if (talks && !group.exchanged()) group.agree(failure);
+      }
+      if (!failure && talks && !group.exchanged()) {
+        // A collective whose kernel did not exchange (it cannot have sent anything): the node's
+        // exchange is still due.
+        if (auto f = group.agree(std::nullopt)) failure = *f;
+      }
+    }
+    // The verdict, the same on every rank: the failure of the lowest rank that failed.
+    if (std::optional<GroupFailure> f = group.agree(failure)) {
+      std::string message = f->message;
+      if (world_ > 1 && !f->on_every_rank) {
+        message = "rank " + std::to_string(f->rank) + ": " + message;
+      }
+      fail(std::move(message), std::min(f->node, count), f->input_error);
+      result_.failed_node = f->node;
+      return;
+    }
+    result_.ok = true;
+    finish();
+  }
+
   // ---- dims ----
 
   void note_symbols(const Expr& e) {
@@ -405,8 +509,8 @@ class Runner {
       }
       sizes.push_back(v);
     }
-    std::mt19937_64 rng(stream_seed(options_.seed, "input", n.name, rank));
     if (n.op == NodeOp::GetAttr && !n.value.is_null()) return constant(n, sizes);
+    std::mt19937_64 rng(stream_seed(options_.seed, "input", n.name, rank));
     if (!n.stride) {
       Tensor t = Tensor::zeros(*n.dtype, sizes);
       for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, random_element(*n.dtype, rng));
@@ -481,7 +585,7 @@ class Runner {
     try {
       for (; i < count; ++i) {
         const Node& n = graph_.nodes[i];
-        for (size_t r = 0; r < world_; ++r) ranks_[r][i] = run_node(registry, n, r);
+        for (size_t r = 0; r < world_; ++r) ranks_[r][i] = run_node(registry, n, r, r, nullptr);
       }
     } catch (const RunInputError& e) {
       fail(e.what(), i, true);
@@ -498,7 +602,9 @@ class Runner {
     finish();
   }
 
-  RValue run_node(const KernelRegistry& registry, const Node& n, size_t r) {
+  // Node n on rank r, whose values are ranks_[slot] (slot == r unless one rank runs here).
+  RValue run_node(const KernelRegistry& registry, const Node& n, size_t slot, size_t r,
+                  ProcessGroup* group) {
     switch (n.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr: {
@@ -513,7 +619,7 @@ class Runner {
       }
       case NodeOp::Output: {
         std::mt19937_64 rng(0);
-        KernelContext ctx(graph_, n, ranks_, r, dims_, rng);
+        KernelContext ctx(graph_, n, ranks_, slot, dims_, rng);
         return n.args.empty() ? RValue::none() : ctx.value_of(n.args[0]);
       }
       case NodeOp::CallFunction: break;
@@ -523,7 +629,8 @@ class Runner {
     // Seeded by the node's name, not its position: a pass that inserts or erases nodes before a
     // random op must not change what it draws (--verify-numerics compares the two graphs).
     std::mt19937_64 rng(stream_seed(options_.seed, "node", n.name, r));
-    KernelContext ctx(graph_, n, ranks_, r, dims_, rng);
+    KernelContext ctx(graph_, n, ranks_, slot, dims_, rng);
+    if (group) ctx.set_process_group(group, r, world_);
     ctx.set_eval_mode(options_.eval_mode);
     return (*kernel)(ctx);
   }
@@ -545,9 +652,10 @@ class Runner {
   }
 
   void finish() {
+    result_.world_size = world_;
     if (ranks_.empty()) return;
     result_.values = ranks_[0];
-    if (world_ > 1) result_.ranks = ranks_;
+    if (ranks_.size() > 1) result_.ranks = ranks_;
   }
 
   const Graph& graph_;
@@ -558,6 +666,7 @@ class Runner {
   std::vector<Pending> pending_;
   std::map<std::string, std::string> given_by_;  // a given dim's origin: "--dim n"
   size_t world_ = 1;
+  size_t rank_ = 0;  // this process's rank in a multi-process run
   std::vector<std::vector<RValue>> ranks_;
 };
 
