@@ -1,6 +1,7 @@
 // `symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]
 // [--world-size W] [--random-dims] [--print-values]`: run a graph in the reference interpreter
-// on small concrete tensors and print each output's dtype, shape and checksum.
+// on small concrete tensors and print each output's dtype, shape and checksum. The steps
+// (run_command.h) are shared with symshape-mpirun, which runs the same graph one rank per process.
 #include <algorithm>
 #include <charconv>
 #include <cinttypes>
@@ -13,6 +14,7 @@
 #include "symshape/interp.h"
 #include "symshape/ir.h"
 #include "tools/cli.h"
+#include "tools/run_command.h"
 
 namespace symshape::cli {
 
@@ -27,13 +29,14 @@ constexpr FlagSpec kRunFlags[] = {
     {"--print-values", "", "also print the values of outputs with at most 64 elements"},
     {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
     {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
+    {"--save-ranks", "DIR", "write every rank's output tensors to DIR/rank<R>/NAME.npy"},
     {"--json", "", "print one JSON document instead of text"},
 };
 
 void print_run_usage(std::ostream& os) {
   os << "usage: symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]\n"
         "                  [--world-size W] [--random-dims] [--print-values]\n"
-        "                  [--inputs DIR] [--save DIR] [--json]\n\n"
+        "                  [--inputs DIR] [--save DIR] [--save-ranks DIR] [--json]\n\n"
         "Runs the graph in the reference interpreter on small CPU tensors. Inputs not given\n"
         "sizes and dims not given values take the graph's hints (or 8, moved into the dim's\n"
         "range); inputs and constants without a value are generated from the seed. Prints the\n"
@@ -270,14 +273,17 @@ void for_each_output(const Graph& graph, const interp::RValue& out,
 
 }  // namespace
 
-int run_run(const Args& args) {
+std::string run_flags_help() { return format_flags(kRunFlags); }
+
+std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&)) {
   ParsedArgs parsed = parse_flags(args, kRunFlags);
   if (parsed.help) {
-    print_run_usage(std::cout);
-    return kExitOk;
+    usage(std::cout);
+    return std::nullopt;
   }
   expect_positionals(parsed, 1, "GRAPH.json");
-  interp::RunOptions options;
+  RunPlan plan;
+  interp::RunOptions& options = plan.options;
   for (const std::string& spec : parsed.all("--size")) {
     auto [name, values] = parse_int_list_spec(spec);
     std::vector<int64_t> sizes;
@@ -304,11 +310,15 @@ int run_run(const Args& args) {
         parse_number(parsed.all("--world-size").back(), "--world-size", 1, 1024));
   }
   options.random_dims = parsed.has("--random-dims");
-  const bool print_values = parsed.has("--print-values");
+  plan.print_values = parsed.has("--print-values");
+  plan.json = parsed.has("--json");
+  if (parsed.has("--save")) plan.save_dir = parsed.all("--save").back();
+  if (parsed.has("--save-ranks")) plan.save_ranks_dir = parsed.all("--save-ranks").back();
 
   options.check_ranges = true;
 
-  const Graph graph = read_graph_arg(parsed.positional[0]);
+  plan.graph = read_graph_arg(parsed.positional[0]);
+  const Graph& graph = plan.graph;
   // A name the graph does not have is a typo, never silently ignored.
   for (const auto& [name, v] : options.dims) expect_dim_of(graph, "--dim", name);
   const std::vector<std::string> inputs = graph_input_names(graph);
@@ -323,28 +333,48 @@ int run_run(const Args& args) {
     }
   }
   if (parsed.has("--inputs")) load_inputs(graph, parsed.all("--inputs").back(), options);
-  const bool json = parsed.has("--json");
-  interp::RunResult result = interp::run(graph, options);
+  return plan;
+}
 
+void save_rank_outputs(const RunPlan& plan, const interp::RunResult& result) {
+  if (plan.save_ranks_dir.empty() || !result.ok) return;
+  auto save = [&](size_t rank, const std::vector<interp::RValue>& values) {
+    if (values.empty()) return;
+    const std::string dir = plan.save_ranks_dir + "/rank" + std::to_string(rank);
+    for_each_output(plan.graph, values.back(),
+                    [&](const std::string&, const std::string& file, const interp::RValue& v) {
+                      save_outputs(dir, file, v);
+                    });
+  };
+  if (result.ranks.empty()) {
+    save(result.rank, result.values);
+  } else {
+    for (size_t r = 0; r < result.ranks.size(); ++r) save(r, result.ranks[r]);
+  }
+}
+
+int report_run(const RunPlan& plan, const interp::RunResult& result) {
+  const Graph& graph = plan.graph;
+  const bool print_values = plan.print_values;
   // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
   // input (an argument, the dims, the inputs) exits as `check` does for it.
   const int failure_code = result.input_error ? kExitBadInput : kExitShapeError;
-  if (json) {
+  if (plan.json) {
     // As `check --json`: the document holds the error, and nothing goes to stderr.
     nlohmann::ordered_json doc;
     doc["status"] = result.ok ? "ok" : result.input_error ? "input_error" : "runtime_error";
     doc["dims"] = nlohmann::ordered_json::object();
     for (const auto& [name, v] : result.dims) doc["dims"][name] = int_json(v);
-    doc["world_size"] = result.ranks.empty() ? size_t{1} : result.ranks.size();
+    doc["world_size"] = result.world_size;
     doc["outputs"] = nlohmann::ordered_json::array();
     if (result.ok) {
-      const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
       for_each_output(
           graph, result.output(),
           [&](const std::string& name, const std::string& file, const interp::RValue& v) {
             value_json(doc["outputs"], name, v, print_values);
-            if (!save_dir.empty()) save_outputs(save_dir, file, v);
+            if (!plan.save_dir.empty()) save_outputs(plan.save_dir, file, v);
           });
+      save_rank_outputs(plan, result);
     }
     doc["runtime_asserts"] = asserts_json(graph, result);
     doc["error"] =
@@ -363,16 +393,22 @@ int run_run(const Args& args) {
     for (const auto& [name, v] : result.dims) std::cout << " " << name << "=" << to_string(v);
     std::cout << "\n";
   }
-  if (!result.ranks.empty()) {
-    std::cout << "world size: " << result.ranks.size() << " (outputs of rank 0)\n";
+  if (result.world_size > 1) {
+    std::cout << "world size: " << result.world_size << " (outputs of rank 0)\n";
   }
-  const std::string save_dir = parsed.has("--save") ? parsed.all("--save").back() : "";
   for_each_output(graph, result.output(),
                   [&](const std::string& name, const std::string& file, const interp::RValue& v) {
                     print_value(std::cout, name, v, print_values);
-                    if (!save_dir.empty()) save_outputs(save_dir, file, v);
+                    if (!plan.save_dir.empty()) save_outputs(plan.save_dir, file, v);
                   });
+  save_rank_outputs(plan, result);
   return kExitOk;
+}
+
+int run_run(const Args& args) {
+  std::optional<RunPlan> plan = plan_run(args, print_run_usage);
+  if (!plan) return kExitOk;
+  return report_run(*plan, interp::run(plan->graph, plan->options));
 }
 
 }  // namespace symshape::cli

@@ -510,6 +510,7 @@ class Runner {
       sizes.push_back(v);
     }
     if (n.op == NodeOp::GetAttr && !n.value.is_null()) return constant(n, sizes);
+    if (std::optional<Tensor> t = unpacked_complex(n, sizes, rank)) return *t;
     std::mt19937_64 rng(stream_seed(options_.seed, "input", n.name, rank));
     if (!n.stride) {
       Tensor t = Tensor::zeros(*n.dtype, sizes);
@@ -538,6 +539,38 @@ class Runner {
     Tensor base = Tensor::zeros(*n.dtype, {empty ? 0 : extent});
     for (int64_t k = 0; k < base.numel(); ++k) base.set_flat(k, random_element(*n.dtype, rng));
     return base.as_strided(sizes, strides, 0);
+  }
+
+  // An input complex-rewrite unpacked (the graph's complex_io names it and its original): the
+  // real view of the complex input the original graph generates, so that the same seed gives
+  // both graphs the same numbers. nullopt for any other input.
+  std::optional<Tensor> unpacked_complex(const Node& n, const std::vector<int64_t>& sizes,
+                                         size_t rank) const {
+    if (n.stride || sizes.empty() || sizes.back() != 2 || !n.dtype || !is_floating(*n.dtype)) {
+      return std::nullopt;
+    }
+    const auto io = graph_.extra.find("complex_io");
+    if (io == graph_.extra.end() || !io->is_object()) return std::nullopt;
+    const auto inputs = io->find("inputs");
+    if (inputs == io->end() || !inputs->is_array()) return std::nullopt;
+    for (const auto& in : *inputs) {
+      if (!in.is_object() || in.value("name", "") != n.name) continue;
+      const std::string original = in.value("original", "");
+      const std::optional<DType> d = parse_dtype(in.value("dtype", ""));
+      if (original.empty() || !d || !is_complex(*d)) return std::nullopt;
+      const std::vector<int64_t> complex_sizes(sizes.begin(), sizes.end() - 1);
+      std::mt19937_64 rng(stream_seed(options_.seed, "input", original, rank));
+      Tensor c = Tensor::zeros(*d, complex_sizes);
+      Tensor t = Tensor::zeros(*n.dtype, sizes);
+      for (int64_t k = 0; k < c.numel(); ++k) {
+        c.set_flat(k, random_element(*d, rng));
+        const Complex v = c.flat(k).as_complex();
+        t.set_flat(2 * k, Scalar::of_float(v.real()));
+        t.set_flat(2 * k + 1, Scalar::of_float(v.imag()));
+      }
+      return t;
+    }
+    return std::nullopt;
   }
 
   static void flatten(const nlohmann::ordered_json& j, std::vector<Scalar>& out) {

@@ -495,6 +495,37 @@ TEST(RunExamples, LlamaAttention) {
   expect_matches_propagation("examples/llama_attention.json", o);
 }
 
+// complex-rewrite's unpacked inputs (the graph's complex_io) are generated as the real views of
+// the inputs they replace: the lowered graph gets the original's numbers, on every rank.
+TEST(RunInputs, AnUnpackedComplexInputIsTheRealViewOfTheOriginal) {
+  const Graph original = parse(
+      R"({"name": "x", "op": "placeholder", "dtype": "complex64", "shape": [3, 2]},
+         {"name": "output", "op": "output", "args": [[{"node": "x"}]]})");
+  Graph lowered = parse(
+      R"({"name": "x_unpacked_complex", "op": "placeholder", "dtype": "float32", "shape": [3, 2, 2]},
+         {"name": "y", "op": "placeholder", "dtype": "float32", "shape": [3, 2, 2]},
+         {"name": "output", "op": "output", "args": [[{"node": "x_unpacked_complex"}, {"node": "y"}]]})");
+  lowered.extra["complex_io"] = nlohmann::ordered_json::parse(
+      R"({"inputs": [{"name": "x_unpacked_complex", "original": "x", "kind": "placeholder",
+                      "dtype": "complex64"}], "outputs": []})");
+  RunOptions o;
+  o.seed = 11;
+  o.world_size = 2;
+  const RunResult a = run(original, o), b = run(lowered, o);
+  ASSERT_TRUE(a.ok && b.ok) << a.error << b.error;
+  for (size_t r = 0; r < 2; ++r) {
+    const Tensor x = a.ranks[r][0].tensor, v = b.ranks[r][0].tensor;
+    ASSERT_EQ(v.str(), "float32[3, 2, 2]");
+    for (int64_t k = 0; k < x.numel(); ++k) {
+      EXPECT_EQ(v.flat(2 * k).as_double(), x.flat(k).as_complex().real()) << "rank " << r;
+      EXPECT_EQ(v.flat(2 * k + 1).as_double(), x.flat(k).as_complex().imag()) << "rank " << r;
+    }
+  }
+  // The ranks differ, and an input complex_io does not name is generated as before.
+  EXPECT_NE(checksum(b.ranks[0][0].tensor), checksum(b.ranks[1][0].tensor));
+  EXPECT_NE(checksum(b.ranks[0][1].tensor), checksum(b.ranks[0][0].tensor));
+}
+
 TEST(RunExamples, TensorParallelMlp) {
   RunOptions o;
   o.dims = {{"batch", 2}, {"seq_shard", 3}, {"W", 2}};

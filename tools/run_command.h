@@ -1,0 +1,40 @@
+// `symshape run`'s steps, shared with symshape-mpirun (tools/mpi/mpirun_main.cc), which runs the
+// same graph with the same flags as one process per rank: read the flags and files into a plan,
+// run it, report the result as `symshape run` prints it.
+#pragma once
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "symshape/interp.h"
+#include "tools/cli.h"
+
+namespace symshape::cli {
+
+struct RunPlan {
+  Graph graph;
+  interp::RunOptions options;
+  bool json = false;           // --json
+  bool print_values = false;   // --print-values
+  std::string save_dir;        // --save: rank 0's outputs, as DIR/NAME.npy
+  std::string save_ranks_dir;  // --save-ranks: every rank's outputs, as DIR/rank<R>/NAME.npy
+};
+
+// Parses `symshape run`'s flags, reads the graph and the --inputs files. Prints the usage with
+// `usage` and returns nullopt for --help. Throws UsageError or Error on bad input.
+std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&));
+
+// `symshape run`'s flags as help lines.
+std::string run_flags_help();
+
+// Prints the result as `symshape run` does (text, or --json), saves the outputs (--save: the
+// result's own values; --save-ranks: every rank's values the result holds) and returns the
+// exit code.
+int report_run(const RunPlan& plan, const interp::RunResult& result);
+
+// --save-ranks alone: every rank's outputs the result holds (a multi-process run's result holds
+// its own rank's).
+void save_rank_outputs(const RunPlan& plan, const interp::RunResult& result);
+
+}  // namespace symshape::cli
