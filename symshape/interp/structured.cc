@@ -960,6 +960,92 @@ RValue col2im(KernelContext& ctx) {
   return RValue::of(out);
 }
 
+// ---- grid_sampler_2d (the rule's checks, in its order) ----
+
+RValue grid_sampler_2d(KernelContext& ctx) {
+  const std::string op = "grid_sampler_2d";
+  Tensor input = ctx.tensor("input"), grid = ctx.tensor("grid");
+  const int64_t interpolation = ctx.integer("interpolation_mode");
+  const int64_t padding = ctx.integer("padding_mode");
+  const bool align = ctx.boolean("align_corners", false);
+  if (interpolation != 0 && interpolation != 1) {
+    ctx.bad_input(op + ": interpolation_mode " + std::to_string(interpolation) +
+                  " is not supported (0 bilinear and 1 nearest are; 2 bicubic is not yet)");
+  }
+  if (padding != 0 && padding != 1) {
+    ctx.bad_input(op + ": padding_mode " + std::to_string(padding) +
+                  " is not supported (0 zeros and 1 border are; 2 reflection is not yet)");
+  }
+  if (input.dtype() != grid.dtype()) {
+    ctx.bad_input(op + ": expected input and grid to have the same dtype, got " +
+                  std::string(to_string(input.dtype())) + " and " +
+                  std::string(to_string(grid.dtype())));
+  }
+  if (!is_floating(input.dtype())) {
+    ctx.bad_input(op + ": expected floating-point input and grid, got " +
+                  std::string(to_string(input.dtype())));
+  }
+  if (input.rank() != 4 || grid.rank() != 4) {
+    ctx.bad_input(op + ": expected 4D input and grid, got input " + sizes_str(input.sizes()) +
+                  " and grid " + sizes_str(grid.sizes()));
+  }
+  if (input.sizes()[0] != grid.sizes()[0]) {
+    ctx.fail(op + ": expected grid " + sizes_str(grid.sizes()) + " and input " +
+             sizes_str(input.sizes()) + " to have the same batch size");
+  }
+  if (grid.sizes()[3] != 2) {
+    ctx.fail(op + ": expected grid to have size 2 in its last dimension, got " +
+             sizes_str(grid.sizes()));
+  }
+  if (input.sizes()[2] <= 0 || input.sizes()[3] <= 0) {
+    ctx.fail(op + ": expected input to have non-empty spatial dimensions, got " +
+             sizes_str(input.sizes()));
+  }
+  const int64_t n = input.sizes()[0], c = input.sizes()[1], h = input.sizes()[2],
+                w = input.sizes()[3], ho = grid.sizes()[1], wo = grid.sizes()[2];
+  const Sizes sizes = {n, c, ho, wo};
+  math::checked_numel(ctx, sizes, op);
+  Tensor out = Tensor::zeros(input.dtype(), sizes);
+  // grid_sampler_compute_source_index: unnormalize from [-1, 1], then clip for border padding.
+  auto source = [&](double coord, int64_t size) {
+    double x = align ? (coord + 1) / 2 * static_cast<double>(size - 1)
+                     : ((coord + 1) * static_cast<double>(size) - 1) / 2;
+    if (padding == 1) x = std::min(static_cast<double>(size - 1), std::max(x, 0.0));
+    return x;
+  };
+  auto at = [&](int64_t b, int64_t ch, int64_t y, int64_t x) {
+    if (y < 0 || y >= h || x < 0 || x >= w) return 0.0;
+    return input.at(Sizes{b, ch, y, x}).as_double();
+  };
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t i = 0; i < ho; ++i) {
+      for (int64_t j = 0; j < wo; ++j) {
+        const double ix = source(grid.at(Sizes{b, i, j, 0}).as_double(), w);
+        const double iy = source(grid.at(Sizes{b, i, j, 1}).as_double(), h);
+        if (!std::isfinite(ix) || !std::isfinite(iy) || std::fabs(ix) > 0x1p40 ||
+            std::fabs(iy) > 0x1p40) {
+          continue;  // far outside the image: zeros (NaN is outside too)
+        }
+        for (int64_t ch = 0; ch < c; ++ch) {
+          double v = 0;
+          if (interpolation == 1) {
+            v = at(b, ch, static_cast<int64_t>(std::nearbyint(iy)),
+                   static_cast<int64_t>(std::nearbyint(ix)));
+          } else {
+            const double fx = std::floor(ix), fy = std::floor(iy);
+            const int64_t x0 = static_cast<int64_t>(fx), y0 = static_cast<int64_t>(fy);
+            const double tx = ix - fx, ty = iy - fy;
+            v = (1 - tx) * (1 - ty) * at(b, ch, y0, x0) + tx * (1 - ty) * at(b, ch, y0, x0 + 1) +
+                (1 - tx) * ty * at(b, ch, y0 + 1, x0) + tx * ty * at(b, ch, y0 + 1, x0 + 1);
+          }
+          out.set(Sizes{b, ch, i, j}, Scalar::of_float(v));
+        }
+      }
+    }
+  }
+  return RValue::of(out);
+}
+
 }  // namespace
 
 void register_structured(KernelRegistry& r) {
@@ -998,6 +1084,7 @@ void register_structured(KernelRegistry& r) {
   r.add("aten.upsample_bicubic2d", upsample(Interp::Bicubic, 2));
   r.add("aten.im2col", im2col);
   r.add("aten.col2im", col2im);
+  r.add("aten.grid_sampler_2d", grid_sampler_2d);
 }
 
 }  // namespace symshape::interp::kernels

@@ -716,6 +716,54 @@ Value col2im(OpContext& ctx) {
   return Value::of(contiguous(t.dtype, sizes));
 }
 
+// ---- grid_sampler_2d ----
+
+// grid_sampler_2d(input [N, C, H, W], grid [N, Ho, Wo, 2], interpolation_mode, padding_mode,
+// align_corners): [N, C, Ho, Wo]. Bilinear (0) and nearest (1) interpolation with zeros (0) or
+// border (1) padding; the other modes are refused as not supported yet.
+Value grid_sampler_2d(OpContext& ctx) {
+  const std::string op = "grid_sampler_2d";
+  TensorMeta input = ctx.tensor("input");
+  TensorMeta grid = ctx.tensor("grid");
+  const int64_t interpolation = ctx.constant("interpolation_mode");
+  const int64_t padding = ctx.constant("padding_mode");
+  ctx.boolean("align_corners", false);
+  if (interpolation != 0 && interpolation != 1) {
+    ctx.bad_input(op + ": interpolation_mode " + std::to_string(interpolation) +
+                  " is not supported (0 bilinear and 1 nearest are; 2 bicubic is not yet)");
+  }
+  if (padding != 0 && padding != 1) {
+    ctx.bad_input(op + ": padding_mode " + std::to_string(padding) +
+                  " is not supported (0 zeros and 1 border are; 2 reflection is not yet)");
+  }
+  if (input.dtype != grid.dtype) {
+    ctx.bad_input(op + ": expected input and grid to have the same dtype, got " +
+                  std::string(to_string(input.dtype)) + " and " +
+                  std::string(to_string(grid.dtype)));
+  }
+  if (!is_floating(input.dtype)) {
+    ctx.bad_input(op + ": expected floating-point input and grid, got " +
+                  std::string(to_string(input.dtype)));
+  }
+  if (input.rank() != 4 || grid.rank() != 4) {
+    ctx.bad_input(op + ": expected 4D input and grid, got input " + shape_str(input.sizes) +
+                  " and grid " + shape_str(grid.sizes));
+  }
+  ctx.require_equal(input.sizes[0], grid.sizes[0], "grid_sampler_batch",
+                    op + ": expected grid " + shape_str(grid.sizes) + " and input " +
+                        shape_str(input.sizes) + " to have the same batch size");
+  ctx.require_equal(
+      grid.sizes[3], Expr(2), "grid_sampler_last",
+      op + ": expected grid to have size 2 in its last dimension, got " + shape_str(grid.sizes));
+  for (size_t d = 2; d < 4; ++d) {
+    require(ctx, input.sizes[d] > 0, "grid_sampler_spatial",
+            op + ": expected input to have non-empty spatial dimensions, got " +
+                shape_str(input.sizes));
+  }
+  return Value::of(
+      contiguous(input.dtype, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}));
+}
+
 }  // namespace
 
 void register_structured(OpRegistry& r) {
@@ -761,6 +809,7 @@ void register_structured(OpRegistry& r) {
   r.add("aten.upsample_bicubic2d", upsample(Interp::Bicubic, 2));
   r.add("aten.im2col", im2col);
   r.add("aten.col2im", col2im);
+  r.add("aten.grid_sampler_2d", grid_sampler_2d);
 }
 
 }  // namespace symshape::ops

@@ -394,6 +394,33 @@ TEST(Im2colKernel, SlidingBlocksAsColumnsAndBackAsSums) {
   EXPECT_TRUE(Contains(blocks, "calculated number of sliding blocks 3 * 3"));
 }
 
+// ---- grid_sampler_2d ----
+
+TEST(GridSamplerKernel, BilinearAndNearestWithZerosOrBorderPadding) {
+  Tensor x = real_tensor({1, 1, 2, 2}, {1, 2, 3, 4});
+  auto sample = [&](const Tensor& grid, long interpolation, long padding, bool align) {
+    return reals_of(call_tensor("aten.grid_sampler_2d.default", {{"x", x}, {"g", grid}},
+                                {T("x"), T("g"), I(interpolation), I(padding), B(align)}));
+  };
+  // The corners, with align_corners: the corner pixels' centers.
+  Tensor corners = real_tensor({1, 2, 2, 2}, {-1, -1, 1, -1, -1, 1, 1, 1});
+  expect_near(sample(corners, 0, 0, true), {1, 2, 3, 4}, 1e-6);
+  // The center is the mean either way.
+  Tensor center = real_tensor({1, 1, 1, 2}, {0, 0});
+  expect_near(sample(center, 0, 0, true), {2.5}, 1e-6);
+  expect_near(sample(center, 0, 0, false), {2.5}, 1e-6);
+  // Without align_corners, (-1, -1) is the corner of the image, half a pixel outside the first
+  // center: zeros padding weighs in three zeros, border padding clamps to the first pixel.
+  Tensor corner = real_tensor({1, 1, 1, 2}, {-1, -1});
+  expect_near(sample(corner, 0, 0, false), {0.25}, 1e-6);
+  expect_near(sample(corner, 0, 1, false), {1}, 1e-6);
+  // Nearest: x = 1.3 / 2 = 0.65 rounds to column 1, y = -1 is row 0.
+  Tensor near = real_tensor({1, 1, 1, 2}, {0.3, -1});
+  expect_near(sample(near, 1, 0, true), {2}, 0);
+  std::string error = run_error([&] { sample(corner, 2, 0, true); });
+  EXPECT_TRUE(Contains(error, "bicubic is not yet"));
+}
+
 // ---- property-test cases ----
 
 Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
@@ -515,6 +542,12 @@ std::vector<OpCase> structured_cases() {
          {List({E("h + 1"), E("w + 1")}), Ints({2, 2}), Ints({1, 1}), Ints({0, 0}), Ints({1, 1})}),
       on("col2im.strided", {"6", "h*w"}, "aten.col2im.default",
          {List({E("2*h"), E("2*w")}), Ints({1, 2}), Ints({1, 1}), Ints({0, 0}), Ints({2, 2})}),
+      {"grid_sampler_2d",
+       {in("x", {"a", "b", "h", "w"}), in("g", {"a", "c", "d", "2"})},
+       {{"op", "aten.grid_sampler_2d.default", {T("x"), T("g"), I(0), I(0), B(false)}}}},
+      {"grid_sampler_2d.nearest_border",
+       {in("x", {"a", "b", "h", "w"}), in("g", {"a", "c", "d", "2"})},
+       {{"op", "aten.grid_sampler_2d.default", {T("x"), T("g"), I(1), I(1), B(true)}}}},
   };
 }
 
