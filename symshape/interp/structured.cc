@@ -546,8 +546,9 @@ RValue pad(KernelContext& ctx) {
       for (size_t d = 0; d < t.rank(); ++d) {
         const size_t i = t.rank() - 1 - d;  // pair index of dim d, when padded
         const int64_t left = i < p.size() / 2 ? p[2 * i] : 0;
-        from[d] = at[d] - left;
-        inside &= from[d] >= 0 && from[d] < t.sizes()[d];
+        const __int128 q = static_cast<__int128>(at[d]) - left;  // pads may be huge
+        inside &= q >= 0 && q < t.sizes()[d];
+        from[d] = inside ? static_cast<int64_t>(q) : 0;
       }
       out.set(at, inside ? t.at(from) : fill);
     });
@@ -614,13 +615,18 @@ T area_pixel_source(T scale, int64_t dst, bool align_corners, bool cubic) {
 int64_t nearest_index(int64_t dst, int64_t in, int64_t out, std::optional<double> scale,
                       bool exact) {
   const float s = scales_value<float>(scale, in, out);
-  if (exact) {
-    return std::min(static_cast<int64_t>(std::floor((static_cast<float>(dst) + 0.5f) * s)), in - 1);
-  }
+  // The index, at most in - 1 (a huge or NaN one from a tiny given scale too, without casting it).
+  auto capped = [&](float f) {
+    return f < static_cast<float>(in - 1) ? static_cast<int64_t>(f) : in - 1;
+  };
+  if (exact) return capped(std::floor((static_cast<float>(dst) + 0.5f) * s));
   if (out == in) return dst;
   if (out == 2 * in) return dst >> 1;
-  return std::min(static_cast<int64_t>(std::floor(static_cast<float>(dst) * s)), in - 1);
+  return capped(std::floor(static_cast<float>(dst) * s));
 }
+
+// v held in [lo, hi] (NaN to lo), so that casting it to an int is defined.
+double hold(double v, double lo, double hi) { return std::isnan(v) ? lo : std::clamp(v, lo, hi); }
 
 double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
 double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
@@ -749,7 +755,10 @@ Kernel upsample(Interp mode, size_t k) {
           return static_cast<double>(area_pixel_source<float>(
               area_pixel_scale<float>(isz, osz, align, s), dst, align, false));
         };
-        const double sy = source(y, ih, oh, scales[0]), sx = source(x, iw, ow, scales[1]);
+        // A tiny given scale can send the source far outside (PyTorch reads out of bounds
+        // there); it is held inside the image so that no cast overflows.
+        const double sy = hold(source(y, ih, oh, scales[0]), 0.0, static_cast<double>(ih - 1));
+        const double sx = hold(source(x, iw, ow, scales[1]), 0.0, static_cast<double>(iw - 1));
         const int64_t y0 = static_cast<int64_t>(sy), x0 = static_cast<int64_t>(sx);
         const int64_t y1 = y0 < ih - 1 ? y0 + 1 : y0, x1 = x0 < iw - 1 ? x0 + 1 : x0;
         const double ly = sy - y0, lx = sx - x0;
@@ -766,7 +775,8 @@ Kernel upsample(Interp mode, size_t k) {
           return static_cast<double>(area_pixel_source<float>(
               area_pixel_scale<float>(isz, osz, align, s), dst, align, true));
         };
-        const double ry = source(y, ih, oh, scales[0]), rx = source(x, iw, ow, scales[1]);
+        const double ry = hold(source(y, ih, oh, scales[0]), -0x1p40, 0x1p40);
+        const double rx = hold(source(x, iw, ow, scales[1]), -0x1p40, 0x1p40);
         const int64_t iy = static_cast<int64_t>(std::floor(ry)),
                       ix = static_cast<int64_t>(std::floor(rx));
         const double ty = ry - iy, tx = rx - ix;

@@ -84,7 +84,8 @@ Value diag(OpContext& ctx) {
   TensorMeta t = ctx.tensor("self");
   const int64_t d = dim_arg(ctx, "diagonal", 0, "diag");
   if (t.rank() == 1) {
-    Expr n = ctx.simplify(t.sizes[0] + Expr(static_cast<long>(d < 0 ? -d : d)));
+    const Expr offset(static_cast<long>(d));  // |d| as an Expr: -INT64_MIN is fine there
+    Expr n = ctx.simplify(t.sizes[0] + (d < 0 ? -offset : offset));
     return Value::of(contiguous(t.dtype, {n, n}));
   }
   if (t.rank() != 2) {
@@ -104,7 +105,8 @@ Value diag_embed(OpContext& ctx) {
   const size_t d1 = ctx.normalize_dim(dim_arg(ctx, "dim1", -2, "diag_embed"), rank);
   const size_t d2 = ctx.normalize_dim(dim_arg(ctx, "dim2", -1, "diag_embed"), rank);
   if (d1 == d2) ctx.bad_input("diag_embed: diagonal dimensions cannot be identical");
-  const Expr n = ctx.simplify(t.sizes.back() + Expr(static_cast<long>(std::abs(offset))));
+  const Expr o(static_cast<long>(offset));
+  const Expr n = ctx.simplify(t.sizes.back() + (offset < 0 ? -o : o));
   std::vector<Expr> rest(t.sizes.begin(), t.sizes.end() - 1), sizes;
   size_t next = 0;
   for (size_t d = 0; d < rank; ++d) sizes.push_back(d == d1 || d == d2 ? n : rest[next++]);
