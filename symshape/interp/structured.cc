@@ -1056,6 +1056,146 @@ RValue grid_sampler_2d(KernelContext& ctx) {
   return RValue::of(out);
 }
 
+// ---- _native_multi_head_attention (the rule's checks, in its order) ----
+
+RValue native_multi_head_attention(KernelContext& ctx) {
+  const std::string op = "_native_multi_head_attention";
+  Tensor q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
+  const int64_t d = ctx.integer("embed_dim");
+  const int64_t heads = ctx.integer("num_head");
+  Tensor w = ctx.tensor("qkv_weight"), b = ctx.tensor("qkv_bias");
+  Tensor pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
+  const bool need_weights = ctx.boolean("need_weights", true);
+  const bool average = ctx.boolean("average_attn_weights", true);
+  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
+  if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
+  auto rank = [&](const Tensor& t, size_t r, const char* name) {
+    if (t.rank() != r) {
+      ctx.bad_input(op + ": expected " + std::to_string(r) + "-D `" + name + "`, got " +
+                    sizes_str(t.sizes()));
+    }
+  };
+  rank(q, 3, "query");
+  rank(k, 3, "key");
+  rank(v, 3, "value");
+  rank(w, 2, "qkv_weight");
+  rank(b, 1, "qkv_bias");
+  rank(pw, 2, "proj_weight");
+  rank(pb, 1, "proj_bias");
+  for (const Tensor* t : {&k, &v, &w, &b, &pw, &pb}) {
+    if (t->dtype() != q.dtype()) {
+      ctx.bad_input(op + ": every tensor must have query's dtype " +
+                    std::string(to_string(q.dtype())) + ", got " +
+                    std::string(to_string(t->dtype())));
+    }
+  }
+  if (!is_floating(q.dtype())) {
+    ctx.bad_input(op + ": expected floating-point tensors, got " +
+                  std::string(to_string(q.dtype())));
+  }
+  if (q.sizes()[2] != d) {
+    ctx.fail(op + ": passed-in embed_dim " + std::to_string(d) +
+             " didn't match last dim of query " + sizes_str(q.sizes()));
+  }
+  if (k.sizes() != q.sizes() || v.sizes() != q.sizes()) {
+    ctx.fail(op + ": expected query " + sizes_str(q.sizes()) + ", key " + sizes_str(k.sizes()) +
+             " and value " + sizes_str(v.sizes()) + " shapes to match");
+  }
+  if (w.sizes()[0] != 3 * d || w.sizes()[1] != d) {
+    ctx.fail(op + ": expected `qkv_weight` " + sizes_str(w.sizes()) + " to be [3 * embed_dim, " +
+             "embed_dim]");
+  }
+  if (b.sizes()[0] != 3 * d) {
+    ctx.fail(op + ": expected `qkv_bias` " + sizes_str(b.sizes()) + " to have 3x embed_dim");
+  }
+  if (d % heads != 0) {
+    ctx.fail(op + ": embed_dim " + std::to_string(d) + " must divide evenly by num_head " +
+             std::to_string(heads));
+  }
+  if (pw.sizes() != Sizes{d, d} || pb.sizes()[0] != d) {
+    ctx.fail(op + ": expected `proj_weight` " + sizes_str(pw.sizes()) + " to be [D, D] and " +
+             "`proj_bias` " + sizes_str(pb.sizes()) + " to be [D]");
+  }
+  const int64_t batch = q.sizes()[0], seq = q.sizes()[1], dh = d / heads;
+  math::checked_numel(ctx, {batch, heads, seq, seq}, op);
+  const std::vector<double> x[3] = {math::load<double>(q), math::load<double>(k),
+                                    math::load<double>(v)};
+  const std::vector<double> wv = math::load<double>(w), bv = math::load<double>(b);
+  const std::vector<double> pwv = math::load<double>(pw), pbv = math::load<double>(pb);
+  // The projections: p[j][(n * T + t) * D + o] = x_j[n, t, :] . W[j * D + o, :] + b[j * D + o].
+  std::vector<double> proj[3];
+  for (int j = 0; j < 3; ++j) {
+    proj[j].assign(static_cast<size_t>(batch * seq * d), 0.0);
+    for (int64_t r = 0; r < batch * seq; ++r) {
+      for (int64_t o = 0; o < d; ++o) {
+        double acc = bv[static_cast<size_t>(j * d + o)];
+        for (int64_t i = 0; i < d; ++i) {
+          acc +=
+              x[j][static_cast<size_t>(r * d + i)] * wv[static_cast<size_t>((j * d + o) * d + i)];
+        }
+        proj[j][static_cast<size_t>(r * d + o)] = acc;
+      }
+    }
+  }
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
+  std::vector<double> attn(static_cast<size_t>(batch * heads * seq * seq), 0.0);
+  std::vector<double> context(static_cast<size_t>(batch * seq * d), 0.0);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t t = 0; t < seq; ++t) {
+        double* row = &attn[static_cast<size_t>(((n * heads + h) * seq + t) * seq)];
+        double top = -INFINITY;
+        for (int64_t s2 = 0; s2 < seq; ++s2) {
+          double dot = 0;
+          for (int64_t e = 0; e < dh; ++e) {
+            dot += proj[0][static_cast<size_t>((n * seq + t) * d + h * dh + e)] * scale *
+                   proj[1][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
+          }
+          row[s2] = dot;
+          top = std::max(top, dot);
+        }
+        double sum = 0;
+        for (int64_t s2 = 0; s2 < seq; ++s2) sum += row[s2] = std::exp(row[s2] - top);
+        for (int64_t s2 = 0; s2 < seq; ++s2) row[s2] /= sum;
+        for (int64_t e = 0; e < dh; ++e) {
+          double acc = 0;
+          for (int64_t s2 = 0; s2 < seq; ++s2) {
+            acc += row[s2] * proj[2][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
+          }
+          context[static_cast<size_t>((n * seq + t) * d + h * dh + e)] = acc;
+        }
+      }
+    }
+  }
+  std::vector<double> out(static_cast<size_t>(batch * seq * d), 0.0);
+  for (int64_t r = 0; r < batch * seq; ++r) {
+    for (int64_t o = 0; o < d; ++o) {
+      double acc = pbv[static_cast<size_t>(o)];
+      for (int64_t i = 0; i < d; ++i) {
+        acc += context[static_cast<size_t>(r * d + i)] * pwv[static_cast<size_t>(o * d + i)];
+      }
+      out[static_cast<size_t>(r * d + o)] = acc;
+    }
+  }
+  RValue weights = RValue::none();
+  if (need_weights && average) {
+    std::vector<double> mean(static_cast<size_t>(batch * seq * seq), 0.0);
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t i = 0; i < seq * seq; ++i) {
+          mean[static_cast<size_t>(n * seq * seq + i)] +=
+              attn[static_cast<size_t>((n * heads + h) * seq * seq + i)] /
+              static_cast<double>(heads);
+        }
+      }
+    }
+    weights = RValue::of(math::store(q.dtype(), {batch, seq, seq}, mean));
+  } else if (need_weights) {
+    weights = RValue::of(math::store(q.dtype(), {batch, heads, seq, seq}, attn));
+  }
+  return RValue::list({RValue::of(math::store(q.dtype(), {batch, seq, d}, out)), weights});
+}
+
 }  // namespace
 
 void register_structured(KernelRegistry& r) {
@@ -1095,6 +1235,7 @@ void register_structured(KernelRegistry& r) {
   r.add("aten.im2col", im2col);
   r.add("aten.col2im", col2im);
   r.add("aten.grid_sampler_2d", grid_sampler_2d);
+  r.add("aten._native_multi_head_attention", native_multi_head_attention);
 }
 
 }  // namespace symshape::interp::kernels

@@ -766,6 +766,90 @@ Value grid_sampler_2d(OpContext& ctx) {
       contiguous(input.dtype, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}));
 }
 
+// ---- _native_multi_head_attention ----
+
+// _native_multi_head_attention(query, key, value [B, T, D], embed_dim D, num_head, qkv_weight
+// [3D, D], qkv_bias [3D], proj_weight [D, D], proj_bias [D], mask, need_weights,
+// average_attn_weights, mask_type): ([B, T, D], the attention weights). The weights are
+// [B, T, T] averaged over heads, [B, num_head, T, T] per head, or None without need_weights
+// (PyTorch's fast path returns an undefined tensor there). Masks are not supported yet.
+Value native_multi_head_attention(OpContext& ctx) {
+  const std::string op = "_native_multi_head_attention";
+  TensorMeta q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
+  const Expr d = ctx.simplify(ctx.integer("embed_dim"));
+  const int64_t heads = ctx.constant("num_head");
+  TensorMeta w = ctx.tensor("qkv_weight"), b = ctx.tensor("qkv_bias");
+  TensorMeta pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
+  const bool need_weights = ctx.boolean("need_weights", true);
+  const bool average = ctx.boolean("average_attn_weights", true);
+  if (ctx.optional_tensor("mask")) {
+    ctx.bad_input(op + ": a mask is not supported yet");
+  }
+  if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
+  auto rank = [&](const TensorMeta& t, size_t r, const char* name) {
+    if (t.rank() != r) {
+      ctx.bad_input(op + ": expected " + std::to_string(r) + "-D `" + name + "`, got " +
+                    shape_str(t.sizes));
+    }
+  };
+  rank(q, 3, "query");
+  rank(k, 3, "key");
+  rank(v, 3, "value");
+  rank(w, 2, "qkv_weight");
+  rank(b, 1, "qkv_bias");
+  rank(pw, 2, "proj_weight");
+  rank(pb, 1, "proj_bias");
+  for (const TensorMeta* t : {&k, &v, &w, &b, &pw, &pb}) {
+    if (t->dtype != q.dtype) {
+      ctx.bad_input(op + ": every tensor must have query's dtype " +
+                    std::string(to_string(q.dtype)) + ", got " + std::string(to_string(t->dtype)));
+    }
+  }
+  if (!is_floating(q.dtype)) {
+    ctx.bad_input(op + ": expected floating-point tensors, got " + std::string(to_string(q.dtype)));
+  }
+  ctx.require_equal(q.sizes[2], d, "mha_embed_dim",
+                    op + ": passed-in embed_dim " + d.str() + " didn't match last dim of query " +
+                        shape_str(q.sizes));
+  for (size_t i = 0; i < 3; ++i) {
+    ctx.require_equal(k.sizes[i], q.sizes[i], "mha_qkv_shapes",
+                      op + ": expected query " + shape_str(q.sizes) + ", key " +
+                          shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
+                          " shapes to match");
+    ctx.require_equal(v.sizes[i], q.sizes[i], "mha_qkv_shapes",
+                      op + ": expected query " + shape_str(q.sizes) + ", key " +
+                          shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
+                          " shapes to match");
+  }
+  ctx.require_equal(
+      w.sizes[0], 3 * d, "mha_qkv_weight",
+      op + ": expected `qkv_weight` " + shape_str(w.sizes) + " first dim to be 3x embed_dim");
+  ctx.require_equal(
+      w.sizes[1], d, "mha_qkv_weight",
+      op + ": expected `qkv_weight` " + shape_str(w.sizes) + " second dim to be embed_dim");
+  ctx.require_equal(b.sizes[0], 3 * d, "mha_qkv_bias",
+                    op + ": expected `qkv_bias` " + shape_str(b.sizes) + " to have 3x embed_dim");
+  require(
+      ctx, mod(d, Expr(static_cast<long>(heads))) == 0, "mha_heads",
+      op + ": embed_dim " + d.str() + " must divide evenly by num_head " + std::to_string(heads));
+  ctx.require_equal(pw.sizes[0], d, "mha_proj_weight",
+                    op + ": expected `proj_weight` " + shape_str(pw.sizes) + " to be [D, D]");
+  ctx.require_equal(pw.sizes[1], d, "mha_proj_weight",
+                    op + ": expected `proj_weight` " + shape_str(pw.sizes) + " to be [D, D]");
+  ctx.require_equal(pb.sizes[0], d, "mha_proj_bias",
+                    op + ": expected `proj_bias` " + shape_str(pb.sizes) + " to be [D]");
+  const Expr& batch = q.sizes[0];
+  const Expr& seq = q.sizes[1];
+  Value out = Value::of(contiguous(q.dtype, {batch, seq, d}));
+  Value weights = Value::none();
+  if (need_weights) {
+    weights = Value::of(contiguous(
+        q.dtype, average ? std::vector<Expr>{batch, seq, seq}
+                         : std::vector<Expr>{batch, Expr(static_cast<long>(heads)), seq, seq}));
+  }
+  return Value::list({out, weights});
+}
+
 }  // namespace
 
 void register_structured(OpRegistry& r) {
@@ -812,6 +896,7 @@ void register_structured(OpRegistry& r) {
   r.add("aten.im2col", im2col);
   r.add("aten.col2im", col2im);
   r.add("aten.grid_sampler_2d", grid_sampler_2d);
+  r.add("aten._native_multi_head_attention", native_multi_head_attention);
 }
 
 }  // namespace symshape::ops

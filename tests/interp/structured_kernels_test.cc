@@ -421,6 +421,38 @@ TEST(GridSamplerKernel, BilinearAndNearestWithZerosOrBorderPadding) {
   EXPECT_TRUE(Contains(error, "bicubic is not yet"));
 }
 
+// ---- _native_multi_head_attention ----
+
+TEST(MultiHeadAttentionKernel, IdentityProjectionsByHand) {
+  // D = 2, identity q/k/v and output projections, zero biases: softmax(x x^T / sqrt(dh)) x.
+  Tensor x = real_tensor({1, 2, 2}, {1, 0, 0, 1});
+  Tensor w = real_tensor({6, 2}, {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1});
+  Tensor b = Tensor::zeros(kF32, {6});
+  Tensor pw = real_tensor({2, 2}, {1, 0, 0, 1});
+  Tensor pb = Tensor::zeros(kF32, {2});
+  auto mha = [&](long heads, bool average) {
+    return call_kernel("aten._native_multi_head_attention.default",
+                       {{"x", x}, {"w", w}, {"b", b}, {"pw", pw}, {"pb", pb}},
+                       {T("x"), T("x"), T("x"), I(2), I(heads), T("w"), T("b"), T("pw"), T("pb"),
+                        None(), B(true), B(average)});
+  };
+  // One head: scores [[s, 0], [0, s]] with s = 1/sqrt(2); p = e^s / (e^s + 1).
+  const double p = std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);
+  RValue one = mha(1, true);
+  ASSERT_EQ(one.items.size(), 2u);
+  expect_near(reals_of(one.items[0].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
+  EXPECT_EQ(one.items[1].tensor.sizes(), (Sizes{1, 2, 2}));
+  expect_near(reals_of(one.items[1].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
+  // Two heads of one dim each (scale 1): q = e / (e + 1).
+  const double e = std::exp(1.0) / (std::exp(1.0) + 1);
+  RValue two = mha(2, false);
+  expect_near(reals_of(two.items[0].tensor), {e, 0.5, 0.5, e}, 1e-6);
+  EXPECT_EQ(two.items[1].tensor.sizes(), (Sizes{1, 2, 2, 2}));
+  expect_near(reals_of(two.items[1].tensor), {e, 1 - e, 0.5, 0.5, 0.5, 0.5, 1 - e, e}, 1e-6);
+  std::string error = run_error([&] { mha(3, true); });
+  EXPECT_TRUE(Contains(error, "must divide evenly by num_head 3"));
+}
+
 // ---- property-test cases ----
 
 Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
@@ -548,6 +580,20 @@ std::vector<OpCase> structured_cases() {
       {"grid_sampler_2d.nearest_border",
        {in("x", {"a", "b", "h", "w"}), in("g", {"a", "c", "d", "2"})},
        {{"op", "aten.grid_sampler_2d.default", {T("x"), T("g"), I(1), I(1), B(true)}}}},
+      {"_native_multi_head_attention",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("pb", {"4"})},
+       {{"op",
+         "aten._native_multi_head_attention.default",
+         {T("x"), T("x"), T("x"), I(4), I(2), T("w"), T("b"), T("pw"), T("pb"), None(), B(true),
+          B(false)}}}},
+      {"_native_multi_head_attention.no_weights",
+       {in("q", {"a", "s", "6"}), in("k", {"a", "s", "6"}), in("v", {"a", "s", "6"}),
+        in("w", {"18", "6"}), in("b", {"18"}), in("pw", {"6", "6"}), in("pb", {"6"})},
+       {{"mha",
+         "aten._native_multi_head_attention.default",
+         {T("q"), T("k"), T("v"), I(6), I(3), T("w"), T("b"), T("pw"), T("pb"), None(), B(false)}},
+        {"op", "_operator.getitem", {T("mha"), I(0)}}}},
   };
 }
 

@@ -204,5 +204,24 @@ TEST(UpsampleRules, ScaleFactorsGiveExactSizesOrADataDependentOne) {
   EXPECT_EQ(rank.result.status, Propagation::Status::InputError);
 }
 
+TEST(MultiHeadAttentionRule, OutputAndWeightsOverSymbolicBatchAndSequence) {
+  auto mha = [](bool need_weights, bool average, const std::string& d) {
+    return run_op({tensor("x", {"b", "s", d}), tensor("w", {"3*" + d, d}), tensor("bias", {"24"}),
+                   tensor("pw", {d, d}), tensor("pb", {d})},
+                  "aten._native_multi_head_attention.default",
+                  {T("x"), T("x"), T("x"), I(8), I(2), T("w"), T("bias"), T("pw"), T("pb"), None(),
+                   B(need_weights), B(average)});
+  };
+  OpRun r = mha(true, true, "8");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.str(), "(float32[b, s, 8], float32[b, s, s])");
+  EXPECT_TRUE(r.guards().empty()) << joined(r.guards());
+  EXPECT_EQ(mha(true, false, "8").str(), "(float32[b, s, 8], float32[b, 2, s, s])");
+  EXPECT_EQ(mha(false, true, "8").str(), "(float32[b, s, 8], None)");
+  OpRun wrong = mha(true, true, "6");
+  EXPECT_EQ(wrong.result.status, Propagation::Status::ShapeError);
+  EXPECT_TRUE(Contains(wrong.error(), "embed_dim 8 didn't match last dim of query"));
+}
+
 }  // namespace
 }  // namespace symshape::testing
