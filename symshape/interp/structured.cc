@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -1058,6 +1059,72 @@ RValue grid_sampler_2d(KernelContext& ctx) {
 
 // ---- _native_multi_head_attention (the rule's checks, in its order) ----
 
+// Multi-head self-attention over row-major [batch, seq, d] inputs x[0..2] (query, key, value):
+// the packed projection wv [3d, d] + bv, softmax(q k^T / sqrt(d / heads)) v per head, and the
+// output projection pwv [d, d] + pbv. attn receives the weights [batch, heads, seq, seq].
+std::vector<double> attend(const std::vector<double> (&x)[3], int64_t batch, int64_t seq, int64_t d,
+                           int64_t heads, const std::vector<double>& wv,
+                           const std::vector<double>& bv, const std::vector<double>& pwv,
+                           const std::vector<double>& pbv, std::vector<double>& attn) {
+  const int64_t dh = d / heads;
+  // The projections: p[j][(n * T + t) * D + o] = x_j[n, t, :] . W[j * D + o, :] + b[j * D + o].
+  std::vector<double> proj[3];
+  for (int j = 0; j < 3; ++j) {
+    proj[j].assign(static_cast<size_t>(batch * seq * d), 0.0);
+    for (int64_t r = 0; r < batch * seq; ++r) {
+      for (int64_t o = 0; o < d; ++o) {
+        double acc = bv[static_cast<size_t>(j * d + o)];
+        for (int64_t i = 0; i < d; ++i) {
+          acc +=
+              x[j][static_cast<size_t>(r * d + i)] * wv[static_cast<size_t>((j * d + o) * d + i)];
+        }
+        proj[j][static_cast<size_t>(r * d + o)] = acc;
+      }
+    }
+  }
+  const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
+  attn.assign(static_cast<size_t>(batch * heads * seq * seq), 0.0);
+  std::vector<double> context(static_cast<size_t>(batch * seq * d), 0.0);
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t t = 0; t < seq; ++t) {
+        double* row = &attn[static_cast<size_t>(((n * heads + h) * seq + t) * seq)];
+        double top = -INFINITY;
+        for (int64_t s2 = 0; s2 < seq; ++s2) {
+          double dot = 0;
+          for (int64_t e = 0; e < dh; ++e) {
+            dot += proj[0][static_cast<size_t>((n * seq + t) * d + h * dh + e)] * scale *
+                   proj[1][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
+          }
+          row[s2] = dot;
+          top = std::max(top, dot);
+        }
+        double sum = 0;
+        for (int64_t s2 = 0; s2 < seq; ++s2) sum += row[s2] = std::exp(row[s2] - top);
+        for (int64_t s2 = 0; s2 < seq; ++s2) row[s2] /= sum;
+        for (int64_t e = 0; e < dh; ++e) {
+          double acc = 0;
+          for (int64_t s2 = 0; s2 < seq; ++s2) {
+            acc += row[s2] * proj[2][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
+          }
+          context[static_cast<size_t>((n * seq + t) * d + h * dh + e)] = acc;
+        }
+      }
+    }
+  }
+  std::vector<double> out(static_cast<size_t>(batch * seq * d), 0.0);
+  for (int64_t r = 0; r < batch * seq; ++r) {
+    for (int64_t o = 0; o < d; ++o) {
+      double acc = pbv[static_cast<size_t>(o)];
+      for (int64_t i = 0; i < d; ++i) {
+        acc += context[static_cast<size_t>(r * d + i)] * pwv[static_cast<size_t>(o * d + i)];
+      }
+      out[static_cast<size_t>(r * d + o)] = acc;
+    }
+  }
+  return out;
+}
+
 RValue native_multi_head_attention(KernelContext& ctx) {
   const std::string op = "_native_multi_head_attention";
   Tensor q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -1116,67 +1183,14 @@ RValue native_multi_head_attention(KernelContext& ctx) {
     ctx.fail(op + ": expected `proj_weight` " + sizes_str(pw.sizes()) + " to be [D, D] and " +
              "`proj_bias` " + sizes_str(pb.sizes()) + " to be [D]");
   }
-  const int64_t batch = q.sizes()[0], seq = q.sizes()[1], dh = d / heads;
+  const int64_t batch = q.sizes()[0], seq = q.sizes()[1];
   math::checked_numel(ctx, {batch, heads, seq, seq}, op);
   const std::vector<double> x[3] = {math::load<double>(q), math::load<double>(k),
                                     math::load<double>(v)};
-  const std::vector<double> wv = math::load<double>(w), bv = math::load<double>(b);
-  const std::vector<double> pwv = math::load<double>(pw), pbv = math::load<double>(pb);
-  // The projections: p[j][(n * T + t) * D + o] = x_j[n, t, :] . W[j * D + o, :] + b[j * D + o].
-  std::vector<double> proj[3];
-  for (int j = 0; j < 3; ++j) {
-    proj[j].assign(static_cast<size_t>(batch * seq * d), 0.0);
-    for (int64_t r = 0; r < batch * seq; ++r) {
-      for (int64_t o = 0; o < d; ++o) {
-        double acc = bv[static_cast<size_t>(j * d + o)];
-        for (int64_t i = 0; i < d; ++i) {
-          acc +=
-              x[j][static_cast<size_t>(r * d + i)] * wv[static_cast<size_t>((j * d + o) * d + i)];
-        }
-        proj[j][static_cast<size_t>(r * d + o)] = acc;
-      }
-    }
-  }
-  const double scale = 1.0 / std::sqrt(static_cast<double>(dh));
-  std::vector<double> attn(static_cast<size_t>(batch * heads * seq * seq), 0.0);
-  std::vector<double> context(static_cast<size_t>(batch * seq * d), 0.0);
-  for (int64_t n = 0; n < batch; ++n) {
-    for (int64_t h = 0; h < heads; ++h) {
-      for (int64_t t = 0; t < seq; ++t) {
-        double* row = &attn[static_cast<size_t>(((n * heads + h) * seq + t) * seq)];
-        double top = -INFINITY;
-        for (int64_t s2 = 0; s2 < seq; ++s2) {
-          double dot = 0;
-          for (int64_t e = 0; e < dh; ++e) {
-            dot += proj[0][static_cast<size_t>((n * seq + t) * d + h * dh + e)] * scale *
-                   proj[1][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
-          }
-          row[s2] = dot;
-          top = std::max(top, dot);
-        }
-        double sum = 0;
-        for (int64_t s2 = 0; s2 < seq; ++s2) sum += row[s2] = std::exp(row[s2] - top);
-        for (int64_t s2 = 0; s2 < seq; ++s2) row[s2] /= sum;
-        for (int64_t e = 0; e < dh; ++e) {
-          double acc = 0;
-          for (int64_t s2 = 0; s2 < seq; ++s2) {
-            acc += row[s2] * proj[2][static_cast<size_t>((n * seq + s2) * d + h * dh + e)];
-          }
-          context[static_cast<size_t>((n * seq + t) * d + h * dh + e)] = acc;
-        }
-      }
-    }
-  }
-  std::vector<double> out(static_cast<size_t>(batch * seq * d), 0.0);
-  for (int64_t r = 0; r < batch * seq; ++r) {
-    for (int64_t o = 0; o < d; ++o) {
-      double acc = pbv[static_cast<size_t>(o)];
-      for (int64_t i = 0; i < d; ++i) {
-        acc += context[static_cast<size_t>(r * d + i)] * pwv[static_cast<size_t>(o * d + i)];
-      }
-      out[static_cast<size_t>(r * d + o)] = acc;
-    }
-  }
+  std::vector<double> attn;
+  const std::vector<double> out =
+      attend(x, batch, seq, d, heads, math::load<double>(w), math::load<double>(b),
+             math::load<double>(pw), math::load<double>(pb), attn);
   RValue weights = RValue::none();
   if (need_weights && average) {
     std::vector<double> mean(static_cast<size_t>(batch * seq * seq), 0.0);
@@ -1194,6 +1208,118 @@ RValue native_multi_head_attention(KernelContext& ctx) {
     weights = RValue::of(math::store(q.dtype(), {batch, heads, seq, seq}, attn));
   }
   return RValue::list({RValue::of(math::store(q.dtype(), {batch, seq, d}, out)), weights});
+}
+
+// ---- _transformer_encoder_layer_fwd (the rule's checks, in its order) ----
+
+// PyTorch's transformer_encoder_layer_forward: self-attention and a feed-forward block, each
+// with a residual, layer norms before (norm_first) or after them; an empty src is cloned.
+RValue transformer_encoder_layer(KernelContext& ctx) {
+  const std::string op = "_transformer_encoder_layer_fwd";
+  Tensor src = ctx.tensor("src");
+  const int64_t d = ctx.integer("embed_dim"), heads = ctx.integer("num_heads");
+  const bool gelu = ctx.boolean("use_gelu", false), norm_first = ctx.boolean("norm_first", false);
+  const double eps = ctx.real("eps", 1e-5);
+  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
+  if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + sizes_str(src.sizes()));
+  if (!is_floating(src.dtype())) {
+    ctx.bad_input(op + ": expected a floating-point `src`, got " +
+                  std::string(to_string(src.dtype())));
+  }
+  if (src.numel() == 0) return RValue::of(src.clone());
+  if (heads <= 0) ctx.bad_input(op + ": num_heads must be positive, got " + std::to_string(heads));
+  const int64_t batch = src.sizes()[0], seq = src.sizes()[1];
+  if (src.sizes()[2] != d) {
+    ctx.fail(op + ": passed-in embed_dim " + std::to_string(d) + " didn't match last dim of src " +
+             sizes_str(src.sizes()));
+  }
+  if (d % heads != 0) {
+    ctx.fail(op + ": embed_dim " + std::to_string(d) + " must divide evenly by num_heads " +
+             std::to_string(heads));
+  }
+  const Tensor f1 = ctx.tensor("ffn_weight_1");
+  if (f1.rank() != 2) ctx.bad_input(op + ": expected a 2-D `ffn_weight_1`");
+  const int64_t hidden = f1.sizes()[0];
+  struct Param {
+    const char* name;
+    Sizes sizes;
+  };
+  const Param params[] = {
+      {"qkv_weight", {3 * d, d}}, {"qkv_bias", {3 * d}},         {"proj_weight", {d, d}},
+      {"proj_bias", {d}},         {"norm_weight_1", {d}},        {"norm_bias_1", {d}},
+      {"norm_weight_2", {d}},     {"norm_bias_2", {d}},          {"ffn_weight_1", {hidden, d}},
+      {"ffn_bias_1", {hidden}},   {"ffn_weight_2", {d, hidden}}, {"ffn_bias_2", {d}}};
+  std::map<std::string, std::vector<double>> p;
+  for (const Param& param : params) {
+    Tensor t = ctx.tensor(param.name);
+    if (t.dtype() != src.dtype()) {
+      ctx.bad_input(op + ": `" + param.name + "` must have src's dtype " +
+                    std::string(to_string(src.dtype())));
+    }
+    if (t.rank() != param.sizes.size()) {
+      ctx.bad_input(op + ": expected `" + param.name + "` of " + sizes_str(param.sizes) + ", got " +
+                    sizes_str(t.sizes()));
+    }
+    if (t.sizes() != param.sizes) {
+      ctx.fail(op + ": expected `" + param.name + "` of " + sizes_str(param.sizes) + ", got " +
+               sizes_str(t.sizes()));
+    }
+    p[param.name] = math::load<double>(t);
+  }
+  math::checked_numel(ctx, {batch, heads, seq, seq}, op);
+  math::checked_numel(ctx, {batch, seq, hidden}, op);
+  const int64_t rows = batch * seq;
+  auto norm = [&](std::vector<double> x, int which) {
+    const std::vector<double>& g = p[which == 1 ? "norm_weight_1" : "norm_weight_2"];
+    const std::vector<double>& b = p[which == 1 ? "norm_bias_1" : "norm_bias_2"];
+    for (int64_t r = 0; r < rows; ++r) {
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < d; ++i) mean += x[static_cast<size_t>(r * d + i)];
+      mean /= static_cast<double>(d);
+      for (int64_t i = 0; i < d; ++i) {
+        const double c = x[static_cast<size_t>(r * d + i)] - mean;
+        var += c * c;
+      }
+      var /= static_cast<double>(d);
+      const double inv = 1 / std::sqrt(var + eps);
+      for (int64_t i = 0; i < d; ++i) {
+        double& v = x[static_cast<size_t>(r * d + i)];
+        v = (v - mean) * inv * g[static_cast<size_t>(i)] + b[static_cast<size_t>(i)];
+      }
+    }
+    return x;
+  };
+  // y = x w^T + b for x [rows, in], w [out, in].
+  auto linear = [&](const std::vector<double>& x, const std::vector<double>& w,
+                    const std::vector<double>& b, int64_t in, int64_t out) {
+    std::vector<double> y(static_cast<size_t>(rows * out), 0.0);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t o = 0; o < out; ++o) {
+        double acc = b[static_cast<size_t>(o)];
+        for (int64_t i = 0; i < in; ++i) {
+          acc += x[static_cast<size_t>(r * in + i)] * w[static_cast<size_t>(o * in + i)];
+        }
+        y[static_cast<size_t>(r * out + o)] = acc;
+      }
+    }
+    return y;
+  };
+  const std::vector<double> input = math::load<double>(src);
+  std::vector<double> x = norm_first ? norm(input, 1) : input;
+  std::vector<double> attn;
+  const std::vector<double> qkv[3] = {x, x, x};
+  x = attend(qkv, batch, seq, d, heads, p["qkv_weight"], p["qkv_bias"], p["proj_weight"],
+             p["proj_bias"], attn);
+  for (size_t i = 0; i < x.size(); ++i) x[i] += input[i];
+  if (!norm_first) x = norm(x, 1);
+  const std::vector<double> residual = x;
+  if (norm_first) x = norm(x, 2);
+  std::vector<double> h = linear(x, p["ffn_weight_1"], p["ffn_bias_1"], d, hidden);
+  for (double& v : h) v = gelu ? 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))) : std::max(v, 0.0);
+  x = linear(h, p["ffn_weight_2"], p["ffn_bias_2"], hidden, d);
+  for (size_t i = 0; i < x.size(); ++i) x[i] += residual[i];
+  if (!norm_first) x = norm(x, 2);
+  return RValue::of(math::store(src.dtype(), src.sizes(), x));
 }
 
 }  // namespace
@@ -1236,6 +1362,7 @@ void register_structured(KernelRegistry& r) {
   r.add("aten.col2im", col2im);
   r.add("aten.grid_sampler_2d", grid_sampler_2d);
   r.add("aten._native_multi_head_attention", native_multi_head_attention);
+  r.add("aten._transformer_encoder_layer_fwd", transformer_encoder_layer);
 }
 
 }  // namespace symshape::interp::kernels

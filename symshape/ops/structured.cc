@@ -850,6 +850,65 @@ Value native_multi_head_attention(OpContext& ctx) {
   return Value::list({out, weights});
 }
 
+// ---- _transformer_encoder_layer_fwd ----
+
+// _transformer_encoder_layer_fwd(src [B, T, D], embed_dim, num_heads, the attention's and the
+// feed-forward block's weights, ...): src's shape. An empty src is returned as a copy without
+// any check (as PyTorch does); otherwise every weight must have its shape. Masks are not
+// supported yet.
+Value transformer_encoder_layer(OpContext& ctx) {
+  const std::string op = "_transformer_encoder_layer_fwd";
+  TensorMeta src = ctx.tensor("src");
+  const Expr d = ctx.simplify(ctx.integer("embed_dim"));
+  const int64_t heads = ctx.constant("num_heads");
+  ctx.boolean("use_gelu", false);
+  ctx.boolean("norm_first", false);
+  ctx.real("eps", 1e-5);
+  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
+  if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + shape_str(src.sizes));
+  if (!is_floating(src.dtype)) {
+    ctx.bad_input(op + ": expected a floating-point `src`, got " +
+                  std::string(to_string(src.dtype)));
+  }
+  TensorMeta out = contiguous(src.dtype, src.sizes);
+  if (ctx.known(src.numel() == 0) == Truth::True ||
+      (ctx.known(src.numel() != 0) != Truth::True &&
+       ctx.decide(src.numel() == 0, "encoder_empty"))) {
+    return Value::of(out);
+  }
+  if (heads <= 0) {
+    ctx.bad_input(op + ": num_heads must be positive, got " + std::to_string(heads));
+  }
+  ctx.require_equal(src.sizes[2], d, "encoder_embed_dim",
+                    op + ": passed-in embed_dim " + d.str() + " didn't match last dim of src " +
+                        shape_str(src.sizes));
+  require(
+      ctx, mod(d, Expr(static_cast<long>(heads))) == 0, "encoder_heads",
+      op + ": embed_dim " + d.str() + " must divide evenly by num_heads " + std::to_string(heads));
+  TensorMeta f1 = ctx.tensor("ffn_weight_1");
+  if (f1.rank() != 2) ctx.bad_input(op + ": expected a 2-D `ffn_weight_1`");
+  const Expr hidden = f1.sizes[0];
+  const std::pair<const char*, std::vector<Expr>> params[] = {
+      {"qkv_weight", {3 * d, d}}, {"qkv_bias", {3 * d}},         {"proj_weight", {d, d}},
+      {"proj_bias", {d}},         {"norm_weight_1", {d}},        {"norm_bias_1", {d}},
+      {"norm_weight_2", {d}},     {"norm_bias_2", {d}},          {"ffn_weight_1", {hidden, d}},
+      {"ffn_bias_1", {hidden}},   {"ffn_weight_2", {d, hidden}}, {"ffn_bias_2", {d}}};
+  for (const auto& [name, sizes] : params) {
+    TensorMeta t = ctx.tensor(name);
+    if (t.dtype != src.dtype) {
+      ctx.bad_input(op + ": `" + name + "` must have src's dtype " +
+                    std::string(to_string(src.dtype)));
+    }
+    const std::string message =
+        op + ": expected `" + name + "` of " + shape_str(sizes) + ", got " + shape_str(t.sizes);
+    if (t.rank() != sizes.size()) ctx.bad_input(message);
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      ctx.require_equal(t.sizes[i], sizes[i], "encoder_weights", message);
+    }
+  }
+  return Value::of(out);
+}
+
 }  // namespace
 
 void register_structured(OpRegistry& r) {
@@ -897,6 +956,7 @@ void register_structured(OpRegistry& r) {
   r.add("aten.col2im", col2im);
   r.add("aten.grid_sampler_2d", grid_sampler_2d);
   r.add("aten._native_multi_head_attention", native_multi_head_attention);
+  r.add("aten._transformer_encoder_layer_fwd", transformer_encoder_layer);
 }
 
 }  // namespace symshape::ops

@@ -453,6 +453,34 @@ TEST(MultiHeadAttentionKernel, IdentityProjectionsByHand) {
   EXPECT_TRUE(Contains(error, "must divide evenly by num_head 3"));
 }
 
+// ---- _transformer_encoder_layer_fwd ----
+
+TEST(TransformerEncoderLayerKernel, ZeroWeightsLeaveTheNormalizedInput) {
+  // With every projection zero, attention and the feed-forward block add only their (zero)
+  // biases, so the layer is two layer norms of src (post-norm) or src itself plus nothing
+  // (pre-norm: src + 0 + 0).
+  Tensor src = real_tensor({1, 2, 2}, {1, 3, 5, 9});
+  std::vector<std::pair<std::string, Tensor>> inputs = {{"src", src},
+                                                        {"w", Tensor::zeros(kF32, {6, 2})},
+                                                        {"b", Tensor::zeros(kF32, {6})},
+                                                        {"pw", Tensor::zeros(kF32, {2, 2})},
+                                                        {"zero", Tensor::zeros(kF32, {2})},
+                                                        {"one", real_tensor({2}, {1, 1})},
+                                                        {"f1", Tensor::zeros(kF32, {3, 2})},
+                                                        {"fb1", Tensor::zeros(kF32, {3})},
+                                                        {"f2", Tensor::zeros(kF32, {2, 3})}};
+  auto layer = [&](bool norm_first) {
+    return call_tensor(
+        "aten._transformer_encoder_layer_fwd.default", inputs,
+        {T("src"), I(2), I(1), T("w"), T("b"), T("pw"), T("zero"), B(true), B(norm_first), F(1e-5),
+         T("one"), T("zero"), T("one"), T("zero"), T("f1"), T("fb1"), T("f2"), T("zero")});
+  };
+  // Each row [a, b] normalizes to [-1, 1] (up to eps), twice.
+  expect_near(reals_of(layer(false)), {-1, 1, -1, 1}, 1e-4);
+  expect_near(reals_of(layer(true)), {1, 3, 5, 9}, 1e-6);
+  EXPECT_EQ(layer(true).sizes(), (Sizes{1, 2, 2}));
+}
+
 // ---- property-test cases ----
 
 Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
@@ -594,6 +622,20 @@ std::vector<OpCase> structured_cases() {
          "aten._native_multi_head_attention.default",
          {T("q"), T("k"), T("v"), I(6), I(3), T("w"), T("b"), T("pw"), T("pb"), None(), B(false)}},
         {"op", "_operator.getitem", {T("mha"), I(0)}}}},
+      {"_transformer_encoder_layer_fwd",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("d", {"4"}), in("f1", {"8", "4"}), in("fb", {"8"}), in("f2", {"4", "8"})},
+       {{"op",
+         "aten._transformer_encoder_layer_fwd.default",
+         {T("x"), I(4), I(2), T("w"), T("b"), T("pw"), T("d"), B(true), B(false), F(1e-5), T("d"),
+          T("d"), T("d"), T("d"), T("f1"), T("fb"), T("f2"), T("d")}}}},
+      {"_transformer_encoder_layer_fwd.norm_first",
+       {in("x", {"a", "s", "6"}), in("w", {"18", "6"}), in("b", {"18"}), in("pw", {"6", "6"}),
+        in("d", {"6"}), in("f1", {"5", "6"}), in("fb", {"5"}), in("f2", {"6", "5"})},
+       {{"op",
+         "aten._transformer_encoder_layer_fwd.default",
+         {T("x"), I(6), I(3), T("w"), T("b"), T("pw"), T("d"), B(false), B(true), F(1e-5), T("d"),
+          T("d"), T("d"), T("d"), T("f1"), T("fb"), T("f2"), T("d")}}}},
   };
 }
 

@@ -223,5 +223,23 @@ TEST(MultiHeadAttentionRule, OutputAndWeightsOverSymbolicBatchAndSequence) {
   EXPECT_TRUE(Contains(wrong.error(), "embed_dim 8 didn't match last dim of query"));
 }
 
+TEST(TransformerEncoderLayerRule, KeepsSrcsShapeAndChecksEveryWeight) {
+  auto layer = [](const std::string& hidden_in) {
+    return run_op({tensor("x", {"b", "s", "8"}), tensor("w", {"24", "8"}), tensor("bias", {"24"}),
+                   tensor("pw", {"8", "8"}), tensor("d", {"8"}), tensor("f1", {"16", "8"}),
+                   tensor("fb", {"16"}), tensor("f2", {"8", hidden_in})},
+                  "aten._transformer_encoder_layer_fwd.default",
+                  {T("x"), I(8), I(2), T("w"), T("bias"), T("pw"), T("d"), B(true), B(false),
+                   F(1e-5), T("d"), T("d"), T("d"), T("d"), T("f1"), T("fb"), T("f2"), T("d")});
+  };
+  OpRun r = layer("16");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.str(), "float32[b, s, 8]");
+  EXPECT_TRUE(r.guards().empty()) << joined(r.guards());
+  OpRun wrong = layer("12");
+  EXPECT_EQ(wrong.result.status, Propagation::Status::ShapeError);
+  EXPECT_TRUE(Contains(wrong.error(), "expected `ffn_weight_2` of [8, 16], got [8, 12]"));
+}
+
 }  // namespace
 }  // namespace symshape::testing
