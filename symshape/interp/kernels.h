@@ -24,6 +24,7 @@ void register_complex(KernelRegistry& r);         // complex.cc
 void register_data_dependent(KernelRegistry& r);  // data_dependent.cc
 void register_symbolic(KernelRegistry& r);        // symbolic.cc
 void register_collectives(KernelRegistry& r);     // collectives.cc
+void register_structured(KernelRegistry& r);      // structured.cc
 
 // ---- shared helpers (common.cc) ----
 

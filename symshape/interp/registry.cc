@@ -65,6 +65,7 @@ const KernelRegistry& KernelRegistry::instance() {
     kernels::register_data_dependent(*r);
     kernels::register_symbolic(*r);
     kernels::register_collectives(*r);
+    kernels::register_structured(*r);
     return r;
   }();
   return *registry;

@@ -21,6 +21,7 @@ void register_complex(OpRegistry& r);      // complex.cc: view_as_real, polar, .
 void register_data_dependent(OpRegistry& r);  // data_dependent.cc: nonzero, item, unique
 void register_symbolic(OpRegistry& r);        // symbolic.cc: sym_size, operator.*, asserts
 void register_collectives(OpRegistry& r);     // collectives.cc: all_reduce, all_gather, ...
+void register_structured(OpRegistry& r);  // structured.cc: tril, diagonal, unfold, one_hot, cdist
 
 // ---- shared helpers (common.cc) ----
 

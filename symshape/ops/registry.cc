@@ -51,6 +51,7 @@ const OpRegistry& OpRegistry::instance() {
     ops::register_data_dependent(*r);
     ops::register_symbolic(*r);
     ops::register_collectives(*r);
+    ops::register_structured(*r);
     return r;
   }();
   return *registry;

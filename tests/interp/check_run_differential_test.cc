@@ -175,7 +175,7 @@ std::vector<OpCase> all_cases() {
   std::vector<OpCase> out;
   for (auto* family : {elementwise_cases, reductions_cases, complex_cases, views_cases,
                        indexing_cases, linalg_cases, conv_pool_cases, norm_cases, creation_cases,
-                       symbolic_cases, data_dependent_cases, collectives_cases}) {
+                       symbolic_cases, data_dependent_cases, collectives_cases, structured_cases}) {
     for (OpCase& c : family()) out.push_back(std::move(c));
   }
   return out;

@@ -47,6 +47,7 @@ const std::vector<Family>& families() {
       {"symbolic", symbolic_cases},
       {"data_dependent", data_dependent_cases},
       {"collectives", collectives_cases},
+      {"structured", structured_cases},
   };
   return all;
 }
