@@ -670,6 +670,24 @@ class LinearProver {
   std::vector<detail::LinearConstraint> base_;
 };
 
+// An assumed `p != q` decides the goals `d != 0` and `d == 0` for d == p - q or d == q - p (the
+// linear tier leaves `!=` facts out, as they are disjunctions).
+Truth by_assumed_inequality(const Cond& rel, const Facts& facts) {
+  if (rel.op() != RelOp::Eq && rel.op() != RelOp::Ne) return Truth::Unknown;
+  std::vector<std::string> names = rel.free_symbols();
+  if (names.empty()) return Truth::Unknown;
+  ex d = (rel.lhs().ex() - rel.rhs().ex()).expand();
+  for (size_t i : facts.assumptions_mentioning(names.front())) {
+    const Cond& a = facts.assumptions()[i];
+    if (a.kind() != Cond::Kind::Rel || a.op() != RelOp::Ne) continue;
+    ex fd = (a.lhs().ex() - a.rhs().ex()).expand();
+    if ((d - fd).expand().is_zero() || (d + fd).expand().is_zero()) {
+      return rel.op() == RelOp::Ne ? Truth::True : Truth::False;
+    }
+  }
+  return Truth::Unknown;
+}
+
 class Decider {
  public:
   explicit Decider(const Facts& facts) : facts_(facts) {}
@@ -680,6 +698,8 @@ class Decider {
       case Cond::Kind::False: return Truth::False;
       case Cond::Kind::Rel: {
         Truth t = by_ranges(c, facts_);
+        if (t != Truth::Unknown) return t;
+        t = by_assumed_inequality(c, facts_);
         if (t != Truth::Unknown) return t;
         LinearProver p(facts_);
         p.prepare(c);

@@ -36,7 +36,89 @@ ex Simplifier::run(const ex& e) {
 
 ex Simplifier::run_polynomial(const ex& e) {
   RunMap m(*this);
-  return poly_normal(e.map(m));
+  return recombine(poly_normal(e.map(m)));
+}
+
+namespace {
+
+size_t node_count(const ex& e) {
+  size_t n = 0;
+  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) ++n;
+  return n;
+}
+
+// The division call f (E // d or E % d) that term t is a multiple of, and the multiplier:
+// t == m * d * f for a floor division (so t == m*(E - E % d)), t == m * f for a modulo (so
+// t == m*(E - d*(E // d))). nullopt when t has no such factor.
+struct DivisionTerm {
+  ex call;
+  ex multiplier;
+};
+
+std::optional<DivisionTerm> division_term(const ex& t) {
+  std::vector<ex> factors;
+  if (is_mul(t)) {
+    for (size_t i = 0; i < t.nops(); ++i) factors.push_back(t.op(i));
+  } else {
+    factors.push_back(t);
+  }
+  for (size_t i = 0; i < factors.size(); ++i) {
+    Fn f = call_of(factors[i]);
+    if (f != Fn::FloorDiv && f != Fn::Mod) continue;
+    ex rest = 1;
+    for (size_t j = 0; j < factors.size(); ++j) {
+      if (j != i) rest = rest * factors[j];
+    }
+    if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
+    const ex& d = factors[i].op(1);
+    if (is_integer(d)) {
+      // (k*c) * (E // c): the multiplier is k, an integer.
+      ex m = poly_normal(rest / d);
+      if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
+    } else if (auto q = poly_quotient(poly_normal(rest), d)) {
+      return DivisionTerm{factors[i], *q};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
+// multiple of d*(E // d) is written m*(E - E % d), or a multiple of E % d is written
+// m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
+// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
+ex Simplifier::recombine(const ex& e) {
+  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod))) return e;
+  ex cur = e;
+  size_t size = node_count(cur);
+  for (int round = 0; round < 8; ++round) {
+    bool improved = false;
+    for (const ex& t : terms_of(cur)) {
+      auto dt = division_term(t);
+      if (!dt) continue;
+      const ex& call = dt->call;
+      const ex &n = call.op(0), &d = call.op(1);
+      // The result may no longer divide by d: it must not be zero.
+      if (!nonzero(d)) continue;
+      ex replacement = call_of(call) == Fn::FloorDiv
+                           ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
+                           : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
+      ex candidate = poly_normal(cur - t + replacement);
+      ++depth_;
+      candidate = depth_ < kMaxDepth ? run(candidate) : candidate;
+      --depth_;
+      size_t cs = node_count(candidate);
+      if (cs < size) {
+        cur = candidate;
+        size = cs;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved || !is_add(cur)) break;
+  }
+  return cur;
 }
 
 ex Simplifier::run_function(const ex& e) {
