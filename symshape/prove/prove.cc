@@ -13,6 +13,7 @@
 #include "symshape/prove.h"
 #include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
+#include "symshape/simplify.h"
 
 namespace symshape {
 
@@ -735,13 +736,24 @@ class Decider {
 }  // namespace
 
 namespace detail {
+bool& inside_simplify() {
+  thread_local bool inside = false;
+  return inside;
+}
 void reset_prove_limit() { limit_hit = false; }
 bool prove_limit_hit() { return limit_hit; }
 }  // namespace detail
 
 Truth prove(const Cond& c, const Facts& facts) {
   try {
-    return Decider(facts).decide(c);
+    Truth t = Decider(facts).decide(c);
+    if (t != Truth::Unknown || detail::inside_simplify()) return t;
+    // The goal simplified may be decided where it was not: s0//(s0//2) == 2 for an even s0 is
+    // 2 == 2 once the division is exact.
+    Cond s = simplify(c, facts);
+    if (s.is_true()) return Truth::True;
+    if (s.is_false()) return Truth::False;
+    return s.identical(c) ? t : Decider(facts).decide(s);
   } catch (const std::exception&) {
     // Whatever the engine cannot analyse (an unexpected expression form) is simply unknown.
     return Truth::Unknown;
