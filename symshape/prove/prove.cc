@@ -735,6 +735,33 @@ class Decider {
 
 }  // namespace
 
+namespace {
+
+// c mentions a floor division, a modulo or a ceiling division.
+bool has_division(const Cond& c) {
+  auto in = [](const ex& e) {
+    for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) {
+      Fn f = function_of(*it);
+      if (f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) return true;
+    }
+    return false;
+  };
+  switch (c.kind()) {
+    case Cond::Kind::True:
+    case Cond::Kind::False: return false;
+    case Cond::Kind::Rel: return in(c.lhs().ex()) || in(c.rhs().ex());
+    case Cond::Kind::And:
+    case Cond::Kind::Or:
+      for (const Cond& o : c.operands()) {
+        if (has_division(o)) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 namespace detail {
 bool& inside_simplify() {
   thread_local bool inside = false;
@@ -747,7 +774,7 @@ bool prove_limit_hit() { return limit_hit; }
 Truth prove(const Cond& c, const Facts& facts) {
   try {
     Truth t = Decider(facts).decide(c);
-    if (t != Truth::Unknown || detail::inside_simplify()) return t;
+    if (t != Truth::Unknown || detail::inside_simplify() || !has_division(c)) return t;
     // The goal simplified may be decided where it was not: s0//(s0//2) == 2 for an even s0 is
     // 2 == 2 once the division is exact.
     Cond s = simplify(c, facts);
