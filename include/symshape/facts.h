@@ -41,10 +41,15 @@ class Facts {
   // The largest known constant c with c | symbol (1 when none), from divisibility facts on the
   // bare symbol.
   Int known_divisor(std::string_view symbol) const;
+  // The congruence the symbol is known to satisfy (modulus 1 when none), from divisibility facts
+  // on the bare symbol and assumed residues `symbol % c == r`, combined by the Chinese remainder
+  // theorem: `a % 4 == 1` and `a % 3 == 1` give a == 1 (mod 12).
+  ModularSet known_congruence(std::string_view symbol) const;
 
-  // Assumes c holds. A conjunction is split; `p % q == 0` also records q | p; a bound on a lone
-  // symbol (`x >= 5`, `3 < x`, `x == 4`, and `x != 0` when 0 ends its range) also refines its
-  // range. Every relation is kept for prove()'s linear reasoning (`!=` ones by case split).
+  // Assumes c holds. A conjunction is split; `p % q == 0` also records q | p; `x % c == r` for
+  // a symbol x and constants c, r records the residue; a bound on a lone symbol (`x >= 5`,
+  // `3 < x`, `x == 4`, and `x != 0` when 0 ends its range) also refines its range. Every
+  // relation is kept for prove()'s linear reasoning (`!=` ones by case split).
   void assume(const Cond& c);
   const std::vector<Cond>& assumptions() const { return assumptions_; }
   // Indices into assumptions() of the relations that mention the symbol.
@@ -60,6 +65,7 @@ class Facts {
   std::vector<Divisibility> divisibility_;
   std::map<std::string, std::vector<size_t>, std::less<>> divisibility_by_symbol_;
   std::map<std::string, Int, std::less<>> symbol_divisors_;
+  std::map<std::string, ModularSet, std::less<>> symbol_residues_;
   std::vector<Cond> assumptions_;
   std::map<std::string, std::vector<size_t>, std::less<>> by_symbol_;
   uint64_t version_ = 0;

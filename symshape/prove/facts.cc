@@ -50,9 +50,47 @@ const std::vector<size_t>& Facts::divisibility_mentioning(std::string_view symbo
   return it == divisibility_by_symbol_.end() ? none : it->second;
 }
 
+namespace {
+
+// x == a.base (mod a.modulus) and x == b.base (mod b.modulus) together; nullopt when no x is
+// both (the facts contradict each other).
+std::optional<ModularSet> combine(const ModularSet& a, const ModularSet& b) {
+  if (a.modulus == 1) return b;
+  if (b.modulus == 1) return a;
+  if (a.modulus == 0 || b.modulus == 0) {
+    const ModularSet& point = a.modulus == 0 ? a : b;
+    const ModularSet& other = a.modulus == 0 ? b : a;
+    if (other.modulus != 0 && cln::mod(point.base - other.base, other.modulus) != 0) {
+      return std::nullopt;
+    }
+    if (other.modulus == 0 && point.base != other.base) return std::nullopt;
+    return point;
+  }
+  // a.base + a.modulus*t == b.base (mod b.modulus): solvable when g | (b.base - a.base).
+  Int u, v;
+  Int g = cln::xgcd(a.modulus, b.modulus, &u, &v);  // u*a.modulus + v*b.modulus == g
+  Int diff = b.base - a.base;
+  if (cln::mod(diff, g) != 0) return std::nullopt;
+  Int n = cln::exquo(b.modulus, g);
+  Int t = cln::mod(cln::exquo(diff, g) * u, n);
+  Int l = a.modulus * n;
+  return ModularSet{l, cln::mod(a.base + a.modulus * t, l)};
+}
+
+}  // namespace
+
 Int Facts::known_divisor(std::string_view symbol) const {
   auto it = symbol_divisors_.find(symbol);
   return it == symbol_divisors_.end() ? Int(1) : it->second;
+}
+
+ModularSet Facts::known_congruence(std::string_view symbol) const {
+  ModularSet m{known_divisor(symbol), Int(0)};
+  if (m.modulus == 1) m = ModularSet{};
+  auto it = symbol_residues_.find(symbol);
+  if (it == symbol_residues_.end()) return m;
+  auto both = combine(m, it->second);
+  return both ? *both : m;  // contradictory facts: keep the divisors alone (sound)
 }
 
 namespace {
@@ -112,6 +150,27 @@ void Facts::assume(const Cond& c) {
                                                                     : nullptr;
         if (m && function_of(m->ex()) == Fn::Mod) {
           add_divisibility(Expr(m->ex().op(0)), Expr(m->ex().op(1)));
+        }
+        // `x % c == r` (either way round) for a symbol x and constants c != 0, r: x == r (mod c)
+        // when r lies where x % c does ([0, c) for c > 0, (c, 0] for c < 0).
+        const Expr* call = function_of(l.ex()) == Fn::Mod && r.is_constant()   ? &l
+                           : function_of(r.ex()) == Fn::Mod && l.is_constant() ? &r
+                                                                               : nullptr;
+        const Expr* value = call == &l ? &r : &l;
+        if (call) {
+          Expr x(call->ex().op(0)), d(call->ex().op(1));
+          if (x.is_symbol() && d.is_constant() && *d.constant() != 0) {
+            Int c = *d.constant(), v = *value->constant();
+            bool in_range = c > 0 ? (v >= 0 && v < c) : (v <= 0 && v > c);
+            if (in_range && v != 0) {
+              Int modulus = cln::abs(c);
+              ModularSet fact{modulus, cln::mod(v, modulus)};
+              auto [it, inserted] = symbol_residues_.emplace(x.symbol_name(), fact);
+              if (!inserted) {
+                if (auto both = combine(it->second, fact)) it->second = *both;
+              }
+            }
+          }
         }
       }
       break;

@@ -16,4 +16,8 @@ inline constexpr size_t kMaxProveAssumptions = 64;
 void reset_prove_limit();
 bool prove_limit_hit();
 
+// Set while a simplify() runs: prove() then answers from the facts alone, without simplifying
+// the goal first (simplify() asks prove() about sub-terms, and would recurse).
+bool& inside_simplify();
+
 }  // namespace symshape::detail

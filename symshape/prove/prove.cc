@@ -13,6 +13,7 @@
 #include "symshape/prove.h"
 #include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
+#include "symshape/simplify.h"
 
 namespace symshape {
 
@@ -693,6 +694,24 @@ class LinearProver {
   std::vector<detail::LinearConstraint> base_;
 };
 
+// An assumed `p != q` decides the goals `d != 0` and `d == 0` for d == p - q or d == q - p (the
+// linear tier leaves `!=` facts out, as they are disjunctions).
+Truth by_assumed_inequality(const Cond& rel, const Facts& facts) {
+  if (rel.op() != RelOp::Eq && rel.op() != RelOp::Ne) return Truth::Unknown;
+  std::vector<std::string> names = rel.free_symbols();
+  if (names.empty()) return Truth::Unknown;
+  ex d = (rel.lhs().ex() - rel.rhs().ex()).expand();
+  for (size_t i : facts.assumptions_mentioning(names.front())) {
+    const Cond& a = facts.assumptions()[i];
+    if (a.kind() != Cond::Kind::Rel || a.op() != RelOp::Ne) continue;
+    ex fd = (a.lhs().ex() - a.rhs().ex()).expand();
+    if ((d - fd).expand().is_zero() || (d + fd).expand().is_zero()) {
+      return rel.op() == RelOp::Ne ? Truth::True : Truth::False;
+    }
+  }
+  return Truth::Unknown;
+}
+
 class Decider {
  public:
   explicit Decider(const Facts& facts) : facts_(facts) {}
@@ -703,6 +722,8 @@ class Decider {
       case Cond::Kind::False: return Truth::False;
       case Cond::Kind::Rel: {
         Truth t = by_ranges(c, facts_);
+        if (t != Truth::Unknown) return t;
+        t = by_assumed_inequality(c, facts_);
         if (t != Truth::Unknown) return t;
         LinearProver p(facts_);
         p.prepare(c);
@@ -737,14 +758,52 @@ class Decider {
 
 }  // namespace
 
+namespace {
+
+// c mentions a floor division, a modulo or a ceiling division.
+bool has_division(const Cond& c) {
+  auto in = [](const ex& e) {
+    for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) {
+      Fn f = function_of(*it);
+      if (f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) return true;
+    }
+    return false;
+  };
+  switch (c.kind()) {
+    case Cond::Kind::True:
+    case Cond::Kind::False: return false;
+    case Cond::Kind::Rel: return in(c.lhs().ex()) || in(c.rhs().ex());
+    case Cond::Kind::And:
+    case Cond::Kind::Or:
+      for (const Cond& o : c.operands()) {
+        if (has_division(o)) return true;
+      }
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
 namespace detail {
+bool& inside_simplify() {
+  thread_local bool inside = false;
+  return inside;
+}
 void reset_prove_limit() { limit_hit = false; }
 bool prove_limit_hit() { return limit_hit; }
 }  // namespace detail
 
 Truth prove(const Cond& c, const Facts& facts) {
   try {
-    return Decider(facts).decide(c);
+    Truth t = Decider(facts).decide(c);
+    if (t != Truth::Unknown || detail::inside_simplify() || !has_division(c)) return t;
+    // The goal simplified may be decided where it was not: s0//(s0//2) == 2 for an even s0 is
+    // 2 == 2 once the division is exact.
+    Cond s = simplify(c, facts);
+    if (s.is_true()) return Truth::True;
+    if (s.is_false()) return Truth::False;
+    return s.identical(c) ? t : Decider(facts).decide(s);
   } catch (const std::exception&) {
     // Whatever the engine cannot analyse (an unexpected expression form) is simply unknown.
     return Truth::Unknown;

@@ -105,8 +105,9 @@ class Analyzer {
     for (const auto& [seen, info] : symbols_) {
       if (seen == name) return info;
     }
-    Num d = Num::of(facts_.known_divisor(name));
-    Congruence c = d > Num(1) ? Congruence{d, Num(0)} : Congruence{};
+    ModularSet known = facts_.known_congruence(name);
+    Congruence c =
+        known.modulus > 1 ? Congruence{Num::of(known.modulus), Num::of(known.base)} : Congruence{};
     Info info = integral(Range::of(facts_.range_of(name)), c);
     symbols_.emplace_back(std::move(name), info);
     return info;
@@ -123,7 +124,54 @@ class Analyzer {
       acc.integral = acc.integral && t.integral;
     }
     if (!acc.integral) return rational(std::move(acc.range));
+    if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
+      ++depth_;
+      acc.range = rewritten_sum(e, detail::integers(acc.range));
+      --depth_;
+    }
     return integral(std::move(acc.range), std::move(acc.mod));
+  }
+
+  // The range of a sum, tightened by equal forms in which terms that share symbols meet:
+  // a term k*max(x, y) gives max(L + k*x, L + k*y) (min for k < 0), L being the other terms,
+  // so max(a, b) - a is max(0, b - a); a term k*(E // c), c > 0, gives
+  // L + (k/c)*E - (k/c)*r with r == E % c in [0, c - 1], so a - a//2 lies in [1, inf] for
+  // a >= 1. `r` is an integer range; the result is too.
+  Range rewritten_sum(const GiNaC::ex& e, Range r) {
+    for (size_t i = 0, n = e.nops(); i < n && !r.is_point(); ++i) {
+      const GiNaC::ex& t = e.op(i);
+      GiNaC::ex call = t;
+      Num k(1);
+      if (kind_of(t) == Kind::Mul && t.nops() == 2 && kind_of(t.op(1)) == Kind::Numeric &&
+          GiNaC::ex_to<GiNaC::numeric>(t.op(1)).is_rational()) {
+        call = t.op(0);
+        k = num_of(GiNaC::ex_to<GiNaC::numeric>(t.op(1)));
+      }
+      if (kind_of(call) != Kind::Function) continue;
+      Fn f = function_of(call);
+      GiNaC::ex rest = e - t;
+      GiNaC::ex kx = GiNaC::numeric(cln::cl_N(k.rat()));
+      Range alt;
+      if (f == Fn::Max || f == Fn::Min) {
+        bool as_max = (f == Fn::Max) == (k > Num(0));
+        GiNaC::ex x = (rest + kx * call.op(0)).expand(), y = (rest + kx * call.op(1)).expand();
+        Info a = visit(x), b = visit(y);
+        if (!a.integral || !b.integral) continue;
+        alt = as_max ? detail::maximum(a.range, b.range) : detail::minimum(a.range, b.range);
+      } else if (f == Fn::FloorDiv && detail::is_int(call.op(1)) &&
+                 detail::int_of(call.op(1)) > 0) {
+        Num c = Num::of(detail::int_of(call.op(1)));
+        Num kc = k * detail::reciprocal(c);
+        GiNaC::ex q = GiNaC::numeric(cln::cl_N(kc.rat()));
+        Info a = visit((rest + q * call.op(0)).expand());
+        Range remainder{Num(0), c - Num(1), false, false};
+        alt = detail::integers(detail::add(a.range, detail::scale(remainder, -kc)));
+      } else {
+        continue;
+      }
+      r = detail::intersect(r, alt);
+    }
+    return r;
   }
 
   Info visit_mul(const GiNaC::ex& e) {
@@ -194,8 +242,10 @@ class Analyzer {
     return unknown();
   }
 
+  static constexpr int kMaxRewriteDepth = 3;
   const Facts& facts_;
   std::vector<std::pair<std::string, Info>> symbols_;
+  int depth_ = 0;
 };
 
 }  // namespace

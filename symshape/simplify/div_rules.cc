@@ -5,6 +5,8 @@
 // a // d is not) needs d != 0.
 #include <cln/integer.h>
 
+#include <algorithm>
+
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
 
@@ -106,6 +108,88 @@ std::optional<ex> floordiv_remainder_by_facts(Simplifier& s, const ex& r, const 
   return std::nullopt;
 }
 
+// n split as g*q + r with 1 < g < c, g | c, and r in [k*g, k*g + g - 1]: the terms of n whose
+// coefficients g divides (divided by g, with k added: `quotient`) and the others (`rest`, r - k*g,
+// in [0, g - 1]). Then n // c == quotient // (c/g) and n % c == g*(quotient % (c/g)) + rest,
+// as floor((g*q + r)/(g*c')) == floor(floor((g*q + r)/g)/c') == (q + k) // c'. The largest such
+// g is taken.
+struct BlockSplit {
+  Int g;
+  ex quotient, rest;
+};
+
+std::optional<BlockSplit> split_blocks(Simplifier& s, const ex& n, const Int& c) {
+  std::vector<ex> terms = terms_of(n);
+  if (terms.size() < 2) return std::nullopt;
+  std::vector<Int> candidates;
+  for (const ex& t : terms) {
+    if (is_integer(t)) continue;
+    Term term = split_term(t);
+    if (!term.coeff.is_integer()) return std::nullopt;
+    Int g = cln::gcd(int_of(term.coeff), c);
+    if (g > 1 && g < c) candidates.push_back(g);
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const Int& g = candidates[i];
+    if (i > 0 && candidates[i - 1] == g) continue;
+    std::vector<ex> multiples, others;
+    for (const ex& t : terms) {
+      Term term = split_term(t);
+      if (!is_integer(t) && divides(g, int_of(term.coeff))) {
+        multiples.push_back(t);
+      } else {
+        others.push_back(t);
+      }
+    }
+    if (others.empty()) continue;
+    ex r = sum_of(others);
+    ValueRange rr = s.range(r);
+    if (!rr.lo() || !rr.hi()) continue;
+    Int k = floor_div(*rr.lo(), g);
+    if (k != floor_div(*rr.hi(), g)) continue;
+    ex q = poly_normal(sum_of(multiples) / ex_of(g) + ex_of(k));
+    return BlockSplit{g, q, poly_normal(r - ex_of(k * g))};
+  }
+  return std::nullopt;
+}
+
+// Rule: in (S + m*(E % d)) % c with c | d, E % d may be replaced by E: the two differ by a
+// multiple of d, so of c. Also for a symbolic c with d == c or d == -c. Returns n with every
+// such term replaced (n itself when none is).
+ex drop_inner_mods(const ex& n, const ex& c) {
+  std::vector<ex> out;
+  bool changed = false;
+  for (const ex& t : terms_of(n)) {
+    std::vector<ex> factors;
+    if (is_mul(t)) {
+      for (size_t i = 0; i < t.nops(); ++i) factors.push_back(t.op(i));
+    } else {
+      factors.push_back(t);
+    }
+    ex term = 1;
+    for (const ex& f : factors) {
+      if (call_of(f) == Fn::Mod) {
+        const ex& d = f.op(1);
+        bool multiple = false;
+        if (is_integer(d) && is_integer(c)) {
+          multiple = !cln::zerop(int_of(c)) && divides(int_of(c), int_of(d));
+        } else {
+          multiple = d.is_equal(c) || poly_normal(d + c).is_zero();
+        }
+        if (multiple) {
+          term = term * f.op(0);
+          changed = true;
+          continue;
+        }
+      }
+      term = term * f;
+    }
+    out.push_back(term);
+  }
+  return changed ? poly_normal(sum_of(out)) : n;
+}
+
 // n // c for a constant c != 0.
 ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
@@ -125,6 +209,10 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
   if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return sp.quotient + *q;
   if (auto merged = merge_nested(s, sp.rest, ex_of(c))) return sp.quotient + *merged;
+  // Rule: bounded low terms, (8*x + y) // 16 == x // 2 for y in [0, 7].
+  if (auto b = split_blocks(s, sp.rest, c)) {
+    return sp.quotient + make_floordiv(b->quotient, ex_of(cln::exquo(c, b->g)));
+  }
   // Rule: 0 <= r < c gives 0 (beyond what the range showed: relations between symbols).
   if (s.below_divisor(sp.rest, ex_of(c))) return sp.quotient;
   return sp.quotient + make_floordiv(sp.rest, ex_of(c));
@@ -163,6 +251,7 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
 ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
   if (c == 1 || c == -1) return 0;
+  if (ex m = drop_inner_mods(n, ex_of(c)); !m.is_equal(n)) return make_mod(m, ex_of(c));
   // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
   ex r = split_multiples(s, n, ex_of(c)).rest;
   if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
@@ -185,11 +274,18 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
     if (k == floor_div(*rr.hi(), c)) return poly_normal(r - ex_of(k * c));
   }
   if (c > 0 && s.below_divisor(r, ex_of(c))) return r;
+  // Rule: bounded low terms, (32*x + y) % 64 == 32*(x % 2) + y for y in [0, 31].
+  if (c > 0) {
+    if (auto b = split_blocks(s, r, c)) {
+      return ex_of(b->g) * make_mod(b->quotient, ex_of(cln::exquo(c, b->g))) + b->rest;
+    }
+  }
   return make_mod(r, ex_of(c));
 }
 
 // n % d for a non-constant d.
 ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
+  if (ex m = drop_inner_mods(n, d); !m.is_equal(n)) return make_mod(m, d);
   // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
   Int g = cln::gcd(integer_content(n), integer_content(d));
   if (g > 1) {
@@ -225,6 +321,7 @@ ex negate_back(const ex& t) {
 }  // namespace
 
 ex floordiv_rules(Simplifier& s, const ex& a, const ex& b) {
+  if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
   if (!q) return make_floordiv(a, b);
   if (is_integer(q->d)) return floordiv_by_constant(s, q->n, int_of(q->d));
@@ -232,6 +329,7 @@ ex floordiv_rules(Simplifier& s, const ex& a, const ex& b) {
 }
 
 ex mod_rules(Simplifier& s, const ex& a, const ex& b) {
+  if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
   if (!q) return make_mod(a, b);
   if (q->scale.is_equal(1)) return mod_core(s, q->n, q->d);

@@ -130,6 +130,7 @@ class Simplifier {
   // The nest of f calls e with each argument simplified, as one left-nested nest.
   ex run_args(const ex& e, Fn f);
   ex run_polynomial(const ex& e);
+  ex recombine(const ex& e);
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
   const std::vector<std::pair<ex, ex>>& normalized_facts();

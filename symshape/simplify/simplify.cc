@@ -1,9 +1,11 @@
 // simplify(): a bottom-up rewrite. Function calls have their arguments simplified first, then the
 // rules of their kind run at the node, and a node that changed is simplified again (up to a cap)
 // until it is a fixpoint. Sums, products and powers are put in polynomial normal form.
+#include <algorithm>
 #include <exception>
 
 #include "symshape/expr/functions.h"
+#include "symshape/prove/limits.h"
 #include "symshape/simplify.h"
 #include "symshape/simplify/simplifier.h"
 
@@ -36,7 +38,89 @@ ex Simplifier::run(const ex& e) {
 
 ex Simplifier::run_polynomial(const ex& e) {
   RunMap m(*this);
-  return poly_normal(e.map(m));
+  return recombine(poly_normal(e.map(m)));
+}
+
+namespace {
+
+size_t node_count(const ex& e) {
+  size_t n = 0;
+  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) ++n;
+  return n;
+}
+
+// The division call f (E // d or E % d) that term t is a multiple of, and the multiplier:
+// t == m * d * f for a floor division (so t == m*(E - E % d)), t == m * f for a modulo (so
+// t == m*(E - d*(E // d))). nullopt when t has no such factor.
+struct DivisionTerm {
+  ex call;
+  ex multiplier;
+};
+
+std::optional<DivisionTerm> division_term(const ex& t) {
+  std::vector<ex> factors;
+  if (is_mul(t)) {
+    for (size_t i = 0; i < t.nops(); ++i) factors.push_back(t.op(i));
+  } else {
+    factors.push_back(t);
+  }
+  for (size_t i = 0; i < factors.size(); ++i) {
+    Fn f = call_of(factors[i]);
+    if (f != Fn::FloorDiv && f != Fn::Mod) continue;
+    ex rest = 1;
+    for (size_t j = 0; j < factors.size(); ++j) {
+      if (j != i) rest = rest * factors[j];
+    }
+    if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
+    const ex& d = factors[i].op(1);
+    if (is_integer(d)) {
+      // (k*c) * (E // c): the multiplier is k, an integer.
+      ex m = poly_normal(rest / d);
+      if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
+    } else if (auto q = poly_quotient(poly_normal(rest), d)) {
+      return DivisionTerm{factors[i], *q};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
+// multiple of d*(E // d) is written m*(E - E % d), or a multiple of E % d is written
+// m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
+// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
+ex Simplifier::recombine(const ex& e) {
+  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod))) return e;
+  ex cur = e;
+  size_t size = node_count(cur);
+  for (int round = 0; round < 8; ++round) {
+    bool improved = false;
+    for (const ex& t : terms_of(cur)) {
+      auto dt = division_term(t);
+      if (!dt) continue;
+      const ex& call = dt->call;
+      const ex &n = call.op(0), &d = call.op(1);
+      // The result may no longer divide by d: it must not be zero.
+      if (!nonzero(d)) continue;
+      ex replacement = call_of(call) == Fn::FloorDiv
+                           ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
+                           : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
+      ex candidate = poly_normal(cur - t + replacement);
+      ++depth_;
+      candidate = depth_ < kMaxDepth ? run(candidate) : candidate;
+      --depth_;
+      size_t cs = node_count(candidate);
+      if (cs < size) {
+        cur = candidate;
+        size = cs;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved || !is_add(cur)) break;
+  }
+  return cur;
 }
 
 ex Simplifier::run_function(const ex& e) {
@@ -154,6 +238,19 @@ bool Simplifier::nonzero(const ex& e) {
   ValueRange r = range(e);
   if (!r.contains(Int(0))) return true;
   if (r.is_point() || range_is_exact(e)) return false;
+  // A product is nonzero when every factor is (a natural power when its base is).
+  if (is_mul(e) || (is_power(e) && is_integer(e.op(1)) && int_of(e.op(1)) > 0)) {
+    bool all = true;
+    if (is_power(e)) {
+      all = nonzero(e.op(0));
+    } else {
+      for (size_t i = 0; i < e.nops() && all; ++i) {
+        const ex& f = e.op(i);
+        all = is_number(f) ? !f.is_zero() : nonzero(f);
+      }
+    }
+    if (all) return true;
+  }
   return decide(RelOp::Ne, e, 0) == Truth::True;
 }
 
@@ -253,6 +350,128 @@ bool holds(RelOp op, const Int& v) {  // v op 0
   return false;
 }
 
+// `m op 0` written with its constant on the right, and turned around when every other
+// coefficient is negative: x - 2 < 0 is `x < 2`, -x - 2 < 0 is `x > -2`.
+Cond oriented(RelOp op, const ex& m) {
+  ex k = 0;
+  std::vector<ex> rest;
+  bool all_negative = true;
+  for (const ex& t : terms_of(m)) {
+    if (is_integer(t)) {
+      k = t;
+      continue;
+    }
+    rest.push_back(t);
+    if (!split_term(t).coeff.is_negative()) all_negative = false;
+  }
+  ex lhs = sum_of(rest);
+  if (all_negative && !rest.empty()) return Cond::rel(reverse(op), Expr(-lhs), Expr(k));
+  return Cond::rel(op, Expr(lhs), Expr(-k));
+}
+
+// Rule: a relation `d op 0` whose terms share a factor g. For == and != every non-constant
+// coefficient is a multiple of g (the constant too, or the relation is decided):
+// 4*(a % 4) == 0 is a % 4 == 0. For an order, d is put as e < 0 (d <= 0 is d - 1 < 0, d > 0 is
+// -d < 0, d >= 0 is -d - 1 < 0), and e == g*q + r with r in [k*g, k*g + g - 1] gives q + k < 0:
+// 8*x + y < 16 is x < 2 for y in [0, 7]. The largest such g is taken.
+std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
+  std::vector<ex> terms = terms_of(d);
+  for (const ex& t : terms) {
+    if (!split_term(t).coeff.is_integer()) return std::nullopt;
+  }
+  if (op == RelOp::Eq || op == RelOp::Ne) {
+    Int g = 0, k = 0;
+    for (const ex& t : terms) {
+      if (is_integer(t)) {
+        k = int_of(t);
+      } else {
+        g = cln::gcd(g, int_of(split_term(t).coeff));
+      }
+    }
+    if (g <= 1 || !divides(g, k)) return std::nullopt;
+    return oriented(op, exact_quotient(d, ex_of(g)));
+  }
+  ex e = op == RelOp::Lt ? d : op == RelOp::Le ? d - 1 : op == RelOp::Gt ? -d : -d - 1;
+  e = poly_normal(e);
+  terms = terms_of(e);
+  std::vector<Int> candidates;
+  for (const ex& t : terms) {
+    if (is_integer(t)) continue;
+    Int c = cln::abs(int_of(split_term(t).coeff));
+    if (c > 1) candidates.push_back(c);
+  }
+  std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
+  std::vector<Int> tried;
+  for (const Int& c : candidates) {
+    // Every divisor of a coefficient could serve; the gcds of pairs of coefficients cover the
+    // useful ones (g must divide the coefficients it keeps).
+    for (const Int& other : candidates) {
+      Int g = cln::gcd(c, other);
+      if (g <= 1 || std::find(tried.begin(), tried.end(), g) != tried.end()) continue;
+      tried.push_back(g);
+    }
+  }
+  std::sort(tried.begin(), tried.end(), [](const Int& a, const Int& b) { return a > b; });
+  for (const Int& g : tried) {
+    std::vector<ex> multiples, others;
+    for (const ex& t : terms) {
+      if (!is_integer(t) && divides(g, int_of(split_term(t).coeff))) {
+        multiples.push_back(t);
+      } else {
+        others.push_back(t);
+      }
+    }
+    ValueRange rr = s.range(sum_of(others));
+    if (!rr.lo() || !rr.hi()) continue;
+    Int k = floor_div(*rr.lo(), g);
+    if (k != floor_div(*rr.hi(), g)) continue;
+    return oriented(RelOp::Lt, poly_normal(sum_of(multiples) / ex_of(g) + ex_of(k)));
+  }
+  return std::nullopt;
+}
+
+// Rule: `d op 0` with d == ±(E // c) + k for a constant c > 0 is solved for E:
+// E // c < k is E < k*c, E // c <= k is E < (k + 1)*c, E // c == k is
+// k*c <= E < (k + 1)*c (and the duals); (a + 10)//3 == 3 is a < 2 for a >= 1.
+std::optional<Cond> solve_floordiv(RelOp op, const ex& d) {
+  ex call;
+  Int sign = 0, k = 0;
+  for (const ex& t : terms_of(d)) {
+    if (is_integer(t)) {
+      k = int_of(t);
+      continue;
+    }
+    Term term = split_term(t);
+    if (sign != 0 || call_of(term.rest) != Fn::FloorDiv) return std::nullopt;
+    if (!term.coeff.is_equal(1) && !term.coeff.is_equal(-1)) return std::nullopt;
+    call = term.rest;
+    sign = term.coeff.is_equal(1) ? 1 : -1;
+  }
+  if (sign == 0 || !is_integer(call.op(1)) || int_of(call.op(1)) <= 0) return std::nullopt;
+  // F op -k (sign 1), or -F op -k, that is F reverse(op) k.
+  RelOp rel = op;
+  Int v = -k;
+  if (sign == -1) {
+    rel = reverse(op);
+    v = k;
+  }
+  const ex& n = call.op(0);
+  const Int c = int_of(call.op(1));
+  auto below = [&](const Int& bound) { return oriented(RelOp::Lt, poly_normal(n - ex_of(bound))); };
+  auto at_least = [&](const Int& bound) {
+    return oriented(RelOp::Ge, poly_normal(n - ex_of(bound)));
+  };
+  switch (rel) {
+    case RelOp::Lt: return below(v * c);
+    case RelOp::Le: return below((v + 1) * c);
+    case RelOp::Gt: return at_least((v + 1) * c);
+    case RelOp::Ge: return at_least(v * c);
+    case RelOp::Eq: return Cond::all({at_least(v * c), below((v + 1) * c)});
+    case RelOp::Ne: return Cond::any({below(v * c), at_least((v + 1) * c)});
+  }
+  return std::nullopt;
+}
+
 Cond simplify_cond(Simplifier& s, const Cond& c) {
   switch (c.kind()) {
     case Cond::Kind::True:
@@ -277,18 +496,42 @@ Cond simplify_cond(Simplifier& s, const Cond& c) {
     case Truth::False: return Cond::truth(false);
     case Truth::Unknown: break;
   }
+  if (auto divided = divide_relation(s, c.op(), diff)) return *divided;
+  if (auto solved = solve_floordiv(c.op(), diff)) {
+    Cond r2 = simplify_cond(s, *solved);
+    // Taken when it leaves one relation (or a decision), not a pair of them.
+    if (r2.kind() != Cond::Kind::And && r2.kind() != Cond::Kind::Or) return r2;
+  }
   return rel;
 }
 
 }  // namespace
 }  // namespace detail
 
+namespace {
+
+// Marks the thread as inside simplify() (see detail::inside_simplify) for one call.
+class SimplifyScope {
+ public:
+  SimplifyScope() : saved_(detail::inside_simplify()) { detail::inside_simplify() = true; }
+  ~SimplifyScope() { detail::inside_simplify() = saved_; }
+  SimplifyScope(const SimplifyScope&) = delete;
+  SimplifyScope& operator=(const SimplifyScope&) = delete;
+
+ private:
+  bool saved_;
+};
+
+}  // namespace
+
 Expr simplify(const Expr& e, const Facts& facts) {
+  SimplifyScope scope;
   detail::Simplifier s(facts);
   return Expr(s.run(e.ex()));
 }
 
 Cond simplify(const Cond& c, const Facts& facts) {
+  SimplifyScope scope;
   detail::Simplifier s(facts);
   return detail::simplify_cond(s, c);
 }

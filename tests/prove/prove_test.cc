@@ -284,10 +284,12 @@ TEST(ProveTest, IgnoredFactsOnlyLosePower) {
   Facts f;
   f.assume(C("x < 3 or x > 10"));
   f.assume(C("x != 5"));
-  EXPECT_EQ(P("x == 5", f), Truth::False);  // the `!=` fact is used (a case split)
-  // The disjunction is ignored: x == 7 is impossible under it, yet unknown.
+  // The disjunction is left out of the linear tier: x == 7 is not refuted by it.
   EXPECT_EQ(P("x == 7", f), Truth::Unknown);
   EXPECT_EQ(P("x >= 1", f), Truth::True);
+  // An assumed `!=` decides its own relation, and that relation's negation.
+  EXPECT_EQ(P("x == 5", f), Truth::False);
+  EXPECT_EQ(P("5 != x", f), Truth::True);
 }
 
 TEST(ProveTest, ContradictoryFactsDoNotCrash) {
