@@ -512,8 +512,8 @@ Tensor narrowed(const Tensor& t, size_t k, int64_t start, int64_t length, int64_
 
 // PyTorch's slice: start and end wrap once when negative, then clamp into [0, size]; end is at
 // least start.
-RValue slice(KernelContext& ctx) {
-  Tensor t = ctx.tensor("self");
+// The view slice's arguments (dim, start, end, step) select in t.
+Tensor sliced(const KernelContext& ctx, const Tensor& t) {
   size_t k = existing_dim(ctx, t, ctx.integer("dim", 0), "slice");
   const int64_t size = t.sizes()[k];
   const int64_t step = ctx.integer("step", 1);
@@ -525,8 +525,10 @@ RValue slice(KernelContext& ctx) {
   const int64_t start = clamp(ctx.integer("start", 0));
   const int64_t end = std::max(ctx.has("end") ? clamp(ctx.integer("end")) : size, start);
   const int64_t length = end == start ? 0 : (end - start - 1) / step + 1;
-  return RValue::of(narrowed(t, k, start, length, step));
+  return narrowed(t, k, start, length, step);
 }
+
+RValue slice(KernelContext& ctx) { return RValue::of(sliced(ctx, ctx.tensor("self"))); }
 
 // An int argument that may also be given as a 0-dim integer tensor (narrow.Tensor).
 int64_t int_or_item(const KernelContext& ctx, std::string_view name) {
@@ -568,8 +570,8 @@ Tensor selected(const Tensor& t, size_t k, int64_t index) {
   return t.as_strided(sizes, strides, t.offset() + index * t.strides()[k]);
 }
 
-RValue select(KernelContext& ctx) {
-  Tensor t = ctx.tensor("self");
+// The view select's arguments (dim, index) select in t.
+Tensor selected(const KernelContext& ctx, const Tensor& t) {
   size_t k = existing_dim(ctx, t, ctx.integer("dim"), "select");
   int64_t index = int_or_item(ctx, "index");
   const int64_t size = t.sizes()[k];
@@ -578,8 +580,10 @@ RValue select(KernelContext& ctx) {
              sizes_str(t.sizes()) + " at dimension " + std::to_string(k));
   }
   if (index < 0) index += size;
-  return RValue::of(selected(t, k, index));
+  return selected(t, k, index);
 }
+
+RValue select(KernelContext& ctx) { return RValue::of(selected(ctx, ctx.tensor("self"))); }
 
 RValue pieces_of(const Tensor& t, size_t k, const Sizes& lengths) {
   std::vector<RValue> items;
@@ -1046,6 +1050,24 @@ void register_views(KernelRegistry& r) {
   r.add("aten.slice", slice);
   r.add("aten.narrow", narrow);
   r.add("aten.select", select);
+  // slice_scatter / select_scatter: a copy of self with the view the same arguments select
+  // overwritten by src.
+  using View = Tensor (*)(const KernelContext&, const Tensor&);
+  for (auto [op, view] : {std::pair<const char*, View>{"aten.slice_scatter", sliced},
+                          {"aten.select_scatter", selected}}) {
+    r.add(op, [name = std::string(op), view](KernelContext& ctx) {
+      Tensor out = ctx.tensor("self").clone();
+      Tensor src = ctx.tensor("src");
+      Tensor region = view(ctx, out);  // a view of the copy: writes land in out
+      if (region.sizes() != src.sizes()) {
+        ctx.fail(name + ": src " + sizes_str(src.sizes()) + " must have the shape of the view " +
+                 sizes_str(region.sizes()) + " it replaces");
+      }
+      for_each_index(region.sizes(),
+                     [&](std::span<const int64_t> at) { region.set(at, src.at(at)); });
+      return RValue::of(out);
+    });
+  }
   r.add("aten.split", split);
   r.add("aten.split_with_sizes",
         [](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); });

@@ -710,6 +710,26 @@ void register_views(OpRegistry& r) {
   r.add("aten.unflatten", unflatten);
   r.add("aten.slice", slice);
   r.add("aten.narrow", narrow);
+  // slice_scatter / select_scatter(self, src, dim, ...): self with the slice (or the select)
+  // that the same arguments would view replaced by src, which must have that view's sizes.
+  for (auto [op, view] : {std::pair<const char*, ShapeRule>{"aten.slice_scatter", slice},
+                          {"aten.select_scatter", select}}) {
+    r.add(op, [name = std::string(op), view](OpContext& ctx) {
+      TensorMeta self = ctx.tensor("self");
+      TensorMeta src = ctx.tensor("src");
+      const TensorMeta region = view(ctx).tensor;
+      if (src.rank() != region.rank()) {
+        ctx.bad_input(name + ": src " + shape_str(src.sizes) + " must have the shape of the view " +
+                      shape_str(region.sizes) + " it replaces");
+      }
+      for (size_t d = 0; d < src.rank(); ++d) {
+        require(ctx, src.sizes[d] == region.sizes[d], "scatter_src_size",
+                name + ": src " + shape_str(src.sizes) + " must have the shape of the view " +
+                    shape_str(region.sizes) + " it replaces");
+      }
+      return Value::of(contiguous(self.dtype, self.sizes));
+    });
+  }
   r.add("aten.select", select);
   r.add("aten.split", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor("self");

@@ -99,6 +99,31 @@ TEST(SelectKernel, NegativeIndexWrapsAndOutOfRangeNamesIndexAndSize) {
   EXPECT_TRUE(Contains(error_on_x(x, "aten.select.int", {I(1), I(-4)}), "index -4 out of range"));
 }
 
+// ---- slice_scatter and select_scatter: a copy with a view replaced ----
+
+TEST(ScatterIntoViewKernels, ReplaceTheViewInACopyOfSelf) {
+  Tensor x = iota({2, 4});  // [[0, 1, 2, 3], [4, 5, 6, 7]]
+  Tensor src = Tensor::zeros(DType::Int64, {2, 2});
+  // x[:, 1::2] = 0
+  Tensor a = call_tensor("aten.slice_scatter.default", {{"x", x}, {"s", src}},
+                         {T("x"), T("s"), I(1), I(1), None(), I(2)});
+  EXPECT_EQ(ints_of(a), (Sizes{0, 0, 2, 0, 4, 0, 6, 0}));
+  EXPECT_FALSE(a.shares_storage(x));
+  EXPECT_EQ(ints_of(x), (Sizes{0, 1, 2, 3, 4, 5, 6, 7}));  // self is not written
+  // x[-1] = [10, 11, 12, 13]
+  Tensor row = iota({4});
+  for (int64_t i = 0; i < 4; ++i) row.set_flat(i, Scalar::of_int(10 + i));
+  Tensor b = call_tensor("aten.select_scatter.default", {{"x", x}, {"r", row}},
+                         {T("x"), T("r"), I(0), I(-1)});
+  EXPECT_EQ(ints_of(b), (Sizes{0, 1, 2, 3, 10, 11, 12, 13}));
+  // src must have the view's shape.
+  EXPECT_TRUE(Contains(run_error([&] {
+                         call_tensor("aten.select_scatter.default", {{"x", x}, {"s", src}},
+                                     {T("x"), T("s"), I(0), I(0)});
+                       }),
+                       "must have the shape of the view [4]"));
+}
+
 // ---- view and reshape ----
 
 TEST(ViewKernel, ContiguousViewSharesStorageAndInfersMinusOne) {
@@ -438,6 +463,15 @@ std::vector<OpCase> views_cases() {
       on("narrow", {"a", "b"}, "aten.narrow.default", {I(0), I(1), E("a - 1")}),
       on("narrow.negative_start", {"a", "6"}, "aten.narrow.default", {I(1), I(-4), I(3)}),
       on("select", {"a", "b"}, "aten.select.int", {I(1), I(-1)}),
+      {"slice_scatter",
+       {in("x", {"a", "b"}), in("s", {"a - 1", "b"})},
+       {{"op", "aten.slice_scatter.default", {T("x"), T("s"), I(0), I(1)}}}},
+      {"slice_scatter.step",
+       {in("x", {"a", "6"}), in("s", {"a", "2"})},
+       {{"op", "aten.slice_scatter.default", {T("x"), T("s"), I(-1), I(1), None(), I(3)}}}},
+      {"select_scatter",
+       {in("x", {"a", "b"}), in("s", {"a"})},
+       {{"op", "aten.select_scatter.default", {T("x"), T("s"), I(1), I(-1)}}}},
       on("split", {"6", "a"}, "aten.split.Tensor", {I(4)}),
       on("split.sizes", {"a+b", "3"}, "aten.split.sizes", {List({E("a"), E("b")})}),
       on("split_with_sizes", {"3", "a+2"}, "aten.split_with_sizes.default",
