@@ -125,6 +125,10 @@ void register_family(OpRegistry& r, const std::string& p) {
   });
   for (const char* op : {"broadcast", "broadcast_"}) {
     r.add(p + op, [](OpContext& ctx) {
+      const Expr src = ctx.integer("src");  // an int (a list is malformed), the root rank
+      if (ctx.known(src >= 0) == Truth::False) {
+        ctx.fail("broadcast: the source rank must not be negative, got " + src.str());
+      }
       TensorMeta t = inputs(ctx, false)[0];
       return Value::of(contiguous(t.dtype, t.sizes));
     });

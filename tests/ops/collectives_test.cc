@@ -191,5 +191,16 @@ TEST(BroadcastAndWait, KeepTheTensor) {
   EXPECT_EQ(chained.str(), "int64[2*batch, 4]");
 }
 
+// The source rank is an int, and no rank is negative (the group's size is the run's to check).
+TEST(BroadcastAndWait, SourceRankIsAnIntThatIsNotNegative) {
+  std::vector<Input> x = {tensor("x", {"batch", "4"})};
+  OpRun list = run_op(x, "_c10d_functional.broadcast.default", {T("x"), Ints({2, 0}), S("g")});
+  EXPECT_EQ(list.result.status, Propagation::Status::InputError);
+  EXPECT_TRUE(Contains(list.error(), "must be an int")) << list.error();
+  OpRun negative = run_op(x, "_c10d_functional.broadcast_.default", {T("x"), I(-1), S("g")});
+  EXPECT_EQ(negative.result.status, Propagation::Status::ShapeError);
+  EXPECT_TRUE(Contains(negative.error(), "source rank must not be negative, got -1"));
+}
+
 }  // namespace
 }  // namespace symshape::testing
