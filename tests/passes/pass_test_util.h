@@ -98,7 +98,12 @@ inline Lowered lower(const Graph& input, const std::vector<std::string>& passes,
   options.verify_numerics = verify_numerics;
   if (!options.dump) options.dump = &dump;
   PassManager manager(PassRegistry::standard(), options);
-  for (const std::string& p : passes) manager.add(p);
+  // A pass may carry options: `decompose{only=linear}`.
+  for (const std::string& p : passes) {
+    Expected<std::vector<PassSpec>> specs = parse_pass_list(p, PassRegistry::standard());
+    if (!specs) throw std::runtime_error(specs.error());
+    for (const PassSpec& spec : *specs) manager.add(spec);
+  }
   ShapeEnv env;
   out.result = manager.run(input, env);
   out.guards = env.guards().size();
