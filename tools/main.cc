@@ -21,6 +21,7 @@ constexpr Subcommand kSubcommands[] = {
     {"run", "run a graph on small concrete tensors; print outputs and checksums", run_run},
     {"lower", "rewrite a graph with lowering passes, keeping its symbolic sizes", run_lower},
     {"passes", "list the lowering passes, their options and the pipelines", run_passes},
+    {"partition", "split a graph into backend and fallback partitions", run_partition},
 };
 
 void print_usage(std::ostream& out) {
