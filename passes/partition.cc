@@ -570,7 +570,7 @@ class Partitioner {
   FreeDecision::How decide(size_t p, size_t f, bool materialize) {
     Building& b = parts_[p];
     if (auto it = b.frees.find(f); it != b.frees.end()) {
-      if (!materialize || it->second.how == FreeDecision::How::Copy) return it->second.how;
+      if (!materialize || it->second.how != FreeDecision::How::Literal) return it->second.how;
     }
     const Node& n = g_.nodes[f];
     const Value& v = values_[f];
@@ -580,7 +580,7 @@ class Partitioner {
       auto [tensor, dim] = metadata_operands(n);
       if (tensor == kNone || available(p, tensor)) {
         if (tensor != kNone && role_[tensor] == Role::Constant) b.constants.insert(tensor);
-      } else if (!materialize && dim && parse_target(n.target).packet.ends_with("size") &&
+      } else if (dim && parse_target(n.target).packet.ends_with("size") &&
                  values_[tensor].is_tensor()) {
         const std::vector<Expr>& sizes = values_[tensor].tensor.sizes;
         const int64_t rank = static_cast<int64_t>(sizes.size());
