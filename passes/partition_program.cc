@@ -44,6 +44,16 @@ std::optional<std::string> read_text(const std::string& path, std::string& text)
   return std::nullopt;
 }
 
+// nlohmann's parse error without its tag: `line 2, column 1: syntax error while parsing ...`,
+// as the graph reader words it.
+std::string parse_error_text(const nlohmann::json::parse_error& e) {
+  const std::string m = e.what();
+  size_t at = m.find("parse error at ");
+  if (at != std::string::npos) return m.substr(at + 15);
+  at = m.find("] ");
+  return at == std::string::npos ? m : m.substr(at + 2);
+}
+
 // An op name as a supported-ops entry: not empty, no white space.
 std::optional<std::string> bad_op_name(const std::string& name) {
   if (name.empty()) return "an empty op name";
@@ -83,7 +93,7 @@ Expected<SupportedOps> parse_supported_ops(std::string_view json_text) {
   try {
     doc = Json::parse(json_text);
   } catch (const Json::parse_error& e) {
-    return Result::failure(e.what());
+    return Result::failure(parse_error_text(e));
   }
   const Json* list = &doc;
   std::string where = "";
@@ -333,7 +343,7 @@ class ManifestReader {
     try {
       doc = Json::parse(text);
     } catch (const Json::parse_error& e) {
-      fail(e.what());
+      fail(parse_error_text(e));
     }
     if (!doc.is_object()) fail("top level: expected an object, got " + json_type(doc));
     if (doc.value("format", Json()) != Json(std::string(kManifestFormat))) {

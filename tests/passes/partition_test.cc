@@ -457,7 +457,9 @@ TEST(SupportedOps, ReadsListsAndObjectsAndMatchesPackets) {
   EXPECT_EQ(parse_supported_ops(R"("aten.mm")").error(),
             "top level: expected a list of op names (or an object with \"ops\"), got a string");
   EXPECT_EQ(parse_supported_ops(R"(["aten mm"])").error(), "[0]: op name 'aten mm' holds a space");
-  EXPECT_FALSE(parse_supported_ops("[\"aten.mm\"").ok());
+  EXPECT_EQ(parse_supported_ops("[\"aten.mm\"").error(),
+            "line 1, column 11: syntax error while parsing array - unexpected end of input; "
+            "expected ']'");
   Expected<SupportedOps> missing = read_supported_ops_file("/nonexistent/ops.json");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.error().rfind("/nonexistent/ops.json: cannot open", 0), 0u) << missing.error();
