@@ -19,7 +19,7 @@ constexpr FlagSpec kPartitionFlags[] = {
     {"--fallback-node", "REGEX", "nodes whose name matches run in a fallback partition"},
     {"--output", "DIR", "write partitioned.json and the partitions there; also -o"},
     {"--dim", "NAME=MIN..MAX", "the range of a declared dim (overrides the graph's \"dims\")"},
-    {"--verify", "", "run the graph and the partitioned program; their outputs must be equal"},
+    {"--verify", "", "run the graph and the program; their outputs must be equal"},
     {"--verify-dim", "NAME=N", "a dim's value for --verify (default: the hints; implies it)"},
     {"--seed", "N", "the seed of the inputs --verify generates (default 0)"},
 };

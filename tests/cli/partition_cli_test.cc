@@ -111,6 +111,22 @@ TEST(PartitionCli, HelpDescribesTheCommand) {
   EXPECT_NE(list.out.find("  partition "), std::string::npos) << list.out;
 }
 
+// docs/cli.md: every `$ symshape partition ...` example shows the real output.
+TEST(PartitionCli, DocExamplesShowTheRealOutput) {
+  auto examples = doc_examples("partition");
+  EXPECT_GE(examples.size(), 3u) << "docs/cli.md: too few `symshape partition` examples";
+  for (const auto& [args, expected] : examples) {
+    std::vector<std::string> full = {"partition"};
+    for (const std::string& a : args) {
+      // The shell's quotes around a regex.
+      full.push_back(a.size() > 1 && a.front() == '\'' ? a.substr(1, a.size() - 2) : a);
+    }
+    CliResult r = run_in_root(full);
+    EXPECT_EQ(r.out + r.err, expected) << "docs/cli.md: " << result_text(r);
+  }
+  fs::remove_all("/tmp/symshape_resnet_parts");
+}
+
 struct BadCase {
   std::vector<std::string> args;
   int exit_code;
