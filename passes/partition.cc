@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "passes/op_classes.h"
 #include "symshape/guards.h"
 #include "symshape/partition.h"
 
@@ -186,6 +187,12 @@ class Partitioner {
     if (!p.ok()) throw Error(p.error);
     values_ = std::move(p.values);
     for (const Node& n : g_.nodes) used_names_.insert(n.name);
+    // Symbols the graph's own inputs do not determine (a group size W, a dim only an argument
+    // names) come from the dims at run time, for the graph and for every partition alike.
+    const std::set<std::string> determined = determined_symbols(g_.nodes);
+    for (const std::string& s : mentioned_symbols(g_.nodes)) {
+      if (!determined.count(s)) program_dims_.insert(s);
+    }
     compile_regexes();
     classify();
     assign();
@@ -235,8 +242,9 @@ class Partitioner {
           continue;
         }
       }
-      if (is_scalar_op(node.target) && !is_getitem(node.target) && is_scalar(values_[i])) {
-        role_[i] = Role::Free;
+      if (is_scalar_op(node.target) && is_scalar(values_[i]) &&
+          (!is_getitem(node.target) || node.args.empty() || node.args[0].kind != Arg::Kind::Node)) {
+        role_[i] = Role::Free;  // a getitem of a literal list of numbers too
         continue;
       }
       role_[i] = Role::Compute;
@@ -252,7 +260,10 @@ class Partitioner {
     kind_.assign(u, UnitKind::Backend);
     for (size_t k = 0; k < u; ++k) {
       const Node& node = g_.nodes[units_[k]];
-      if (is_neutral(node.target)) {
+      // A getitem of a literal list of tensors only names one of them.
+      const bool alias =
+          is_getitem(node.target) && !node.args.empty() && node.args[0].kind == Arg::Kind::List;
+      if (is_neutral(node.target) || alias) {
         kind_[k] = UnitKind::Neutral;
         continue;
       }
@@ -264,11 +275,20 @@ class Partitioner {
     deps_.assign(u, {});
     users_.assign(u, {});
     free_deps_.assign(n, std::nullopt);
+    std::vector<std::set<size_t>> deps(u);
+    for (size_t k = 0; k < u; ++k) collect_deps(g_.nodes[units_[k]], deps[k]);
+    // An in-place write keeps its place: what comes before it in the graph runs before it, what
+    // comes after it after it (without alias information, any tensor may be what it writes).
     for (size_t k = 0; k < u; ++k) {
-      std::set<size_t> deps;
-      collect_deps(g_.nodes[units_[k]], deps);
-      deps.erase(k);
-      deps_[k].assign(deps.begin(), deps.end());
+      if (!passes::writes_in_place(g_.nodes[units_[k]])) continue;
+      for (size_t j = 0; j < u; ++j) {
+        if (j < k) deps[k].insert(j);
+        if (j > k) deps[j].insert(k);
+      }
+    }
+    for (size_t k = 0; k < u; ++k) {
+      deps[k].erase(k);
+      deps_[k].assign(deps[k].begin(), deps[k].end());
       for (size_t d : deps_[k]) users_[d].push_back(k);
     }
   }
@@ -782,7 +802,7 @@ class Partitioner {
     Building& b = parts_[p];
     b.bound = compute_bound(p);
     for (const std::string& s : wanted) {
-      if (b.bound.count(s)) continue;
+      if (b.bound.count(s) || program_dims_.count(s)) continue;
       std::optional<std::string> carrier;
       size_t from = kNone;
       for (size_t q = 0; q < p && !carrier; ++q) {
@@ -994,6 +1014,7 @@ class Partitioner {
   std::vector<Value> values_;
   std::vector<std::regex> regexes_;
   std::set<std::string> used_names_;
+  std::set<std::string> program_dims_;  // symbols no input determines
   std::vector<Role> role_;
   std::vector<size_t> owner_;    // Compute: itself; Glued: its compute node
   std::vector<size_t> unit_of_;  // Compute and Glued: the unit
@@ -1007,6 +1028,14 @@ class Partitioner {
 };
 
 }  // namespace
+
+std::set<std::string> determined_symbols(const std::vector<Node>& nodes) {
+  std::vector<const std::vector<Expr>*> shapes;
+  for (const Node& n : nodes) {
+    if (n.op == NodeOp::Placeholder && n.shape) shapes.push_back(&*n.shape);
+  }
+  return bound_symbols(shapes);
+}
 
 std::string_view to_string(PartitionKind kind) {
   return kind == PartitionKind::Backend ? "backend" : "fallback";

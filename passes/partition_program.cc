@@ -547,106 +547,6 @@ Expected<PartitionedProgram> read_partitioned(const std::string& manifest_path) 
   }
 }
 
-// -------------------------------------------------------------------------------------------
-// The runner
-// -------------------------------------------------------------------------------------------
-
-PartitionedRun run_partitioned(const PartitionedProgram& program,
-                               const interp::RunOptions& options) {
-  using interp::RValue;
-  PartitionedRun out;
-  // The program's inputs, generated as run() generates the input graph's.
-  const Graph inputs = inputs_graph(program.dims, program.inputs);
-  interp::RunResult given = interp::run(inputs, options);
-  if (!given.ok) {
-    out.error = "the program's inputs: " + given.error;
-    return out;
-  }
-  out.dims = given.dims;
-  std::map<std::string, interp::Tensor> graph_inputs;
-  for (size_t i = 0; i < program.inputs.size(); ++i) {
-    out.inputs.push_back(given.values[i].tensor);
-    graph_inputs[program.inputs[i].name] = given.values[i].tensor;
-  }
-  std::vector<std::map<std::string, RValue>> produced(program.partitions.size());
-  for (size_t p = 0; p < program.partitions.size(); ++p) {
-    const Partition& part = program.partitions[p];
-    const std::string what = "partition " + std::to_string(p) + " (" + part.file + ")";
-    interp::RunOptions po = options;
-    po.inputs.clear();
-    po.sizes.clear();
-    po.dims.clear();
-    po.random_dims = false;
-    for (const PartitionInput& in : part.inputs) {
-      const RValue* v = nullptr;
-      if (!in.partition) {
-        auto it = graph_inputs.find(in.value);
-        if (it != graph_inputs.end()) po.inputs[in.name] = it->second;
-        continue;
-      }
-      if (*in.partition < p) {
-        auto it = produced[*in.partition].find(in.value);
-        if (it != produced[*in.partition].end()) v = &it->second;
-      }
-      if (!v || !v->is_tensor()) {
-        out.error = what + ": input '" + in.name + "' is not a tensor an earlier partition made";
-        return out;
-      }
-      po.inputs[in.name] = v->tensor;
-    }
-    interp::RunResult r = interp::run(part.graph, po);
-    if (!r.ok) {
-      out.error = what + ": " + r.error;
-      out.runs.push_back(std::move(r));
-      return out;
-    }
-    for (const auto& [name, value] : r.dims) {
-      auto it = out.dims.find(name);
-      if (it != out.dims.end() && it->second != value) {
-        out.error = what + " binds dim " + name + " = " + to_string(value) +
-                    ", but the program's inputs make it " + to_string(it->second);
-        out.runs.push_back(std::move(r));
-        return out;
-      }
-    }
-    const RValue& result = r.output();
-    if (result.kind != RValue::Kind::List || result.items.size() != part.outputs.size()) {
-      out.error = what + ": its output is not the list of its " +
-                  std::to_string(part.outputs.size()) + " outputs";
-      return out;
-    }
-    for (size_t k = 0; k < part.outputs.size(); ++k) produced[p][part.outputs[k]] = result.items[k];
-    out.runs.push_back(std::move(r));
-  }
-  std::function<RValue(const ProgramOutput&)> assemble = [&](const ProgramOutput& o) -> RValue {
-    switch (o.kind) {
-      case ProgramOutput::Kind::None: return RValue::none();
-      case ProgramOutput::Kind::Input: return RValue::of(graph_inputs.at(o.name));
-      case ProgramOutput::Kind::Partition: {
-        if (o.partition >= produced.size() || !produced[o.partition].count(o.name)) {
-          throw Error("output '" + o.name + "' of partition " + std::to_string(o.partition) +
-                      " was not made");
-        }
-        return produced[o.partition].at(o.name);
-      }
-      case ProgramOutput::Kind::List: {
-        std::vector<RValue> items;
-        for (const ProgramOutput& item : o.items) items.push_back(assemble(item));
-        return RValue::list(std::move(items));
-      }
-    }
-    return RValue::none();
-  };
-  try {
-    out.output = assemble(program.output);
-  } catch (const std::exception& e) {
-    out.error = e.what();
-    return out;
-  }
-  out.ok = true;
-  return out;
-}
-
 namespace {
 
 std::string sizes_text(const std::vector<int64_t>& sizes) {
@@ -729,6 +629,124 @@ std::string dims_text(const Bindings& dims) {
 }
 
 }  // namespace
+
+// -------------------------------------------------------------------------------------------
+// The runner
+// -------------------------------------------------------------------------------------------
+
+PartitionedRun run_partitioned(const PartitionedProgram& program,
+                               const interp::RunOptions& options) {
+  using interp::RValue;
+  PartitionedRun out;
+  // The program's inputs, generated as run() generates the input graph's.
+  const Graph inputs = inputs_graph(program.dims, program.inputs);
+  interp::RunResult given = interp::run(inputs, options);
+  if (!given.ok) {
+    out.error = "the program's inputs: " + given.error;
+    return out;
+  }
+  out.dims = given.dims;
+  // Dims no input determines (a group size W) are passed to every partition, as run() would
+  // choose them for the graph; the others each partition binds from its own inputs.
+  const std::set<std::string> determined = determined_symbols(program.inputs);
+  std::map<std::string, int64_t> program_dims;
+  for (const auto& [name, v] : given.dims) {
+    std::optional<int64_t> small = to_int64(v);
+    if (!determined.count(name) && small) program_dims[name] = *small;
+  }
+  std::map<std::string, interp::Tensor> graph_inputs;
+  for (size_t i = 0; i < program.inputs.size(); ++i) {
+    // A copy: the partitions may write into their inputs in place.
+    out.inputs.push_back(given.values[i].tensor.clone());
+    graph_inputs[program.inputs[i].name] = given.values[i].tensor;
+  }
+  std::vector<std::map<std::string, RValue>> produced(program.partitions.size());
+  for (size_t p = 0; p < program.partitions.size(); ++p) {
+    const Partition& part = program.partitions[p];
+    const std::string what = "partition " + std::to_string(p) + " (" + part.file + ")";
+    interp::RunOptions po = options;
+    po.inputs.clear();
+    po.sizes.clear();
+    po.dims = program_dims;
+    po.random_dims = false;
+    for (const PartitionInput& in : part.inputs) {
+      const RValue* v = nullptr;
+      if (!in.partition) {
+        auto it = graph_inputs.find(in.value);
+        if (it != graph_inputs.end()) po.inputs[in.name] = it->second;
+        continue;
+      }
+      if (*in.partition < p) {
+        auto it = produced[*in.partition].find(in.value);
+        if (it != produced[*in.partition].end()) v = &it->second;
+      }
+      if (!v || !v->is_tensor()) {
+        out.error = what + ": input '" + in.name + "' is not a tensor an earlier partition made";
+        return out;
+      }
+      po.inputs[in.name] = v->tensor;
+    }
+    interp::RunResult r = interp::run(part.graph, po);
+    if (r.ranks.size() > 1) {
+      // Every rank of a program has constants and values of its own; one partition's ranks can
+      // be simulated, but not handed on to the next partition's.
+      out.error = what + " runs collectives on " + std::to_string(r.ranks.size()) +
+                  " ranks: the runner runs a partitioned program as one process";
+      out.runs.push_back(std::move(r));
+      return out;
+    }
+    if (!r.ok) {
+      out.error = what + ": " + r.error;
+      out.runs.push_back(std::move(r));
+      return out;
+    }
+    for (const auto& [name, value] : r.dims) {
+      auto it = out.dims.find(name);
+      if (it != out.dims.end() && it->second != value) {
+        out.error = what + " binds dim " + name + " = " + to_string(value) +
+                    ", but the program's inputs make it " + to_string(it->second);
+        out.runs.push_back(std::move(r));
+        return out;
+      }
+    }
+    const RValue& result = r.output();
+    if (result.kind != RValue::Kind::List || result.items.size() != part.outputs.size()) {
+      out.error = what + ": its output is not the list of its " +
+                  std::to_string(part.outputs.size()) + " outputs";
+      return out;
+    }
+    for (size_t k = 0; k < part.outputs.size(); ++k) produced[p][part.outputs[k]] = result.items[k];
+
+    out.runs.push_back(std::move(r));
+  }
+  std::function<RValue(const ProgramOutput&)> assemble = [&](const ProgramOutput& o) -> RValue {
+    switch (o.kind) {
+      case ProgramOutput::Kind::None: return RValue::none();
+      case ProgramOutput::Kind::Input: return RValue::of(graph_inputs.at(o.name));
+      case ProgramOutput::Kind::Partition: {
+        if (o.partition >= produced.size() || !produced[o.partition].count(o.name)) {
+          throw Error("output '" + o.name + "' of partition " + std::to_string(o.partition) +
+                      " was not made");
+        }
+        return produced[o.partition].at(o.name);
+      }
+      case ProgramOutput::Kind::List: {
+        std::vector<RValue> items;
+        for (const ProgramOutput& item : o.items) items.push_back(assemble(item));
+        return RValue::list(std::move(items));
+      }
+    }
+    return RValue::none();
+  };
+  try {
+    out.output = assemble(program.output);
+  } catch (const std::exception& e) {
+    out.error = e.what();
+    return out;
+  }
+  out.ok = true;
+  return out;
+}
 
 std::optional<std::string> compare_partitioned(const Graph& graph,
                                                const PartitionedProgram& program,

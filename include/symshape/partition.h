@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -105,6 +106,11 @@ struct PartitionedProgram {
 // regex is malformed, or when a value that is not a tensor would have to cross a seam.
 Expected<PartitionedProgram> partition_graph(const Graph& graph, const PartitionOptions& options);
 
+// The symbols that the sizes of these nodes' placeholders determine at run time, solving one
+// size linear in one unknown symbol at a time as run() does: `2*seq` determines seq, `batch*seq`
+// determines seq once batch is known, `(h + 1)//2` determines nothing.
+std::set<std::string> determined_symbols(const std::vector<Node>& nodes);
+
 // ---- the manifest ----
 
 // The manifest document (docs/graph-format.md, "Partitioned programs").
@@ -122,17 +128,19 @@ Expected<PartitionedProgram> read_partitioned(const std::string& manifest_path);
 
 struct PartitionedRun {
   bool ok = false;
-  std::string error;                    // names the partition and, from the interpreter, the node
-  Bindings dims;                        // the dims the program's inputs give
-  std::vector<interp::Tensor> inputs;   // the program's inputs, as given or generated
+  std::string error;  // names the partition and, from the interpreter, the node
+  Bindings dims;      // the dims the program's inputs give
+  // The program's inputs, as given or generated: copies taken before any partition ran.
+  std::vector<interp::Tensor> inputs;
   interp::RValue output;                // shaped like the input graph's output
   std::vector<interp::RunResult> runs;  // one per partition that ran
 };
 
 // Runs the program in the reference interpreter: the program's inputs are taken from
 // options.inputs or generated as run() generates the input graph's (options.sizes, dims, seed),
-// then each partition runs on its inputs alone (no dims are passed: its placeholders must
-// determine them; constants are generated from the seed and their name, as in the input graph),
+// then each partition runs on its inputs alone (only the dims no program input determines, such
+// as a group size, are passed: its placeholders must determine the others; constants are
+// generated from the seed and their name, as in the input graph),
 // and a partition that binds a dim to another value than the program's inputs give is an error.
 PartitionedRun run_partitioned(const PartitionedProgram& program,
                                const interp::RunOptions& options = {});

@@ -74,7 +74,8 @@ const Node& placeholder(const Partition& p, const std::string& name) {
 // What every partitioning promises: each partition reads back byte for byte, verifies and
 // propagates on its own; it reads only graph inputs and earlier partitions' outputs; what it
 // outputs has the metadata the whole graph gives that node; it mentions only the graph's
-// symbols; every compute node of the graph runs in exactly one partition.
+// symbols (its inputs' and declared dims); every compute node of the graph runs in exactly one
+// partition.
 void expect_valid(const Graph& g, const PartitionedProgram& program) {
   ShapeEnv whole_env;
   Propagation whole = propagate(g, whole_env);
@@ -84,6 +85,7 @@ void expect_valid(const Graph& g, const PartitionedProgram& program) {
     if (n.op != NodeOp::Placeholder) continue;
     for (const std::string& s : symbols_of(n)) graph_symbols.insert(s);
   }
+  for (const auto& [name, d] : g.dims) graph_symbols.insert(name);
   std::multiset<std::string> ran;
   for (size_t i = 0; i < program.partitions.size(); ++i) {
     const Partition& p = program.partitions[i];
@@ -354,6 +356,73 @@ TEST(Partition, ShapeArithmeticIsRewrittenOrWrittenAsLiterals) {
   EXPECT_EQ(p.output.items[1].partition, 4u);
   EXPECT_EQ(p.output.items[2].kind, ProgramOutput::Kind::Input);
   expect_same_numbers(g, p, {{"a", 3}, {"b", 5}});
+}
+
+// y.mul_(2) writes a graph input: `add` must read y before it and `out` after it, though no
+// data edge says so. The write keeps its place: before it, after it.
+TEST(Partition, InPlaceWritesKeepTheirPlace) {
+  const Graph g = parse_graph(R"({"format": "symshape-graph", "version": 1,
+ "dims": {"n": {"min": 2, "max": 64, "hint": 4}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n", 3]},
+  {"name": "y", "op": "placeholder", "dtype": "float32", "shape": ["n", 3]},
+  {"name": "add", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "x"}, {"node": "y"}]},
+  {"name": "scale_y", "op": "call_function", "target": "aten.mul_.Tensor", "args": [{"node": "y"}, 2.0]},
+  {"name": "out", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "add"}, {"node": "y"}]},
+  {"name": "output", "op": "output", "args": [[{"node": "out"}]]}]})");
+  const PartitionedProgram p = split(g, SupportedOps({"aten.add"}));
+  ASSERT_EQ(kinds(p), (std::vector<PartitionKind>{B, F, B}));
+  EXPECT_EQ(p.partitions[0].nodes, std::vector<std::string>{"add"});
+  EXPECT_EQ(p.partitions[1].nodes, std::vector<std::string>{"scale_y"});
+  EXPECT_EQ(p.partitions[2].nodes, std::vector<std::string>{"out"});
+  expect_valid(g, p);
+  expect_same_numbers(g, p, {{"n", 3}});
+}
+
+// A getitem of a literal list names a value and computes nothing: it runs wherever it is
+// ready, and one of numbers is shape arithmetic.
+TEST(Partition, GetitemOfALiteralListIsNotCompute) {
+  const Graph g = pass_test::load_graph("lower_tuples");
+  const PartitionedProgram p = split(g, SupportedOps({"aten.add"}));
+  ASSERT_EQ(kinds(p), (std::vector<PartitionKind>{B, F}));
+  EXPECT_EQ(p.partitions[1].nodes, std::vector<std::string>{"head"});
+  EXPECT_NE(p.partitions[1].graph.find("two"), nullptr);
+  expect_same_numbers(g, p, {{"batch", 3}, {"seq", 5}});
+}
+
+// k is no input's size: the graph takes it from the dims (its hint, or the caller's value), and
+// so does every partition; no carrier is made for it.
+TEST(Partition, DimsNoInputDeterminesComeFromTheDims) {
+  const Graph g = parse_graph(R"({"format": "symshape-graph", "version": 1,
+ "dims": {"n": {"min": 2, "max": 64, "hint": 4}, "k": {"min": 1, "max": 8, "hint": 3}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
+  {"name": "r", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "x"}]},
+  {"name": "f", "op": "call_function", "target": "aten.full.default", "args": [[{"expr": "k"}], 2.0]},
+  {"name": "c", "op": "call_function", "target": "aten.cat.default", "args": [[{"node": "r"}, {"node": "f"}]]},
+  {"name": "output", "op": "output", "args": [[{"node": "c"}]]}]})");
+  const PartitionedProgram p = split(g, SupportedOps({"aten.full", "aten.cat"}));
+  ASSERT_EQ(kinds(p), (std::vector<PartitionKind>{F, B}));
+  EXPECT_EQ(p.partitions[1].nodes, (std::vector<std::string>{"f", "c"}));
+  for (const PartitionInput& in : p.partitions[1].inputs) EXPECT_EQ(in.carries, "") << in.name;
+  expect_valid(g, p);
+  expect_same_numbers(g, p, {{"n", 5}, {"k", 2}});
+  expect_same_numbers(g, p, {{"n", 3}});
+}
+
+// A partition with collectives simulates its ranks, but their values and constants differ per
+// rank and a partition hands one value on: the runner refuses rather than compare the wrong
+// numbers.
+TEST(Partition, RunnerRefusesProgramsOverSeveralRanks) {
+  const Graph g = example("tp_mlp");
+  const PartitionedProgram p = split(g, SupportedOps({"aten.t", "aten.view"}));
+  expect_valid(g, p);
+  PartitionedRun r = run_partitioned(p);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("runs collectives on 4 ranks: the runner runs a partitioned program as "
+                         "one process"),
+            std::string::npos)
+      << r.error;
 }
 
 TEST(Partition, WritesAManifestThatReadsBackAndRuns) {
