@@ -279,12 +279,14 @@ class Partitioner {
     for (size_t k = 0; k < u; ++k) collect_deps(g_.nodes[units_[k]], deps[k]);
     // An in-place write keeps its place: what comes before it in the graph runs before it, what
     // comes after it after it (without alias information, any tensor may be what it writes).
+    // Each write follows the units since the previous one, and each unit the last write before
+    // it; the rest follows by transitivity.
+    size_t last_write = kNone;
     for (size_t k = 0; k < u; ++k) {
+      if (last_write != kNone) deps[k].insert(last_write);
       if (!passes::writes_in_place(g_.nodes[units_[k]])) continue;
-      for (size_t j = 0; j < u; ++j) {
-        if (j < k) deps[k].insert(j);
-        if (j > k) deps[j].insert(k);
-      }
+      for (size_t j = last_write == kNone ? 0 : last_write + 1; j < k; ++j) deps[k].insert(j);
+      last_write = k;
     }
     for (size_t k = 0; k < u; ++k) {
       deps[k].erase(k);
