@@ -425,7 +425,6 @@ class Partitioner {
       ++total[plan.part[u]];
       if (kind_[u] != UnitKind::Neutral) ++real[plan.part[u]];
     }
-    std::vector<size_t> target(count);
     std::vector<bool> keep(count);
     for (size_t k = 0; k < count; ++k) keep[k] = real[k] > 0;
     bool any = std::find(keep.begin(), keep.end(), true) != keep.end();
