@@ -47,7 +47,7 @@ TEST(PartitionCli, SplitsResNetAndVerifies) {
   TempDir dir("symshape_partition_cli");
   const std::string out = (dir.path() / "resnet").string();
   CliResult r = run_partition(
-      {"examples/resnet_block.json", "--supported", "examples/partition_supported.json", "-o", out,
+      {"examples/resnet_block.json", "--supported", "examples/partition/supported.json", "-o", out,
        "--verify", "--verify-dim", "batch=1", "--verify-dim", "h=9", "--verify-dim", "w=8"});
   ASSERT_EQ(r.exit_code, 0) << result_text(r);
   EXPECT_EQ(r.err, "");
@@ -80,7 +80,7 @@ TEST(PartitionCli, NamesForcedOutAndCommaListedOps) {
   TempDir dir("symshape_partition_cli_gpt");
   const std::string out = (dir.path() / "gpt").string();
   CliResult r = run_partition({"examples/gpt_small.json", "--supported",
-                               "examples/partition_supported.json", "--supported-ops", "aten.gelu",
+                               "examples/partition/supported.json", "--supported-ops", "aten.gelu",
                                "--fallback-node", "^h3_", "-o", out, "--verify"});
   ASSERT_EQ(r.exit_code, 0) << result_text(r);
   EXPECT_NE(r.out.find("part1_fallback.json  fallback  25 nodes  inputs: h2_res2"),
@@ -137,7 +137,7 @@ TEST(PartitionCli, BadInputIsRefusedWithItsReason) {
   TempDir dir("symshape_partition_cli_bad");
   const std::string out = (dir.path() / "out").string();
   const std::string graph = "examples/resnet_block.json";
-  const std::string ok = "examples/partition_supported.json";
+  const std::string ok = "examples/partition/supported.json";
   const std::string malformed = dir.file("malformed.json", "[\"aten.mm\",");
   const std::string wrong = dir.file("wrong.json", "{\"ops\": [\"aten.mm\", 7]}");
   const std::string not_dir = dir.file("a_file", "x");

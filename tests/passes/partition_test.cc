@@ -27,11 +27,11 @@ Graph example(const std::string& name) {
   return *g;
 }
 
-// The supported set of examples/partition_supported.json: every op of the two examples except
+// The supported set of examples/partition/supported.json: every op of the two examples except
 // relu and gelu.
 SupportedOps example_supported() {
   Expected<SupportedOps> ops =
-      read_supported_ops_file((source_dir() / "examples/partition_supported.json").string());
+      read_supported_ops_file((source_dir() / "examples/partition/supported.json").string());
   if (!ops) throw std::runtime_error(ops.error());
   return *ops;
 }
