@@ -461,6 +461,36 @@ TEST(Partition, WritesAManifestThatReadsBackAndRuns) {
                                  "this one"),
             std::string::npos)
       << refused.error();
+
+  // Other manifests it refuses, each naming what is wrong.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"[1,", "line 1, column 4: syntax error"},
+      {"[]", "top level: expected an object, got a list"},
+      {"{\"format\": \"symshape-graph\", \"version\": 1}",
+       "\"format\" must be \"symshape-partitioned\""},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 2}", "\"version\" must be 1"},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 1, \"inputs\": []}",
+       "top level: missing \"partitions\""},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 1, \"inputs\": [], \"partitions\": "
+       "[{\"kind\": \"gpu\", \"file\": \"part0_backend.json\"}], \"outputs\": []}",
+       "partitions[0]: unknown kind 'gpu' (expected backend or fallback)"},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 1, \"inputs\": [], \"partitions\": "
+       "[{\"kind\": \"backend\", \"file\": \"nope.json\"}], \"outputs\": []}",
+       "nope.json: cannot open"},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 1, \"inputs\": [], \"partitions\": "
+       "[{\"kind\": \"backend\", \"file\": \"part0_backend.json\", \"inputs\": [], "
+       "\"outputs\": [\"getitem\", \"size_h\", \"size_w\"]}], \"outputs\": []}",
+       "partitions[0]: \"inputs\" does not name part0_backend.json's placeholders in order"},
+      {"{\"format\": \"symshape-partitioned\", \"version\": 1, \"inputs\": [], \"partitions\": "
+       "[], \"outputs\": [{\"input\": \"x\"}]}",
+       "outputs[0]: no program input is named 'x'"},
+  };
+  for (const auto& [text, message] : cases) {
+    { std::ofstream(dir / "bad.json") << text; }
+    Expected<PartitionedProgram> r = read_partitioned((dir / "bad.json").string());
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.error().find(message), std::string::npos) << text << "\n" << r.error();
+  }
   std::filesystem::remove_all(dir);
 }
 
