@@ -51,6 +51,7 @@ int run_run(const Args& args);           // run_command.cc
 int run_lower(const Args& args);         // lower_command.cc
 int run_passes(const Args& args);        // lower_command.cc
 int run_ops(const Args& args);           // ops_command.cc
+int run_partition(const Args& args);     // partition_command.cc
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {

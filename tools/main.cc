@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"lower", "rewrite a graph with lowering passes, keeping its symbolic sizes", run_lower},
     {"passes", "list the lowering passes, their options and the pipelines", run_passes},
     {"ops", "list every op with a shape rule, and whether it has a kernel", run_ops},
+    {"partition", "split a graph into backend and fallback partitions", run_partition},
 };
 
 void print_usage(std::ostream& out) {
