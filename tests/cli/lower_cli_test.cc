@@ -184,13 +184,13 @@ TEST(LowerCli, DecomposeListsAsFlags) {
 
 // A value a pass refuses is bad input (exit 2), like an unknown pass or option.
 TEST(LowerCli, ARefusedOptionValueIsBadInput) {
-  CliResult missing = run_lower({"examples/cleanup_demo.json", "--passes",
-                                 "rewrite{patterns=/nonexistent/patterns.json}"});
+  CliResult missing = run_lower(
+      {"examples/cleanup_demo.json", "--passes", "rewrite{patterns=/nonexistent/patterns.json}"});
   EXPECT_EQ(missing.exit_code, 2) << result_text(missing);
   EXPECT_NE(missing.err.find("option patterns: cannot read the pattern file"), std::string::npos)
       << missing.err;
-  CliResult flag = run_lower({"examples/cleanup_demo.json", "--passes", "autocast",
-                              "--autocast-calibrate=maybe"});
+  CliResult flag = run_lower(
+      {"examples/cleanup_demo.json", "--passes", "autocast", "--autocast-calibrate=maybe"});
   EXPECT_EQ(flag.exit_code, 2) << result_text(flag);
   EXPECT_NE(flag.err.find("option calibrate: takes true or false, got 'maybe'"), std::string::npos)
       << flag.err;
