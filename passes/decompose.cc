@@ -6,6 +6,7 @@
 // lowered graph names no symbol that its inputs do not bind.
 #include <cmath>
 #include <functional>
+#include <map>
 #include <numbers>
 #include <set>
 
@@ -35,6 +36,10 @@ struct Decomposition {
   std::vector<std::string> packets;  // aten.linear, aten.add_ (in place: see inplace)
   std::string what;                  // one line, for `symshape passes` and the docs
   DecomposeFn fn;
+  // Computed in float32 for float16 / bfloat16 tensors, and rounded to the op's dtype once at
+  // the end, as the fused kernel (and PyTorch's own decomposition) does: x * sigmoid(x) rounded
+  // to bfloat16 after each step is not silu.
+  bool in_float32 = false;
 };
 
 // Thrown by a decomposition that does not apply to this call (its arguments, dtypes or sizes):
@@ -49,9 +54,18 @@ class Decomposer {
 
   PassContext& ctx() { return ctx_; }
   MutableGraph& graph() { return g_; }
-  void at(NodeId pos) {
+  // Starts a decomposition of the node at pos; with in_float32, tensor_arg reads float16 and
+  // bfloat16 tensors through a cast to float32 (see Decomposition::in_float32).
+  void at(NodeId pos, bool in_float32 = false) {
     pos_ = pos;
     created_.clear();
+    in_float32_ = in_float32;
+    widened_.clear();
+  }
+  // x as dtype d: x itself when it has it, else a cast.
+  NodeId cast(NodeId x, DType d) {
+    if (tensor(x).dtype == d) return x;
+    return call("aten._to_copy.default", {ref(x)}, {{"dtype", dtype(d)}});
   }
   const std::vector<NodeId>& created() const { return created_; }
 
@@ -144,15 +158,15 @@ class Decomposer {
   const TensorMeta& tensor(NodeId id) const { return g_.value(id).tensor; }
   size_t rank(NodeId id) const { return tensor(id).rank(); }
   // The tensor an argument names; NotApplicable when it is not one.
-  NodeId tensor_arg(const BoundArgs& b, std::string_view name) const {
+  NodeId tensor_arg(const BoundArgs& b, std::string_view name) {
     const Arg* a = b.declares(name) ? b.get(name) : nullptr;
     NodeId r = a ? g_.referent(*a) : kNoNode;
     if (r == kNoNode || !g_.value(r).is_tensor())
       throw NotApplicable{"`" + std::string(name) + "` is not a tensor"};
-    return r;
+    return in_float32_ ? widened(r) : r;
   }
   // An optional tensor argument: kNoNode when None or absent.
-  NodeId optional_tensor(const BoundArgs& b, std::string_view name) const {
+  NodeId optional_tensor(const BoundArgs& b, std::string_view name) {
     const Arg* a = b.declares(name) ? b.get(name) : nullptr;
     if (!a || a->kind == Arg::Kind::None) return kNoNode;
     return tensor_arg(b, name);
@@ -213,6 +227,16 @@ class Decomposer {
   NodeId pos_ = kNoNode;
   std::vector<NodeId> created_;
   std::map<std::pair<NodeId, size_t>, NodeId> sizes_;
+  bool in_float32_ = false;
+  std::map<NodeId, NodeId> widened_;  // half-precision tensors read as float32, in this call
+
+  NodeId widened(NodeId x) {
+    const DType d = tensor(x).dtype;
+    if (d != DType::Float16 && d != DType::BFloat16) return x;
+    auto it = widened_.find(x);
+    if (it == widened_.end()) it = widened_.emplace(x, cast(x, DType::Float32)).first;
+    return it->second;
+  }
 };
 
 // ---- the decompositions ----
@@ -521,67 +545,76 @@ const std::vector<Decomposition>& decompositions() {
       {"log_softmax",
        {"aten._log_softmax", "aten.log_softmax"},
        "log(softmax(x, dim))",
-       log_softmax},
+       log_softmax,
+       true},
       {"rsqrt",
        {"aten.rsqrt"},
        "reciprocal(sqrt(x))",
        [](Decomposer& d, NodeId, const BoundArgs& b) -> R {
          return one(d.rsqrt(d.tensor_arg(b, "self")));
-       }},
+       },
+       true},
       {"silu",
        {"aten.silu"},
        "x * sigmoid(x)",
        [](Decomposer& d, NodeId, const BoundArgs& b) -> R {
          NodeId x = d.tensor_arg(b, "self");
          return one(d.binary("mul", x, d.unary("sigmoid", x)));
-       }},
-      {"gelu", {"aten.gelu"}, "x/2 (1 + erf(x/sqrt 2)), or the tanh form", gelu},
+       },
+       true},
+      {"gelu", {"aten.gelu"}, "x/2 (1 + erf(x/sqrt 2)), or the tanh form", gelu, true},
       {"var",
        {"aten.var"},
        "sum((x - mean)^2) / (N - correction)",
        [](Decomposer& d, NodeId id, const BoundArgs& b) {
          return variance(d, id, b, false, false);
-       }},
+       },
+       true},
       {"std",
        {"aten.std"},
        "sqrt of var",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) {
-         return variance(d, id, b, true, false);
-       }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return variance(d, id, b, true, false); },
+       true},
       {"var_mean",
        {"aten.var_mean"},
        "(var, mean)",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) {
-         return variance(d, id, b, false, true);
-       }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return variance(d, id, b, false, true); },
+       true},
       {"std_mean",
        {"aten.std_mean"},
        "(std, mean)",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) { return variance(d, id, b, true, true); }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return variance(d, id, b, true, true); },
+       true},
       {"layer_norm",
        {"aten.layer_norm"},
        "(x - mean) / sqrt(var + eps) * weight + bias over the normalized dims",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) { return layer_norm(d, id, b, false); }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return layer_norm(d, id, b, false); },
+       true},
       {"native_layer_norm",
        {"aten.native_layer_norm"},
        "layer_norm, with its mean and 1/std",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) { return layer_norm(d, id, b, true); }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return layer_norm(d, id, b, true); },
+       true},
       {"group_norm",
        {"aten.group_norm"},
        "layer_norm per group of channels, per-channel affine",
-       group_norm},
+       group_norm,
+       true},
       {"batch_norm",
        {"aten.batch_norm"},
        "inference: (x - running_mean) / sqrt(running_var + eps) * weight + bias",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) { return batch_norm(d, id, b, false); }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return batch_norm(d, id, b, false); },
+       true},
       {"_native_batch_norm_legit_no_training",
        {"aten._native_batch_norm_legit_no_training"},
        "batch_norm in inference (its saved statistics unused)",
-       [](Decomposer& d, NodeId id, const BoundArgs& b) { return batch_norm(d, id, b, true); }},
+       [](Decomposer& d, NodeId id, const BoundArgs& b) { return batch_norm(d, id, b, true); },
+       true},
       {"instance_norm",
        {"aten.instance_norm"},
        "normalized per sample and channel over space",
-       instance_norm},
+       instance_norm,
+       true},
       {"view",
        {"aten.view", "aten._unsafe_view", "aten._reshape_alias"},
        "reshape",
@@ -636,7 +669,8 @@ const std::vector<Decomposition>& decompositions() {
       {"scaled_dot_product_attention",
        {"aten.scaled_dot_product_attention"},
        "softmax(q k^T * scale, masked) v",
-       attention},
+       attention,
+       true},
   };
   return kAll;
 }
@@ -756,7 +790,7 @@ class DecomposePass {
   }
 
   void apply(NodeId id, const Decomposition& dec) {
-    d_.at(id);
+    d_.at(id, dec.in_float32);
     Replacement r;
     BoundArgs b;
     try {
@@ -766,6 +800,7 @@ class DecomposePass {
                            return ref == kNoNode ? ArgClass::Other : arg_class_of(g_.value(ref));
                          });
       r = dec.fn(d_, id, b);
+      if (dec.in_float32) r = narrowed(id, r);
       if (!install(id, r))
         throw NotApplicable{"a result item the decomposition does not give is used"};
     } catch (const NotApplicable& e) {
@@ -779,6 +814,19 @@ class DecomposePass {
     }
     ctx_.count("decomposed");
     ctx_.count("decomposed: " + dec.name);
+  }
+
+  // A result computed in float32 for a half-precision op, rounded back to the op's dtypes.
+  Replacement narrowed(NodeId id, Replacement r) {
+    const Value& v = g_.value(id);
+    auto narrow = [&](std::optional<NodeId>& item, const Value& was) {
+      if (item && was.is_tensor() && g_.value(*item).is_tensor())
+        item = d_.cast(*item, was.tensor.dtype);
+    };
+    narrow(r.value, v);
+    for (size_t k = 0; k < r.items.size() && k < v.items.size(); ++k)
+      narrow(r.items[k], v.items[k]);
+    return r;
   }
 
   void undo() {

@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
+#include <set>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -194,6 +197,41 @@ TEST(LowerCli, ARefusedOptionValueIsBadInput) {
   EXPECT_EQ(flag.exit_code, 2) << result_text(flag);
   EXPECT_NE(flag.err.find("option calibrate: takes true or false, got 'maybe'"), std::string::npos)
       << flag.err;
+}
+
+// decompose and fuse-linear keep the numbers of every bundled graph (examples/ and
+// examples/traced/), checked by --verify-numerics at three sizes of each dim. Each dim is narrowed
+// to the bottom of its range so that the reference runs stay small. Three examples are left out:
+// their constant widths (1024-wide weights, 64-channel convolutions) make the seven reference
+// runs take 10-30 s even at the smallest dims; decompose_test.cc covers each of their ops.
+TEST(LowerCli, DecompositionsKeepTheNumbersOfEveryBundledGraph) {
+  std::vector<fs::path> graphs;
+  for (const char* dir : {"examples", "examples/traced"}) {
+    for (const auto& entry : fs::directory_iterator(fs::path(SYMSHAPE_SOURCE_DIR) / dir))
+      if (entry.path().extension() == ".json") graphs.push_back(entry.path());
+  }
+  std::sort(graphs.begin(), graphs.end());
+  ASSERT_GE(graphs.size(), 12u);
+  const std::set<std::string> too_large = {"resnet_block", "tp_mlp", "transformer_mlp"};
+  for (const fs::path& graph : graphs) {
+    if (graph.parent_path().filename() == "examples" && too_large.count(graph.stem().string()))
+      continue;
+    std::ifstream in(graph);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    std::vector<std::string> args{graph.string(), "--passes", "decompose,fuse-linear",
+                                  "--verify-numerics"};
+    const nlohmann::json& dims = doc.contains("dims") ? doc.at("dims") : nlohmann::json::object();
+    for (auto it = dims.begin(); it != dims.end(); ++it) {
+      const std::string& name = it.key();
+      const nlohmann::json& dim = it.value();
+      const int64_t lo = dim.value("min", 1), hi = dim.value("max", lo + 3);
+      args.push_back("--dim");
+      args.push_back(name + "=" + std::to_string(lo) + ".." + std::to_string(std::min(hi, lo + 3)));
+    }
+    CliResult r = run_lower(args);
+    EXPECT_EQ(r.exit_code, 0) << graph << "\n" << result_text(r);
+    EXPECT_NE(r.out.find("numerics checked in"), std::string::npos) << graph << "\n" << r.out;
+  }
 }
 
 }  // namespace

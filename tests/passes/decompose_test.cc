@@ -4,6 +4,8 @@
 // raw symbol was added.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "pass_test_util.h"
 
 namespace symshape::pass_test {
@@ -224,6 +226,60 @@ TEST(Decompose, GptSmallLowersToCoreOps) {
   }
   EXPECT_EQ(l.counter("decomposed: scaled_dot_product_attention"), 8u);
   EXPECT_EQ(output_value(input).tensor.str(), output_value(out).tensor.str());
+}
+
+// A float16 or bfloat16 op that PyTorch computes in float32 and rounds once (activations,
+// norms, softmax, variance, attention) decomposes into float32 steps between one cast up per
+// input and one cast down per result: no arithmetic step of the decomposition rounds to the low
+// type. (x * sigmoid(x) rounded to bfloat16 after each step moved a SwiGLU layer's outputs by
+// an ulp.)
+TEST(Decompose, HalfPrecisionOpsComputeInFloat32AndRoundOnce) {
+  const std::vector<std::pair<std::string, DecompCase>> cases = {
+      {"silu", {"silu", "aten.silu.default", R"([{"node": "x"}])"}},
+      {"gelu", {"gelu", "aten.gelu.default", R"([{"node": "x"}])", R"({"approximate": "tanh"})"}},
+      {"rsqrt", {"rsqrt", "aten.rsqrt.default", R"([{"node": "pos"}])"}},
+      {"log_softmax", {"log_softmax", "aten._log_softmax.default", R"([{"node": "x"}, 1, false])"}},
+      {"var", {"var", "aten.var.correction", R"([{"node": "img"}, [1, -1]])"}},
+      {"group_norm",
+       {"group_norm", "aten.group_norm.default",
+        R"([{"node": "img"}, 2, {"node": "ch"}, {"node": "pos"}, 1e-5])"}},
+      {"scaled_dot_product_attention",
+       {"scaled_dot_product_attention", "aten.scaled_dot_product_attention.default",
+        R"([{"node": "q"}, {"node": "k"}, {"node": "v"}, {"node": "mask"}])"}},
+  };
+  for (const char* low : {"bfloat16", "float16"}) {
+    for (const auto& [name, c] : cases) {
+      SCOPED_TRACE(std::string(low) + " " + name);
+      Graph input = op_graph(c.target, c.args, c.kwargs);
+      for (Node& n : input.nodes)
+        if (n.op == NodeOp::Placeholder && n.dtype == DType::Float32) n.dtype = parse_dtype(low);
+      std::set<std::string> original;
+      for (const Node& n : input.nodes) original.insert(n.name);
+      Lowered l = lower(input, {"decompose"});
+      expect_sound(input, l, 5);
+      ASSERT_TRUE(l.result.ok) << l.result.error;
+      EXPECT_EQ(l.counter("decomposed: " + name), 1u);
+      // Every node the decomposition made computes in float32, but the casts down.
+      ShapeEnv env;
+      Propagation p = propagate(l.result.graph, env);
+      ASSERT_TRUE(p.ok()) << p.error;
+      size_t down = 0, up = 0;
+      for (size_t i = 0; i < l.result.graph.nodes.size(); ++i) {
+        const Node& n = l.result.graph.nodes[i];
+        if (n.op != NodeOp::CallFunction || original.count(n.name)) continue;
+        const Value& v = p.values[i];
+        if (!v.is_tensor() || !is_floating(v.tensor.dtype)) continue;
+        if (n.target == "aten._to_copy.default" && v.tensor.dtype != DType::Float32) {
+          ++down;
+          continue;
+        }
+        up += n.target == "aten._to_copy.default";
+        EXPECT_EQ(v.tensor.dtype, DType::Float32) << n.name << " " << n.target;
+      }
+      EXPECT_EQ(down, 1u) << write_graph(l.result.graph);
+      EXPECT_GE(up, 1u) << write_graph(l.result.graph);
+    }
+  }
 }
 
 TEST(Decompose, OnlyAndSkipChooseDecompositionsByName) {
