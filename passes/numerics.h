@@ -10,9 +10,10 @@ namespace symshape::passes {
 // Runs `before` and `after` in the reference interpreter at the hints and at up to two more
 // values of each named dim inside its range (values every guard of env accepts), with the same
 // generated inputs, and compares their outputs: exact for integers and bools, within the pass's
-// relative tolerance for floats. Throws PassError naming the first output that differs, with the
-// dims of the run. Returns the number of runs compared.
+// relative tolerance for floats (for the pass's options). Throws PassError naming the first output
+// that differs, with the dims of the run. Returns the number of runs compared.
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
-                        const Pass& pass, uint64_t seed);
+                        const Pass& pass, const std::map<std::string, std::string>& options,
+                        uint64_t seed);
 
 }  // namespace symshape::passes

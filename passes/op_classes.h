@@ -43,13 +43,17 @@ class FunctionPass : public Pass {
     std::vector<PassOption> options{};
     bool numerics_in_eval_mode = false;
     double tolerance = 1e-5;  // relative, for --verify-numerics on floats
+    // When set, the tolerance for the options the pass runs with (instead of `tolerance`).
+    double (*tolerance_for)(const std::map<std::string, std::string>&) = nullptr;
   };
   FunctionPass(Info info, void (*run)(PassContext&)) : info_(std::move(info)), run_(run) {}
   std::string_view name() const override { return info_.name; }
   std::string_view description() const override { return info_.description; }
   std::vector<PassOption> options() const override { return info_.options; }
   bool numerics_in_eval_mode() const override { return info_.numerics_in_eval_mode; }
-  double tolerance() const override { return info_.tolerance; }
+  double tolerance(const std::map<std::string, std::string>& options) const override {
+    return info_.tolerance_for ? info_.tolerance_for(options) : info_.tolerance;
+  }
   void run(PassContext& ctx) const override { run_(ctx); }
 
  private:

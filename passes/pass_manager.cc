@@ -241,7 +241,7 @@ class Run {
       report.guards_added.push_back(env_.guards()[i]);
     if (before_graph && report.stats.changed()) {
       report.numeric_runs =
-          passes::compare_numerics(*before_graph, graph.graph(), env_, pass, options_.seed);
+          passes::compare_numerics(*before_graph, graph.graph(), env_, pass, opts, options_.seed);
     }
     if (dumps(options_.dump_after, name)) {
       *options_.dump << "// after " << name << "\n" << write_graph(graph.graph());

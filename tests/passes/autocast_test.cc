@@ -566,7 +566,8 @@ TEST(Autocast, ListedWithItsOptions) {
   EXPECT_EQ(names,
             (std::set<std::string>{"low", "exclude-node", "exclude-op", "magnitude-threshold",
                                    "calibration", "calibrate", "max-reduction-depth"}));
-  EXPECT_DOUBLE_EQ(p->tolerance(), 1e-2);
+  EXPECT_DOUBLE_EQ(p->tolerance({{"low", "float16"}}), 1e-2);
+  EXPECT_DOUBLE_EQ(p->tolerance({{"low", "bfloat16"}}), 8e-2);
   EXPECT_FALSE(p->may_add_guards());
 }
 
