@@ -167,7 +167,8 @@ TEST(LowerCli, PassesListsEveryRegisteredPassAndPipeline) {
 // as Torch-TensorRT names them; the report counts each decomposition by name.
 TEST(LowerCli, DecomposeListsAsFlags) {
   CliResult only = run_lower({"examples/gpt_small.json", "--passes", "decompose", "--decompose",
-                              "layer_norm,gelu", "--verify-numerics"});
+                              "layer_norm,gelu", "--verify-numerics", "--dim", "seq=1..6", "--dim",
+                              "batch=1..6"});
   ASSERT_EQ(only.exit_code, 0) << only.err;
   EXPECT_NE(only.out.find("decomposed: gelu: 8, decomposed: layer_norm: 17"), std::string::npos)
       << only.out;

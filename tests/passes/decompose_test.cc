@@ -215,7 +215,7 @@ Graph example(const std::string& name) {
 // A GPT model (layer_norm, addmm, gelu, scaled_dot_product_attention, t, view on a symbolic
 // sequence) lowers to core ops only, with the same numbers.
 TEST(Decompose, GptSmallLowersToCoreOps) {
-  const Graph input = example("gpt_small.json");
+  const Graph input = with_small_dims(example("gpt_small.json"));
   Lowered l = lower(input, {"decompose"});
   expect_sound(input, l, 5);  // the hints and two more values of batch and seq
   const Graph& out = l.result.graph;
