@@ -15,7 +15,9 @@ namespace symshape::interp::kernels {
 namespace {
 
 using Sizes = std::vector<int64_t>;
+using math::load;
 using math::sizes_str;
+using math::store;
 
 int64_t dim_arg(const KernelContext& ctx, std::string_view name, int64_t fallback) {
   return ctx.integer(name, fallback);
@@ -354,6 +356,20 @@ Kernel search(bool bucketize) {
   };
 }
 
+// The p-norm distance, accumulated one coordinate difference at a time: p = 0 counts the
+// non-zero differences, p = inf takes the largest, others sum |d|^p and take the p-th root.
+double add_distance_term(double acc, double diff, double p) {
+  const double d = std::fabs(diff);
+  if (p == 0) return acc + (d != 0 ? 1 : 0);
+  if (std::isinf(p)) return std::max(acc, d);
+  return acc + std::pow(d, p);
+}
+
+double finish_distance(double acc, double p) {
+  if (p == 0 || std::isinf(p) || p == 1) return acc;
+  return p == 2 ? std::sqrt(acc) : std::pow(acc, 1 / p);
+}
+
 RValue cdist(KernelContext& ctx) {
   Tensor a = ctx.tensor("x1"), b = ctx.tensor("x2");
   const double p = ctx.real("p", 2.0);
@@ -409,20 +425,42 @@ RValue cdist(KernelContext& ctx) {
     for (int64_t k = 0; k < m; ++k) {
       ia.back() = k;
       ib.back() = k;
-      const double d = std::fabs(xa.at(ia).as_double() - xb.at(ib).as_double());
-      if (p == 0) {
-        acc += d != 0 ? 1 : 0;
-      } else if (std::isinf(p)) {
-        acc = std::max(acc, d);
-      } else {
-        acc += std::pow(d, p);
-      }
+      acc = add_distance_term(acc, xa.at(ia).as_double() - xb.at(ib).as_double(), p);
     }
-    double dist = acc;
-    if (p != 0 && !std::isinf(p) && p != 1) dist = p == 2 ? std::sqrt(acc) : std::pow(acc, 1 / p);
-    out.set(at, Scalar::of_float(dist));
+    out.set(at, Scalar::of_float(finish_distance(acc, p)));
   });
   return RValue::of(out);
+}
+
+// _pdist_forward (self, p): the p-norm distance of every pair of rows i < j of a 2-D input, in
+// row-major order of the pairs: N * (N - 1) / 2 values.
+RValue pdist_forward(KernelContext& ctx) {
+  Tensor x = ctx.tensor("self");
+  const double p = ctx.real("p", 2.0);
+  if (x.rank() != 2) {
+    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
+  }
+  if (!is_floating(x.dtype())) {
+    ctx.bad_input("pdist only supports floating-point dtypes, got " +
+                  std::string(to_string(x.dtype())));
+  }
+  if (!(p >= 0))
+    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  const int64_t n = x.size(0), m = x.size(1);
+  const std::vector<double> v = load<double>(x);
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(n > 1 ? n * (n - 1) / 2 : 0));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < m; ++k) {
+        acc = add_distance_term(
+            acc, v[static_cast<size_t>(i * m + k)] - v[static_cast<size_t>(j * m + k)], p);
+      }
+      out.push_back(finish_distance(acc, p));
+    }
+  }
+  return RValue::of(store<double>(x.dtype(), {static_cast<int64_t>(out.size())}, out));
 }
 
 // ---- reflection / replication / circular padding (the rule's checks, in its order) ----
@@ -1341,6 +1379,7 @@ void register_structured(KernelRegistry& r) {
   r.add("aten.bucketize", search(true));
   r.add("aten.searchsorted", search(false));
   r.add("aten.cdist", cdist);
+  r.add("aten._pdist_forward", pdist_forward);
   r.add("aten._cdist_forward", cdist);
   for (size_t n = 1; n <= 3; ++n) {
     r.add("aten.reflection_pad" + std::to_string(n) + "d", pad_nd(PadMode::Reflect, n));

@@ -305,6 +305,23 @@ ShapeRule search(bool bucketize) {
 }
 
 // cdist(x1 [*, P, M], x2 [*, R, M], p): [*broadcast, P, R].
+// _pdist_forward (self, p): [N * (N - 1) / 2] for a 2-D floating input [N, M].
+Value pdist_forward(OpContext& ctx) {
+  TensorMeta x = ctx.tensor("self");
+  const double p = ctx.real("p", 2.0);
+  if (x.rank() != 2) {
+    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
+  }
+  if (!is_floating(x.dtype)) {
+    ctx.bad_input("pdist only supports floating-point dtypes, got " +
+                  std::string(to_string(x.dtype)));
+  }
+  if (!(p >= 0))
+    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  const Expr& n = x.sizes[0];
+  return Value::of(contiguous(x.dtype, {ctx.simplify(floordiv(n * (n - 1), 2))}));
+}
+
 Value cdist(OpContext& ctx) {
   TensorMeta a = ctx.tensor("x1");
   TensorMeta b = ctx.tensor("x2");
@@ -936,6 +953,7 @@ void register_structured(OpRegistry& r) {
   r.add("aten.searchsorted", search(false));
   r.add("aten.cdist", cdist);
   r.add("aten._cdist_forward", cdist);
+  r.add("aten._pdist_forward", pdist_forward);
   for (size_t n = 1; n <= 3; ++n) {
     r.add("aten.reflection_pad" + std::to_string(n) + "d", pad_nd(PadMode::Reflect, n));
     r.add("aten.replication_pad" + std::to_string(n) + "d", pad_nd(PadMode::Replicate, n));
