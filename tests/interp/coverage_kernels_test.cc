@@ -139,6 +139,41 @@ TEST(CudnnAttentionKernel, MatchesTheCompositeAndShapesItsOutputs) {
   EXPECT_EQ(items[5].integer, 2);
 }
 
+TEST(MultiHeadAttentionMaskKernel, MaskedKeysGetNoWeight) {
+  // D = 2, one head, identity projections, zero biases (as MultiHeadAttentionKernel's test).
+  Tensor x = real_tensor({1, 2, 2}, {1, 0, 0, 1});
+  Tensor w = real_tensor({6, 2}, {1, 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1});
+  Tensor pw = real_tensor({2, 2}, {1, 0, 0, 1});
+  auto mha = [&](const Tensor& mask, long type) {
+    return items_of(call_kernel("aten._native_multi_head_attention.default",
+                                {{"x", x},
+                                 {"w", w},
+                                 {"b", Tensor::zeros(kF32, {6})},
+                                 {"pw", pw},
+                                 {"pb", Tensor::zeros(kF32, {2})},
+                                 {"m", mask}},
+                                {T("x"), T("x"), T("x"), I(2), I(1), T("w"), T("b"), T("pw"),
+                                 T("pb"), T("m"), B(true), B(true), I(type)}));
+  };
+  // Key padding (type 1) hides key 1: both queries see only key 0, x[0] = [1, 0].
+  auto padded = mha(int_tensor({1, 2}, {0, 1}, DType::Bool), 1);
+  EXPECT_EQ(reals_of(padded[0].tensor), (std::vector<double>{1, 0, 1, 0}));
+  EXPECT_EQ(reals_of(padded[1].tensor), (std::vector<double>{1, 0, 1, 0}));
+  // An attention mask (type 0) hiding every key from query 1: its row is all zeros.
+  auto hidden = mha(int_tensor({2, 2}, {0, 1, 1, 1}, DType::Bool), 0);
+  EXPECT_EQ(reals_of(hidden[0].tensor), (std::vector<double>{1, 0, 0, 0}));
+  EXPECT_EQ(reals_of(hidden[1].tensor), (std::vector<double>{1, 0, 0, 0}));
+  // A 4-D mask is of type 2 whatever mask_type says, and must match the scores.
+  EXPECT_TRUE(Contains(run_error([&] {
+                         mha(Tensor::zeros(DType::Bool, {1, 2, 2, 2}), 0);
+                       }),
+                       "must have shape [1, 1, 2, 2]"));
+  EXPECT_TRUE(Contains(run_error([&] {
+                         mha(Tensor::zeros(DType::Bool, {2, 1}), 0);
+                       }),
+                       "mask_type 0 must have shape [2, 2]"));
+}
+
 // ---- _pdist_forward ----
 
 TEST(PdistKernel, GivesEveryPairOfRowsOnce) {
@@ -283,6 +318,35 @@ std::vector<OpCase> coverage_cases() {
       {"_pdist_forward.p",
        {in("x", {"n", "m"}, DType::Float64)},
        {{"op", "aten._pdist_forward.default", {T("x"), F(3.0)}}}},
+      {"_native_multi_head_attention.attn_mask",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("pb", {"4"}), in("m", {"s", "s"}, DType::Bool)},
+       {{"op",
+         "aten._native_multi_head_attention.default",
+         {T("x"), T("x"), T("x"), I(4), I(2), T("w"), T("b"), T("pw"), T("pb"), T("m"), B(true),
+          B(false), I(0)}}}},
+      {"_native_multi_head_attention.key_padding_mask",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("pb", {"4"}), in("m", {"a", "s"}, DType::Bool)},
+       {{"op",
+         "aten._native_multi_head_attention.default",
+         {T("x"), T("x"), T("x"), I(4), I(2), T("w"), T("b"), T("pw"), T("pb"), T("m"), B(true),
+          B(true), I(1)}}}},
+      {"_native_multi_head_attention.full_mask",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("pb", {"4"}), in("m", {"a", "2", "s", "s"})},
+       {{"op",
+         "aten._native_multi_head_attention.default",
+         {T("x"), T("x"), T("x"), I(4), I(2), T("w"), T("b"), T("pw"), T("pb"), T("m"),
+          B(false)}}}},
+      {"_transformer_encoder_layer_fwd.key_padding_mask",
+       {in("x", {"a", "s", "4"}), in("w", {"12", "4"}), in("b", {"12"}), in("pw", {"4", "4"}),
+        in("d", {"4"}), in("f1", {"8", "4"}), in("fb", {"8"}), in("f2", {"4", "8"}),
+        in("m", {"a", "s"}, DType::Bool)},
+       {{"op",
+         "aten._transformer_encoder_layer_fwd.default",
+         {T("x"), I(4),   I(2),   T("w"), T("b"),  T("pw"), T("d"),  B(false), B(true), F(1e-5),
+          T("d"), T("d"), T("d"), T("d"), T("f1"), T("fb"), T("f2"), T("d"),   T("m"),  I(1)}}}},
       {"native_dropout.inference",
        {in("x", {"a", "b"})},
        {{"op", "aten.native_dropout.default", {T("x"), F(0.5), B(false)}}}},
