@@ -699,9 +699,10 @@ RValue embedding_bag(KernelContext& ctx) {
     }
   }
   const DType index_dtype = offsets.dtype();
+  // PyTorch's CPU fast path (the rule's embedding_bag_fast_path): it compares the strides as
+  // they are, whatever the sizes.
   const bool fast = (weight.dtype() == DType::Float32 || weight.dtype() == DType::Float16) &&
-                    (width <= 1 || weight.strides()[1] == 1) && padding < 0 &&
-                    (!scale || n <= 1 || scale->strides()[0] == 1);
+                    weight.strides()[1] == 1 && padding < 0 && (!scale || scale->strides()[0] == 1);
   Tensor offset2bag = Tensor::zeros(index_dtype, {mode != 0 || !fast ? n : 0});
   if (mode != 0 || !fast) {
     for (int64_t i = 0; i < n; ++i)

@@ -22,6 +22,10 @@ std::vector<RValue> items_of(const RValue& v) {
   return v.items;
 }
 
+Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
+  return {name, dtype, std::move(shape)};
+}
+
 // ---- embedding_bag ----
 
 // weight rows r = [r, 10 r]; indices pick rows into bags by offsets.
@@ -68,6 +72,14 @@ TEST(EmbeddingBagKernel, LastOffsetWeightsAndPadding) {
   EXPECT_EQ(reals_of(padded[0].tensor), (std::vector<double>{2.5, 25}));
   EXPECT_EQ(ints_of(padded[2].tensor), (Sizes{2}));
   EXPECT_EQ(padded[1].tensor.sizes(), (Sizes{4}));  // padding disables the fast path
+  // A weight without unit stride in dim 1 is off PyTorch's fast path too.
+  Tensor transposed =
+      real_tensor({2, 4}, {0, 1, 2, 3, 0, 10, 20, 30}).as_strided({4, 2}, {1, 4}, 0);
+  auto slow = items_of(call_kernel("aten._embedding_bag.default",
+                                   {{"w", transposed}, {"i", idx}, {"o", int_tensor({1}, {0})}},
+                                   {T("w"), T("i"), T("o")}));
+  EXPECT_EQ(reals_of(slow[0].tensor), (std::vector<double>{7, 70}));
+  EXPECT_EQ(ints_of(slow[1].tensor), (Sizes{0, 0, 0, 0}));
   // embedding_bag (without padding_idx) is the same computation.
   auto plain = items_of(bag(idx, int_tensor({2}, {0, 2}), 0, {}, "aten.embedding_bag.default"));
   EXPECT_EQ(reals_of(plain[0].tensor), (std::vector<double>{3, 30, 4, 40}));
@@ -188,10 +200,6 @@ TEST(PdistKernel, GivesEveryPairOfRowsOnce) {
       (Sizes{0}));
 }
 
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
-
 // Offsets 0, step, 2 step, ... below `end`: valid bag starts for `end` indices.
 Call offsets(const std::string& end, long step, bool with_end = false) {
   return {"offsets",
@@ -264,6 +272,11 @@ std::vector<OpCase> coverage_cases() {
          "aten._embedding_bag.default",
          {T("w"), T("i"), T("offsets"), B(false), I(1)},
          {{"include_last_offset", B(true)}}}}},
+      {"_embedding_bag.sum_transposed_weight",  // off PyTorch's fast path: offset2bag is [n]
+       {in("wt", {"d", "a"}), idx},
+       {{"w", "aten.permute.default", {T("wt"), Ints({1, 0})}},
+        offsets("n", 2),
+        {"op", "aten._embedding_bag.default", {T("w"), T("i"), T("offsets")}}}},
       {"embedding_bag.max",
        {w, idx},
        {offsets("n", 1),
