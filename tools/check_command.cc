@@ -64,6 +64,25 @@ void print_conditions(std::ostream& os, const char* title, const std::vector<Ent
   }
 }
 
+// v under the env's final replacements: a node propagated before a later guard merged two
+// symbols shows the symbol that survived, as every later node does.
+Value under_final_replacements(const ShapeEnv& env, Value v) {
+  switch (v.kind) {
+    case Value::Kind::Tensor:
+      for (auto* list : {&v.tensor.sizes, &v.tensor.strides}) {
+        for (Expr& e : *list) e = env.substitute(e);
+      }
+      break;
+    case Value::Kind::Int: v.integer = env.substitute(v.integer); break;
+    case Value::Kind::Bool: v.condition = env.substitute(v.condition); break;
+    case Value::Kind::List:
+      for (Value& item : v.items) item = under_final_replacements(env, std::move(item));
+      break;
+    default: break;
+  }
+  return v;
+}
+
 std::string status_name(Propagation::Status s) {
   switch (s) {
     case Propagation::Status::Ok: return "ok";
@@ -89,14 +108,17 @@ int run_check(const Args& args) {
   ShapeEnv& env = *loaded.env;
   const Propagation& result = loaded.result;
   const size_t shown = result.ok() ? graph->nodes.size() : result.failed_node;
+  std::vector<Value> values;
+  for (size_t i = 0; i < shown; ++i) {
+    values.push_back(under_final_replacements(env, result.values[i]));
+  }
 
   if (parsed.has("--json")) {
     nlohmann::ordered_json doc;
     doc["status"] = status_name(result.status);
     doc["nodes"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < shown; ++i) {
-      doc["nodes"].push_back(
-          {{"name", graph->nodes[i].name}, {"value", value_json(result.values[i])}});
+      doc["nodes"].push_back({{"name", graph->nodes[i].name}, {"value", value_json(values[i])}});
     }
     doc["guards"] = conditions_json(env.guards());
     doc["runtime_asserts"] = conditions_json(env.runtime_asserts());
@@ -106,7 +128,7 @@ int run_check(const Args& args) {
     std::cout << doc.dump(2) << "\n";
   } else {
     for (size_t i = 0; i < shown; ++i) {
-      std::cout << graph->nodes[i].name << ": " << result.values[i].str() << "\n";
+      std::cout << graph->nodes[i].name << ": " << values[i].str() << "\n";
     }
     print_conditions(std::cout, "guards", env.guards());
     print_conditions(std::cout, "runtime asserts", env.runtime_asserts());

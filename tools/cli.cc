@@ -230,7 +230,8 @@ std::string did_you_mean(std::string_view name, const std::vector<std::string>& 
   return best ? " (did you mean " + quote(*best) + "?)" : "";
 }
 
-std::vector<std::string> graph_dim_names(const Graph& graph) {
+// The dims the graph's input shapes and op arguments use (not those it only declares).
+std::set<std::string> used_dim_names(const Graph& graph) {
   std::set<std::string> names;
   for (const Node& n : graph.nodes) {
     if (n.op == NodeOp::Placeholder || n.op == NodeOp::GetAttr) {
@@ -242,6 +243,11 @@ std::vector<std::string> graph_dim_names(const Graph& graph) {
     for (const Arg& a : n.args) note_arg_symbols(a, names);
     for (const auto& [k, a] : n.kwargs) note_arg_symbols(a, names);
   }
+  return names;
+}
+
+std::vector<std::string> graph_dim_names(const Graph& graph) {
+  std::set<std::string> names = used_dim_names(graph);
   for (const auto& [name, d] : graph.dims) names.insert(name);
   return {names.begin(), names.end()};
 }
@@ -255,8 +261,12 @@ std::vector<std::string> graph_input_names(const Graph& graph) {
 }
 
 void expect_dim_of(const Graph& graph, std::string_view flag, const std::string& name) {
+  if (used_dim_names(graph).count(name)) return;
+  if (graph.dim(name)) {
+    throw UsageError(std::string(flag) + " " + quote(name) + ": the graph declares dim " +
+                     quote(name) + " but no shape or argument uses it");
+  }
   const std::vector<std::string> dims = graph_dim_names(graph);
-  if (std::find(dims.begin(), dims.end(), name) != dims.end()) return;
   throw UsageError(std::string(flag) + " " + quote(name) + ": the graph has no dim " + quote(name) +
                    did_you_mean(name, dims));
 }

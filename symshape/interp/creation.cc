@@ -300,6 +300,28 @@ void register_creation(KernelRegistry& r) {
     for (int64_t k = 0; k < t.numel(); ++k) t.set_flat(k, Scalar::of_int(pick(ctx.rng())));
     return RValue::of(t);
   });
+  r.add("aten.randperm", [](KernelContext& ctx) {
+    Tensor t = new_tensor(ctx, ctx.dtype("dtype").value_or(DType::Int64), {ctx.integer("n")});
+    std::vector<int64_t> order(static_cast<size_t>(t.numel()));
+    for (size_t k = 0; k < order.size(); ++k) order[k] = static_cast<int64_t>(k);
+    std::shuffle(order.begin(), order.end(), ctx.rng());
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      t.set_flat(k, Scalar::of_int(order[static_cast<size_t>(k)]));
+    }
+    return RValue::of(t);
+  });
+  // resize(self, size) and resize_: the leading elements of self (in row-major order) kept, the
+  // rest zero (PyTorch leaves them uninitialized). resize_ gives its result as a new tensor.
+  for (const char* op : {"aten.resize", "aten.resize_"}) {
+    r.add(op, [](KernelContext& ctx) {
+      Tensor self = ctx.tensor("self");
+      Tensor t = new_tensor(ctx, self.dtype(), ctx.int_list("size"));
+      const int64_t kept = std::min(t.numel(), self.numel());
+      Tensor flat = self.contiguous();
+      for (int64_t k = 0; k < kept; ++k) t.set_flat(k, flat.flat(k));
+      return RValue::of(t);
+    });
+  }
   r.add("aten.empty_like", like(Fill::Zeros));
   r.add("aten.zeros_like", like(Fill::Zeros));
   r.add("aten.ones_like", like(Fill::Ones));

@@ -17,7 +17,9 @@ namespace symshape::interp::kernels {
 namespace {
 
 using Sizes = std::vector<int64_t>;
+using math::load;
 using math::sizes_str;
+using math::store;
 
 // ---- element arithmetic in a dtype (integers wrap to their width, bool is logical) ----
 
@@ -611,6 +613,114 @@ RValue embedding_dense_backward(KernelContext& ctx) {
   return RValue::of(out);
 }
 
+// embedding_bag / _embedding_bag / _embedding_bag_forward_only (weight, indices, offsets,
+// scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx): each
+// bag's rows of weight summed (times per_sample_weights), averaged or maxed; padding_idx rows are
+// skipped and not counted, and an empty bag gives zeros. Returns (output, offset2bag, bag_size,
+// max_indices) as PyTorch's CPU kernel lays them out.
+RValue embedding_bag(KernelContext& ctx) {
+  const std::string op = "embedding_bag";
+  Tensor weight = ctx.tensor("weight");
+  Tensor indices = index_tensor(ctx, "indices");
+  Tensor offsets = index_tensor(ctx, "offsets");
+  if (weight.rank() != 2) ctx.bad_input(op + ": weight must be 2-d, got " + weight.str());
+  if (indices.rank() != 1 || offsets.rank() != 1) {
+    ctx.bad_input(op + ": expected 1-d indices and offsets, got " + indices.str() + " and " +
+                  offsets.str());
+  }
+  const int64_t mode = ctx.integer("mode", 0);
+  if (mode < 0 || mode > 2) {
+    ctx.bad_input(op + ": mode must be 0 (sum), 1 (mean) or 2 (max), got " + std::to_string(mode));
+  }
+  const bool last = ctx.boolean("include_last_offset", false);
+  const int64_t n = indices.size(0), rows = weight.size(0), width = weight.size(1);
+  if (last && offsets.size(0) < 1) {
+    ctx.fail(op + ": with include_last_offset, offsets must hold at least one element");
+  }
+  const int64_t bags = offsets.size(0) - (last ? 1 : 0);
+  std::optional<Tensor> scale = ctx.optional_tensor("per_sample_weights");
+  if (scale) {
+    if (mode != 0) ctx.bad_input(op + ": per_sample_weights are only supported in mode 0 (sum)");
+    if (scale->rank() != 1 || scale->size(0) != n || scale->dtype() != weight.dtype()) {
+      ctx.fail(op + ": per_sample_weights " + scale->str() +
+               " must be 1-d, of the weight's dtype, with one weight per index of " +
+               indices.str());
+    }
+  }
+  int64_t padding = -1;
+  if (ctx.declares("padding_idx")) padding = ctx.optional_integer("padding_idx").value_or(-1);
+  if (padding >= rows) {
+    ctx.fail(op + ": padding_idx " + std::to_string(padding) + " must be below num_weights " +
+             std::to_string(rows));
+  }
+  // Bag b holds indices [start(b), start(b + 1)); the last bag ends at n unless the offsets
+  // carry its end.
+  std::vector<int64_t> start(static_cast<size_t>(bags + 1), n);
+  for (int64_t b = 0; b < offsets.size(0); ++b) {
+    const int64_t o = offsets.flat(b).as_int();
+    if (b == 0 && o != 0) ctx.fail(op + ": offsets[0] must be 0, got " + std::to_string(o));
+    if (o < 0 || o > n || (b > 0 && o < start[static_cast<size_t>(b - 1)])) {
+      ctx.fail(op + ": offsets must be non-decreasing and at most the number of indices (" +
+               std::to_string(n) + "), got offsets[" + std::to_string(b) +
+               "] = " + std::to_string(o));
+    }
+    if (b <= bags) start[static_cast<size_t>(b)] = o;
+  }
+  if (last) start[static_cast<size_t>(bags)] = offsets.flat(bags).as_int();
+  const std::vector<double> w = load<double>(weight);
+  std::vector<double> out(static_cast<size_t>(bags * width), 0.0);
+  std::vector<int64_t> bag_of(static_cast<size_t>(n), 0), count(static_cast<size_t>(bags), 0);
+  std::vector<int64_t> argmax(static_cast<size_t>(bags * width), -1);
+  for (int64_t b = 0; b < bags; ++b) {
+    for (int64_t i = start[static_cast<size_t>(b)]; i < start[static_cast<size_t>(b + 1)]; ++i) {
+      bag_of[static_cast<size_t>(i)] = b;
+      const int64_t row = checked_index(ctx, indices.flat(i).as_int(), 0, rows, false);
+      if (row == padding) continue;
+      const double factor = scale ? scale->flat(i).as_double() : 1.0;
+      for (int64_t d = 0; d < width; ++d) {
+        const size_t at = static_cast<size_t>(b * width + d);
+        const double x = w[static_cast<size_t>(row * width + d)];
+        if (mode == 2) {
+          if (count[static_cast<size_t>(b)] == 0 || x > out[at]) {
+            out[at] = x;
+            argmax[at] = row;
+          }
+        } else {
+          out[at] += factor * x;
+        }
+      }
+      ++count[static_cast<size_t>(b)];
+    }
+    if (mode == 1 && count[static_cast<size_t>(b)] > 0) {
+      for (int64_t d = 0; d < width; ++d) {
+        out[static_cast<size_t>(b * width + d)] /=
+            static_cast<double>(count[static_cast<size_t>(b)]);
+      }
+    }
+  }
+  const DType index_dtype = offsets.dtype();
+  // PyTorch's CPU fast path (the rule's embedding_bag_fast_path): it compares the strides as
+  // they are, whatever the sizes.
+  const bool fast = (weight.dtype() == DType::Float32 || weight.dtype() == DType::Float16) &&
+                    weight.strides()[1] == 1 && padding < 0 && (!scale || scale->strides()[0] == 1);
+  Tensor offset2bag = Tensor::zeros(index_dtype, {mode != 0 || !fast ? n : 0});
+  if (mode != 0 || !fast) {
+    for (int64_t i = 0; i < n; ++i)
+      offset2bag.set_flat(i, Scalar::of_int(bag_of[static_cast<size_t>(i)]));
+  }
+  Tensor bag_size = Tensor::zeros(index_dtype, {bags});
+  for (int64_t b = 0; b < bags; ++b)
+    bag_size.set_flat(b, Scalar::of_int(count[static_cast<size_t>(b)]));
+  Tensor max_indices = Tensor::zeros(index_dtype, mode == 2 ? Sizes{bags, width} : Sizes{bags});
+  if (mode == 2) {
+    for (int64_t f = 0; f < bags * width; ++f) {
+      max_indices.set_flat(f, Scalar::of_int(argmax[static_cast<size_t>(f)]));
+    }
+  }
+  return RValue::list({RValue::of(store<double>(weight.dtype(), {bags, width}, out)),
+                       RValue::of(offset2bag), RValue::of(bag_size), RValue::of(max_indices)});
+}
+
 }  // namespace
 
 void register_indexing(KernelRegistry& r) {
@@ -632,6 +742,10 @@ void register_indexing(KernelRegistry& r) {
   r.add("aten._unsafe_index_put", index_put);
   r.add("aten.masked_scatter", masked_scatter);
   r.add("aten.embedding", embedding);
+  for (const char* op :
+       {"aten.embedding_bag", "aten._embedding_bag", "aten._embedding_bag_forward_only"}) {
+    r.add(op, embedding_bag);
+  }
   r.add("aten.embedding_dense_backward", embedding_dense_backward);
 }
 

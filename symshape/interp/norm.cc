@@ -496,8 +496,8 @@ std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) 
 // rms_norm (input, normalized_shape, weight, eps): x / sqrt(mean(x^2) + eps) * weight; eps
 // defaults to the machine epsilon of the input's compute type (float32's for float32 and the
 // half types).
-RValue rms_norm(KernelContext& ctx) {
-  const std::string op = "rms_norm";
+// rms_norm's arithmetic: the output, and each normalized group's rstd, 1 / sqrt(mean(x^2) + eps).
+std::pair<RValue, std::vector<double>> rms_normalize(KernelContext& ctx, const std::string& op) {
   Tensor input = ctx.tensor("input");
   std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
   std::optional<Tensor> weight = ctx.optional_tensor("weight");
@@ -510,19 +510,33 @@ RValue rms_norm(KernelContext& ctx) {
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   const std::vector<double> v = load<double>(input);
   const std::vector<double> w = weight ? load<double>(*weight) : std::vector<double>();
-  std::vector<double> out(v.size());
+  std::vector<double> out(v.size()), rstd(static_cast<size_t>(rows));
   for (int64_t r = 0; r < rows; ++r) {
     double sq = 0;
     for (int64_t j = 0; j < inner; ++j) {
       sq += v[static_cast<size_t>(r * inner + j)] * v[static_cast<size_t>(r * inner + j)];
     }
     const double s = 1.0 / std::sqrt(sq / static_cast<double>(inner) + eps);
+    rstd[static_cast<size_t>(r)] = s;
     for (int64_t j = 0; j < inner; ++j) {
       const size_t f = static_cast<size_t>(r * inner + j);
       out[f] = v[f] * s * (weight ? w[static_cast<size_t>(j)] : 1.0);
     }
   }
-  return RValue::of(store<double>(input.dtype(), input.sizes(), out));
+  return {RValue::of(store<double>(input.dtype(), input.sizes(), out)), rstd};
+}
+
+RValue rms_norm(KernelContext& ctx) { return rms_normalize(ctx, "rms_norm").first; }
+
+// _fused_rms_norm (input, normalized_shape, weight, eps): (output, rstd), rstd with the
+// normalized dims kept as 1s.
+RValue fused_rms_norm(KernelContext& ctx) {
+  auto [out, rstd] = rms_normalize(ctx, "_fused_rms_norm");
+  Tensor input = ctx.tensor("input");
+  const size_t axis = input.rank() - ctx.int_list("normalized_shape").size();
+  std::vector<int64_t> stat(input.sizes().begin(), input.sizes().begin() + axis);
+  stat.resize(input.rank(), 1);
+  return RValue::list({out, RValue::of(store<double>(input.dtype(), stat, rstd))});
 }
 
 // The input-gradient of a normalization over groups of `inner` elements: given
@@ -1026,6 +1040,126 @@ RValue efficient_attention(KernelContext& ctx) {
                        RValue::of(Tensor::zeros(DType::Int64, {}))});
 }
 
+// _scaled_dot_product_attention_math (query, key, value, attn_mask, dropout_p, is_causal,
+// dropout_mask, *, scale, enable_gqa): (output, attention weights [..., L, S]), computed
+// without fusion: softmax(q k^T * scale + mask) (causal: lower-left triangle), then dropout by
+// dropout_mask (zeros dropped, the rest scaled by 1 / (1 - p)) or at random, times v.
+RValue attention_math(KernelContext& ctx) {
+  const std::string op = "_scaled_dot_product_attention_math";
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
+  check_qkv(ctx, q, k, v, 2, op);
+  auto mask = ctx.optional_tensor("attn_mask");
+  const double dropout = ctx.real("dropout_p", 0.0);
+  const bool causal = ctx.boolean("is_causal", false);
+  if (causal && mask) ctx.fail(op + ": explicit attn_mask should not be set when is_causal=True");
+  if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
+    const int64_t hq = q.size(-3);
+    for (Tensor* t : {&k, &v}) {
+      const int64_t h = t->size(-3);
+      if (h == 0 || hq % h != 0) {
+        ctx.fail(op +
+                 ": number of heads in key and value must divide the number of heads in query");
+      }
+      if (h != hq) *t = repeat_heads(*t, hq);
+    }
+  }
+  auto leading = [](const Tensor& t) {
+    return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
+  };
+  auto batch = broadcast_shapes(leading(q), leading(k));
+  if (batch) batch = broadcast_shapes(*batch, leading(v));
+  if (!batch) ctx.fail(op + ": the batch dims of query, key and value do not broadcast");
+  const int64_t l = q.size(-2), s = k.size(-2), e = q.size(-1), ev = v.size(-1);
+  auto full = [&](int64_t rows, int64_t cols) {
+    std::vector<int64_t> sizes = *batch;
+    sizes.insert(sizes.end(), {rows, cols});
+    return sizes;
+  };
+  std::vector<double> bias;
+  if (mask) bias = attention_bias(ctx, *mask, full(l, s), op);
+  std::vector<double> keep;
+  if (auto dm = ctx.optional_tensor("dropout_mask")) {
+    auto b = broadcast_shapes(full(l, s), dm->sizes());
+    if (!b || *b != full(l, s)) {
+      ctx.fail(op + ": dropout_mask " + sizes_str(dm->sizes()) +
+               " does not broadcast to the attention weights " + sizes_str(full(l, s)));
+    }
+    keep = load<double>(expand_to(*dm, full(l, s)));
+  }
+  const double scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(e)));
+  const int64_t n = product(*batch);
+  const std::vector<double> qv = load<double>(expand_to(q, full(l, e)));
+  const std::vector<double> kv = load<double>(expand_to(k, full(s, e)));
+  const std::vector<double> vv = load<double>(expand_to(v, full(s, ev)));
+  std::vector<double> weights(static_cast<size_t>(n * l * s), 0.0);
+  std::vector<double> out(static_cast<size_t>(n * l * ev), 0.0);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t i = 0; i < l; ++i) {
+      const size_t row = static_cast<size_t>((b * l + i) * s);
+      double top = -kInf;
+      for (int64_t j = 0; j < s; ++j) {
+        double x = 0;
+        for (int64_t d = 0; d < e; ++d) {
+          x += qv[static_cast<size_t>((b * l + i) * e + d)] *
+               kv[static_cast<size_t>((b * s + j) * e + d)];
+        }
+        x *= scale;
+        if (mask) x += bias[row + static_cast<size_t>(j)];
+        if (causal && j > i) x = -kInf;
+        weights[row + static_cast<size_t>(j)] = x;
+        top = std::max(top, x);
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < s; ++j) {
+        double& x = weights[row + static_cast<size_t>(j)];
+        x = top == -kInf ? std::nan("") : std::exp(x - top);
+        sum += x;
+      }
+      for (int64_t j = 0; j < s; ++j) {
+        double& p = weights[row + static_cast<size_t>(j)];
+        p /= sum;
+        if (!keep.empty()) {
+          p = keep[row + static_cast<size_t>(j)] != 0 ? p / (1.0 - dropout) : 0.0;
+        } else if (dropout > 0) {
+          const double u = static_cast<double>(ctx.rng()() >> 11) * 0x1.0p-53;
+          p = u < dropout ? 0.0 : p / (1.0 - dropout);
+        }
+        for (int64_t d = 0; d < ev; ++d) {
+          out[static_cast<size_t>((b * l + i) * ev + d)] +=
+              p * vv[static_cast<size_t>((b * s + j) * ev + d)];
+        }
+      }
+    }
+  }
+  return RValue::list({RValue::of(store<double>(q.dtype(), full(l, ev), out)),
+                       RValue::of(store<double>(q.dtype(), full(l, s), weights))});
+}
+
+// _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
+// dropout_p, is_causal, return_debug_mask, *, scale): (output, logsumexp [B, H, L] float32 or
+// [0], cum_seq_q, cum_seq_k (None), max_q, max_k, philox_seed [], philox_offset [],
+// debug_attn_mask [0]).
+RValue cudnn_attention(KernelContext& ctx) {
+  const std::string op = "_scaled_dot_product_cudnn_attention";
+  Tensor q = ctx.tensor("query");
+  Tensor k = ctx.tensor("key");
+  Tensor v = ctx.tensor("value");
+  check_fused(ctx, q, k, v, op);
+  const int64_t b = q.size(0), h = q.size(1), l = q.size(2), s = k.size(2);
+  Attention a = fused(ctx, q, k, v, ctx.optional_tensor("attn_bias"), ctx.real("dropout_p", 0.0),
+                      ctx.boolean("is_causal", false), op);
+  Tensor lse = ctx.boolean("compute_log_sumexp", false)
+                   ? store<double>(DType::Float32, {b, h, l}, a.lse)
+                   : Tensor::zeros(DType::Float32, {0});
+  return RValue::list({RValue::of(store<double>(q.dtype(), {b, h, l, v.size(3)}, a.out)),
+                       RValue::of(lse), RValue::none(), RValue::none(), RValue::of_int(l),
+                       RValue::of_int(s), RValue::of(Tensor::zeros(DType::Int64, {})),
+                       RValue::of(Tensor::zeros(DType::Int64, {})),
+                       RValue::of(Tensor::zeros(q.dtype(), {0}))});
+}
+
 }  // namespace
 
 void register_norm(KernelRegistry& r) {
@@ -1034,6 +1168,7 @@ void register_norm(KernelRegistry& r) {
         [](KernelContext& ctx) { return RValue::list(layer_norm(ctx, "native_layer_norm")); });
   r.add("aten.layer_norm", [](KernelContext& ctx) { return layer_norm(ctx, "layer_norm")[0]; });
   r.add("aten.rms_norm", rms_norm);
+  r.add("aten._fused_rms_norm", fused_rms_norm);
   r.add("aten.native_layer_norm_backward", layer_norm_backward);
   r.add("aten.native_group_norm", native_group_norm);
   r.add("aten.group_norm", group_norm);
@@ -1043,6 +1178,8 @@ void register_norm(KernelRegistry& r) {
   r.add("aten._scaled_dot_product_flash_attention", flash_attention);
   r.add("aten._scaled_dot_product_flash_attention_for_cpu", flash_attention_cpu);
   r.add("aten._scaled_dot_product_efficient_attention", efficient_attention);
+  r.add("aten._scaled_dot_product_attention_math", attention_math);
+  r.add("aten._scaled_dot_product_cudnn_attention", cudnn_attention);
 }
 
 }  // namespace symshape::interp::kernels

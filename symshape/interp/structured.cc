@@ -15,7 +15,9 @@ namespace symshape::interp::kernels {
 namespace {
 
 using Sizes = std::vector<int64_t>;
+using math::load;
 using math::sizes_str;
+using math::store;
 
 int64_t dim_arg(const KernelContext& ctx, std::string_view name, int64_t fallback) {
   return ctx.integer(name, fallback);
@@ -354,6 +356,20 @@ Kernel search(bool bucketize) {
   };
 }
 
+// The p-norm distance, accumulated one coordinate difference at a time: p = 0 counts the
+// non-zero differences, p = inf takes the largest, others sum |d|^p and take the p-th root.
+double add_distance_term(double acc, double diff, double p) {
+  const double d = std::fabs(diff);
+  if (p == 0) return acc + (d != 0 ? 1 : 0);
+  if (std::isinf(p)) return std::max(acc, d);
+  return acc + std::pow(d, p);
+}
+
+double finish_distance(double acc, double p) {
+  if (p == 0 || std::isinf(p) || p == 1) return acc;
+  return p == 2 ? std::sqrt(acc) : std::pow(acc, 1 / p);
+}
+
 RValue cdist(KernelContext& ctx) {
   Tensor a = ctx.tensor("x1"), b = ctx.tensor("x2");
   const double p = ctx.real("p", 2.0);
@@ -409,20 +425,42 @@ RValue cdist(KernelContext& ctx) {
     for (int64_t k = 0; k < m; ++k) {
       ia.back() = k;
       ib.back() = k;
-      const double d = std::fabs(xa.at(ia).as_double() - xb.at(ib).as_double());
-      if (p == 0) {
-        acc += d != 0 ? 1 : 0;
-      } else if (std::isinf(p)) {
-        acc = std::max(acc, d);
-      } else {
-        acc += std::pow(d, p);
-      }
+      acc = add_distance_term(acc, xa.at(ia).as_double() - xb.at(ib).as_double(), p);
     }
-    double dist = acc;
-    if (p != 0 && !std::isinf(p) && p != 1) dist = p == 2 ? std::sqrt(acc) : std::pow(acc, 1 / p);
-    out.set(at, Scalar::of_float(dist));
+    out.set(at, Scalar::of_float(finish_distance(acc, p)));
   });
   return RValue::of(out);
+}
+
+// _pdist_forward (self, p): the p-norm distance of every pair of rows i < j of a 2-D input, in
+// row-major order of the pairs: N * (N - 1) / 2 values.
+RValue pdist_forward(KernelContext& ctx) {
+  Tensor x = ctx.tensor("self");
+  const double p = ctx.real("p", 2.0);
+  if (x.rank() != 2) {
+    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
+  }
+  if (!is_floating(x.dtype())) {
+    ctx.bad_input("pdist only supports floating-point dtypes, got " +
+                  std::string(to_string(x.dtype())));
+  }
+  if (!(p >= 0))
+    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  const int64_t n = x.size(0), m = x.size(1);
+  const std::vector<double> v = load<double>(x);
+  std::vector<double> out;
+  out.reserve(static_cast<size_t>(n > 1 ? n * (n - 1) / 2 : 0));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = i + 1; j < n; ++j) {
+      double acc = 0;
+      for (int64_t k = 0; k < m; ++k) {
+        acc = add_distance_term(
+            acc, v[static_cast<size_t>(i * m + k)] - v[static_cast<size_t>(j * m + k)], p);
+      }
+      out.push_back(finish_distance(acc, p));
+    }
+  }
+  return RValue::of(store<double>(x.dtype(), {static_cast<int64_t>(out.size())}, out));
 }
 
 // ---- reflection / replication / circular padding (the rule's checks, in its order) ----
@@ -1059,13 +1097,62 @@ RValue grid_sampler_2d(KernelContext& ctx) {
 
 // ---- _native_multi_head_attention (the rule's checks, in its order) ----
 
+// The mask of _native_multi_head_attention and _transformer_encoder_layer_fwd as flags over the
+// scores [batch, heads, seq, seq] (true: masked out), empty without a mask. mask_type 0 is
+// [seq, seq], 1 is [batch, seq] (key padding), 2 (and any mask that is not 2-D) the scores'
+// shape; any non-zero element masks out, as PyTorch's conversion to bool does.
+std::vector<char> attention_mask(const KernelContext& ctx, const std::string& op, int64_t batch,
+                                 int64_t heads, int64_t seq) {
+  std::optional<Tensor> mask = ctx.optional_tensor("mask");
+  if (!mask) return {};
+  std::optional<int64_t> type = ctx.optional_integer("mask_type");
+  if (mask->rank() != 2) type = 2;
+  if (!type) ctx.bad_input(op + ": a 2-D mask needs a mask_type (0: [T, T], 1: [B, T])");
+  Sizes want;
+  switch (*type) {
+    case 0: want = {seq, seq}; break;
+    case 1: want = {batch, seq}; break;
+    case 2: want = {batch, heads, seq, seq}; break;
+    default: ctx.bad_input(op + ": mask_type must be 0, 1 or 2, got " + std::to_string(*type));
+  }
+  if (mask->sizes() != want) {
+    ctx.fail(op + ": a mask of mask_type " + std::to_string(*type) + " must have shape " +
+             sizes_str(want) + ", got " + sizes_str(mask->sizes()));
+  }
+  std::vector<char> out(static_cast<size_t>(batch * heads * seq * seq));
+  Sizes at(want.size());
+  for (int64_t n = 0; n < batch; ++n) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t t = 0; t < seq; ++t) {
+        for (int64_t s2 = 0; s2 < seq; ++s2) {
+          if (*type == 0) {
+            at = {t, s2};
+          } else if (*type == 1) {
+            at = {n, s2};
+          } else {
+            at = {n, h, t, s2};
+          }
+          const Scalar m = mask->at(at);
+          out[static_cast<size_t>(((n * heads + h) * seq + t) * seq + s2)] =
+              m.kind == Scalar::Kind::Complex ? m.as_complex() != Complex(0, 0)
+                                              : m.as_double() != 0;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // Multi-head self-attention over row-major [batch, seq, d] inputs x[0..2] (query, key, value):
 // the packed projection wv [3d, d] + bv, softmax(q k^T / sqrt(d / heads)) v per head, and the
 // output projection pwv [d, d] + pbv. attn receives the weights [batch, heads, seq, seq].
+// Scores flagged in `masked` (when not empty) are left out; a row masked entirely gets weights
+// 0, as PyTorch's _masked_softmax gives.
 std::vector<double> attend(const std::vector<double> (&x)[3], int64_t batch, int64_t seq, int64_t d,
                            int64_t heads, const std::vector<double>& wv,
                            const std::vector<double>& bv, const std::vector<double>& pwv,
-                           const std::vector<double>& pbv, std::vector<double>& attn) {
+                           const std::vector<double>& pbv, const std::vector<char>& masked,
+                           std::vector<double>& attn) {
   const int64_t dh = d / heads;
   // The projections: p[j][(n * T + t) * D + o] = x_j[n, t, :] . W[j * D + o, :] + b[j * D + o].
   std::vector<double> proj[3];
@@ -1088,9 +1175,14 @@ std::vector<double> attend(const std::vector<double> (&x)[3], int64_t batch, int
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t t = 0; t < seq; ++t) {
-        double* row = &attn[static_cast<size_t>(((n * heads + h) * seq + t) * seq)];
+        const size_t first = static_cast<size_t>(((n * heads + h) * seq + t) * seq);
+        double* row = &attn[first];
+        auto out = [&](int64_t s2) {
+          return !masked.empty() && masked[first + static_cast<size_t>(s2)] != 0;
+        };
         double top = -INFINITY;
         for (int64_t s2 = 0; s2 < seq; ++s2) {
+          if (out(s2)) continue;
           double dot = 0;
           for (int64_t e = 0; e < dh; ++e) {
             dot += proj[0][static_cast<size_t>((n * seq + t) * d + h * dh + e)] * scale *
@@ -1100,8 +1192,9 @@ std::vector<double> attend(const std::vector<double> (&x)[3], int64_t batch, int
           top = std::max(top, dot);
         }
         double sum = 0;
-        for (int64_t s2 = 0; s2 < seq; ++s2) sum += row[s2] = std::exp(row[s2] - top);
-        for (int64_t s2 = 0; s2 < seq; ++s2) row[s2] /= sum;
+        for (int64_t s2 = 0; s2 < seq; ++s2)
+          sum += row[s2] = out(s2) ? 0.0 : std::exp(row[s2] - top);
+        for (int64_t s2 = 0; s2 < seq; ++s2) row[s2] = sum > 0 ? row[s2] / sum : 0.0;
         for (int64_t e = 0; e < dh; ++e) {
           double acc = 0;
           for (int64_t s2 = 0; s2 < seq; ++s2) {
@@ -1134,7 +1227,6 @@ RValue native_multi_head_attention(KernelContext& ctx) {
   Tensor pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
   const bool need_weights = ctx.boolean("need_weights", true);
   const bool average = ctx.boolean("average_attn_weights", true);
-  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
   if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
   auto rank = [&](const Tensor& t, size_t r, const char* name) {
     if (t.rank() != r) {
@@ -1188,9 +1280,9 @@ RValue native_multi_head_attention(KernelContext& ctx) {
   const std::vector<double> x[3] = {math::load<double>(q), math::load<double>(k),
                                     math::load<double>(v)};
   std::vector<double> attn;
-  const std::vector<double> out =
-      attend(x, batch, seq, d, heads, math::load<double>(w), math::load<double>(b),
-             math::load<double>(pw), math::load<double>(pb), attn);
+  const std::vector<double> out = attend(
+      x, batch, seq, d, heads, math::load<double>(w), math::load<double>(b), math::load<double>(pw),
+      math::load<double>(pb), attention_mask(ctx, op, batch, heads, seq), attn);
   RValue weights = RValue::none();
   if (need_weights && average) {
     std::vector<double> mean(static_cast<size_t>(batch * seq * seq), 0.0);
@@ -1220,7 +1312,6 @@ RValue transformer_encoder_layer(KernelContext& ctx) {
   const int64_t d = ctx.integer("embed_dim"), heads = ctx.integer("num_heads");
   const bool gelu = ctx.boolean("use_gelu", false), norm_first = ctx.boolean("norm_first", false);
   const double eps = ctx.real("eps", 1e-5);
-  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
   if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + sizes_str(src.sizes()));
   if (!is_floating(src.dtype())) {
     ctx.bad_input(op + ": expected a floating-point `src`, got " +
@@ -1309,7 +1400,7 @@ RValue transformer_encoder_layer(KernelContext& ctx) {
   std::vector<double> attn;
   const std::vector<double> qkv[3] = {x, x, x};
   x = attend(qkv, batch, seq, d, heads, p["qkv_weight"], p["qkv_bias"], p["proj_weight"],
-             p["proj_bias"], attn);
+             p["proj_bias"], attention_mask(ctx, op, batch, heads, seq), attn);
   for (size_t i = 0; i < x.size(); ++i) x[i] += input[i];
   if (!norm_first) x = norm(x, 1);
   const std::vector<double> residual = x;
@@ -1341,6 +1432,7 @@ void register_structured(KernelRegistry& r) {
   r.add("aten.bucketize", search(true));
   r.add("aten.searchsorted", search(false));
   r.add("aten.cdist", cdist);
+  r.add("aten._pdist_forward", pdist_forward);
   r.add("aten._cdist_forward", cdist);
   for (size_t n = 1; n <= 3; ++n) {
     r.add("aten.reflection_pad" + std::to_string(n) + "d", pad_nd(PadMode::Reflect, n));

@@ -218,6 +218,19 @@ void register_creation(OpRegistry& r) {
                          "aten.randn_like", "aten.randint_like"}) {
     r.add(op, like);
   }
+  // randperm(n): a permutation of 0 .. n-1, int64 by default.
+  r.add("aten.randperm", [](OpContext& ctx) {
+    std::vector<Expr> sizes = checked_sizes(ctx, {ctx.integer("n")});
+    return Value::of(contiguous(ctx.dtype("dtype").value_or(DType::Int64), sizes));
+  });
+  // resize(self, size) and resize_: self with new sizes, contiguous. The IR does not re-type
+  // later uses of self after resize_; functional graphs use its result.
+  for (const char* op : {"aten.resize", "aten.resize_"}) {
+    r.add(op, [](OpContext& ctx) {
+      TensorMeta self = ctx.tensor("self");
+      return Value::of(contiguous(self.dtype, checked_sizes(ctx, ctx.int_list("size"))));
+    });
+  }
   r.add("aten.full_like", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor("self");
     return Value::of(contiguous(ctx.dtype("dtype").value_or(t.dtype), t.sizes));

@@ -161,6 +161,79 @@ Value embedding(OpContext& ctx) {
   return Value::of(contiguous(weight.dtype, sizes));
 }
 
+// Whether PyTorch's CPU embedding_bag takes its index_select fast path, which leaves offset2bag
+// empty in sum mode: float32 / float16 weights with unit stride in dim 1, no padding_idx, and
+// per_sample_weights (if any) with unit stride.
+bool embedding_bag_fast_path(const OpContext& ctx, const TensorMeta& weight, const Expr& padding,
+                             const std::optional<TensorMeta>& per_sample_weights) {
+  if (weight.dtype != DType::Float32 && weight.dtype != DType::Float16) return false;
+  auto unit_stride = [&](const TensorMeta& t, size_t d) {
+    return t.strides.empty() || ctx.decide(t.strides[d] == 1, "embedding_bag_fast_path");
+  };
+  if (!unit_stride(weight, 1)) return false;
+  if (!ctx.decide(padding < 0, "embedding_bag_fast_path")) return false;
+  return !per_sample_weights || unit_stride(*per_sample_weights, 0);
+}
+
+// embedding_bag / _embedding_bag / _embedding_bag_forward_only (weight, indices, offsets,
+// scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx):
+// (output [bags, D], offset2bag, bag_size [bags], max_indices), with bags = len(offsets), less
+// one with include_last_offset. The last three are shaped as PyTorch's CPU kernel shapes them:
+// offset2bag [N] ([0] in sum mode on the fast path), max_indices [bags, D] in max mode, else
+// [bags]; all three in the offsets' dtype.
+Value embedding_bag(OpContext& ctx) {
+  const std::string op = "embedding_bag";
+  TensorMeta weight = ctx.tensor("weight");
+  TensorMeta indices = index_tensor(ctx, "indices", false);
+  TensorMeta offsets = index_tensor(ctx, "offsets", false);
+  if (weight.rank() != 2) {
+    ctx.bad_input(op + ": weight must be 2-d, got " + shape_str(weight.sizes));
+  }
+  if (indices.rank() != 1 || offsets.rank() != 1) {
+    ctx.bad_input(op + ": expected 1-d indices and offsets (torch.nn.functional.embedding_bag " +
+                  "flattens 2-d input before the call), got " + shape_str(indices.sizes) + " and " +
+                  shape_str(offsets.sizes));
+  }
+  const int64_t mode = ctx.constant("mode", 0);
+  if (mode < 0 || mode > 2) {
+    ctx.bad_input(op + ": mode must be 0 (sum), 1 (mean) or 2 (max), got " + std::to_string(mode));
+  }
+  Expr bags = offsets.sizes[0];
+  if (ctx.boolean("include_last_offset", false)) {
+    require(ctx, bags >= 1, "embedding_bag",
+            op + ": with include_last_offset, offsets must hold at least one element");
+    bags = bags - 1;
+  }
+  bags = ctx.simplify(bags);
+  std::optional<TensorMeta> weights = ctx.optional_tensor("per_sample_weights");
+  if (weights) {
+    if (mode != 0) {
+      ctx.bad_input(op + ": per_sample_weights are only supported in mode 0 (sum), got mode " +
+                    std::to_string(mode));
+    }
+    if (weights->dtype != weight.dtype || weights->rank() != 1) {
+      ctx.bad_input(op + ": per_sample_weights must be a 1-d tensor of the weight's dtype, got " +
+                    weights->str());
+    }
+    ctx.require_equal(weights->sizes[0], indices.sizes[0], "embedding_bag",
+                      op + ": per_sample_weights " + shape_str(weights->sizes) +
+                          " must have one weight per index of " + shape_str(indices.sizes));
+  }
+  Expr padding(-1);
+  if (ctx.declares("padding_idx")) {
+    if (auto p = ctx.optional_integer("padding_idx")) padding = *p;
+  }
+  const Expr dim = ctx.simplify(weight.sizes[1]);
+  const bool fast = embedding_bag_fast_path(ctx, weight, padding, weights);
+  const DType index_dtype = offsets.dtype;
+  TensorMeta offset2bag =
+      contiguous(index_dtype, {mode != 0 || !fast ? ctx.simplify(indices.sizes[0]) : Expr(0)});
+  TensorMeta max_indices =
+      mode == 2 ? contiguous(index_dtype, {bags, dim}) : contiguous(index_dtype, {bags});
+  return Value::list({Value::of(contiguous(weight.dtype, {bags, dim})), Value::of(offset2bag),
+                      Value::of(contiguous(index_dtype, {bags})), Value::of(max_indices)});
+}
+
 }  // namespace
 
 void register_indexing(OpRegistry& r) {
@@ -201,6 +274,10 @@ void register_indexing(OpRegistry& r) {
   }
   r.add("aten.masked_scatter", update("mask", false, false));
   r.add("aten.embedding", embedding);
+  for (const char* op :
+       {"aten.embedding_bag", "aten._embedding_bag", "aten._embedding_bag_forward_only"}) {
+    r.add(op, embedding_bag);
+  }
   r.add("aten.embedding_dense_backward", [](OpContext& ctx) {
     TensorMeta grad = ctx.tensor("grad_output");
     Expr rows = ctx.integer("num_weights");

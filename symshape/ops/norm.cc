@@ -456,6 +456,47 @@ Value efficient_attention(OpContext& ctx) {
                       Value::of(contiguous(DType::Int64, {}))});
 }
 
+// _scaled_dot_product_attention_math (query, key, value, attn_mask, dropout_p, is_causal,
+// dropout_mask, *, scale, enable_gqa): (output, as scaled_dot_product_attention's, and the
+// attention weights [..., L, S]).
+Value attention_math(OpContext& ctx) {
+  Value out = sdpa(ctx);
+  const TensorMeta q = ctx.tensor("query");
+  const TensorMeta k = ctx.tensor("key");
+  std::vector<Expr> weights(out.tensor.sizes.begin(), out.tensor.sizes.end() - 1);
+  weights.push_back(ctx.simplify(k.sizes[k.rank() - 2]));
+  if (auto mask = ctx.optional_tensor("dropout_mask")) {
+    broadcast_shapes(ctx, weights, mask->sizes);
+  }
+  return Value::list({out, Value::of(contiguous(q.dtype, weights))});
+}
+
+// _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
+// dropout_p, is_causal, return_debug_mask, *, scale): (output [B, H, L, Ev], logsumexp
+// [B, H, L] float32 (or [0] without compute_log_sumexp), cum_seq_q, cum_seq_k (None), max_q L,
+// max_k S, philox_seed [], philox_offset [], debug_attn_mask [0]).
+Value cudnn_attention(OpContext& ctx) {
+  const std::string op = "_scaled_dot_product_cudnn_attention";
+  TensorMeta q = ctx.tensor("query");
+  TensorMeta k = ctx.tensor("key");
+  TensorMeta v = ctx.tensor("value");
+  require_fused_inputs(ctx, q, k, v, op);
+  std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
+  const Expr l = ctx.simplify(q.sizes[2]);
+  const Expr s = ctx.simplify(k.sizes[2]);
+  if (auto bias = ctx.optional_tensor("attn_bias")) {
+    broadcast_shapes(ctx, {b[0], b[1], l, s}, bias->sizes);
+  }
+  TensorMeta lse = ctx.boolean("compute_log_sumexp", false)
+                       ? contiguous(DType::Float32, {b[0], b[1], l})
+                       : contiguous(DType::Float32, {Expr(0)});
+  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
+                      Value::of(lse), Value::none(), Value::none(), Value::of_int(l),
+                      Value::of_int(s), Value::of(contiguous(DType::Int64, {})),
+                      Value::of(contiguous(DType::Int64, {})),
+                      Value::of(contiguous(q.dtype, {Expr(0)}))});
+}
+
 }  // namespace
 
 void register_norm(OpRegistry& r) {
@@ -470,6 +511,18 @@ void register_norm(OpRegistry& r) {
     check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
                            "rms_norm");
     return Value::of(same_as(input));
+  });
+  // _fused_rms_norm (input, normalized_shape, weight, eps): (output, rstd), rstd shaped as
+  // native_layer_norm's statistics (the normalized dims kept as 1s), in the input's dtype.
+  r.add("aten._fused_rms_norm", [](OpContext& ctx) {
+    TensorMeta input = ctx.tensor("input");
+    std::vector<Expr> normalized = ctx.int_list("normalized_shape");
+    if (is_complex(input.dtype)) ctx.bad_input("_fused_rms_norm does not support complex inputs");
+    const size_t axis = check_normalized_shape(
+        ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}}, "_fused_rms_norm");
+    std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
+    stat.resize(input.rank(), Expr(1));
+    return Value::list({Value::of(same_as(input)), Value::of(contiguous(input.dtype, stat))});
   });
   // native_layer_norm_backward (grad_out, input, normalized_shape, mean, rstd, weight, bias,
   // output_mask): grads of input, weight and bias (None without weight / bias).
@@ -493,6 +546,8 @@ void register_norm(OpRegistry& r) {
   r.add("aten._scaled_dot_product_flash_attention", flash_attention);
   r.add("aten._scaled_dot_product_flash_attention_for_cpu", flash_attention_cpu);
   r.add("aten._scaled_dot_product_efficient_attention", efficient_attention);
+  r.add("aten._scaled_dot_product_attention_math", attention_math);
+  r.add("aten._scaled_dot_product_cudnn_attention", cudnn_attention);
 }
 
 }  // namespace symshape::ops

@@ -305,6 +305,23 @@ ShapeRule search(bool bucketize) {
 }
 
 // cdist(x1 [*, P, M], x2 [*, R, M], p): [*broadcast, P, R].
+// _pdist_forward (self, p): [N * (N - 1) / 2] for a 2-D floating input [N, M].
+Value pdist_forward(OpContext& ctx) {
+  TensorMeta x = ctx.tensor("self");
+  const double p = ctx.real("p", 2.0);
+  if (x.rank() != 2) {
+    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
+  }
+  if (!is_floating(x.dtype)) {
+    ctx.bad_input("pdist only supports floating-point dtypes, got " +
+                  std::string(to_string(x.dtype)));
+  }
+  if (!(p >= 0))
+    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  const Expr& n = x.sizes[0];
+  return Value::of(contiguous(x.dtype, {ctx.simplify(floordiv(n * (n - 1), 2))}));
+}
+
 Value cdist(OpContext& ctx) {
   TensorMeta a = ctx.tensor("x1");
   TensorMeta b = ctx.tensor("x2");
@@ -768,11 +785,43 @@ Value grid_sampler_2d(OpContext& ctx) {
 
 // ---- _native_multi_head_attention ----
 
+// The mask of _native_multi_head_attention and _transformer_encoder_layer_fwd, checked against
+// the attention scores [B, heads, T, T]. By mask_type: 0, an attention mask [T, T]; 1, a key
+// padding mask [B, T]; 2, a mask of the scores' shape. A mask that is not 2-D is always of type 2,
+// as PyTorch's _masked_softmax treats it. Any dtype: PyTorch makes it bool (non-zero masks out).
+void check_attention_mask(const OpContext& ctx, const std::string& op, const Expr& batch,
+                          const Expr& seq, int64_t heads) {
+  std::optional<TensorMeta> mask = ctx.optional_tensor("mask");
+  if (!mask) return;
+  std::optional<int64_t> type;
+  if (auto t = ctx.optional_integer("mask_type")) {
+    type = t->as_int64();
+    if (!type) ctx.bad_input(op + ": mask_type must be a constant, got " + t->str());
+  }
+  if (mask->rank() != 2) type = 2;
+  if (!type) ctx.bad_input(op + ": a 2-D mask needs a mask_type (0: [T, T], 1: [B, T])");
+  std::vector<Expr> want;
+  switch (*type) {
+    case 0: want = {seq, seq}; break;
+    case 1: want = {batch, seq}; break;
+    case 2: want = {batch, Expr(static_cast<long>(heads)), seq, seq}; break;
+    default: ctx.bad_input(op + ": mask_type must be 0, 1 or 2, got " + std::to_string(*type));
+  }
+  const std::string message = op + ": a mask of mask_type " + std::to_string(*type) +
+                              " must have shape " + shape_str(want) + ", got " +
+                              shape_str(mask->sizes);
+  if (mask->rank() != want.size()) ctx.fail(message);
+  for (size_t i = 0; i < want.size(); ++i) {
+    ctx.require_equal(mask->sizes[i], want[i], "attention_mask", message);
+  }
+}
+
 // _native_multi_head_attention(query, key, value [B, T, D], embed_dim D, num_head, qkv_weight
 // [3D, D], qkv_bias [3D], proj_weight [D, D], proj_bias [D], mask, need_weights,
 // average_attn_weights, mask_type): ([B, T, D], the attention weights). The weights are
 // [B, T, T] averaged over heads, [B, num_head, T, T] per head, or None without need_weights
-// (PyTorch's fast path returns an undefined tensor there). Masks are not supported yet.
+// (PyTorch's fast path returns an undefined tensor there). The mask, if any, as
+// check_attention_mask says.
 Value native_multi_head_attention(OpContext& ctx) {
   const std::string op = "_native_multi_head_attention";
   TensorMeta q = ctx.tensor("query"), k = ctx.tensor("key"), v = ctx.tensor("value");
@@ -782,9 +831,6 @@ Value native_multi_head_attention(OpContext& ctx) {
   TensorMeta pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
   const bool need_weights = ctx.boolean("need_weights", true);
   const bool average = ctx.boolean("average_attn_weights", true);
-  if (ctx.optional_tensor("mask")) {
-    ctx.bad_input(op + ": a mask is not supported yet");
-  }
   if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
   auto rank = [&](const TensorMeta& t, size_t r, const char* name) {
     if (t.rank() != r) {
@@ -840,6 +886,7 @@ Value native_multi_head_attention(OpContext& ctx) {
                     op + ": expected `proj_bias` " + shape_str(pb.sizes) + " to be [D]");
   const Expr& batch = q.sizes[0];
   const Expr& seq = q.sizes[1];
+  check_attention_mask(ctx, op, batch, seq, heads);
   Value out = Value::of(contiguous(q.dtype, {batch, seq, d}));
   Value weights = Value::none();
   if (need_weights) {
@@ -854,8 +901,8 @@ Value native_multi_head_attention(OpContext& ctx) {
 
 // _transformer_encoder_layer_fwd(src [B, T, D], embed_dim, num_heads, the attention's and the
 // feed-forward block's weights, ...): src's shape. An empty src is returned as a copy without
-// any check (as PyTorch does); otherwise every weight must have its shape. Masks are not
-// supported yet.
+// any check (as PyTorch does); otherwise every weight must have its shape, and the mask, if any,
+// as check_attention_mask says.
 Value transformer_encoder_layer(OpContext& ctx) {
   const std::string op = "_transformer_encoder_layer_fwd";
   TensorMeta src = ctx.tensor("src");
@@ -864,7 +911,6 @@ Value transformer_encoder_layer(OpContext& ctx) {
   ctx.boolean("use_gelu", false);
   ctx.boolean("norm_first", false);
   ctx.real("eps", 1e-5);
-  if (ctx.optional_tensor("mask")) ctx.bad_input(op + ": a mask is not supported yet");
   if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + shape_str(src.sizes));
   if (!is_floating(src.dtype)) {
     ctx.bad_input(op + ": expected a floating-point `src`, got " +
@@ -906,6 +952,7 @@ Value transformer_encoder_layer(OpContext& ctx) {
       ctx.require_equal(t.sizes[i], sizes[i], "encoder_weights", message);
     }
   }
+  check_attention_mask(ctx, op, src.sizes[0], src.sizes[1], heads);
   return Value::of(out);
 }
 
@@ -936,6 +983,7 @@ void register_structured(OpRegistry& r) {
   r.add("aten.searchsorted", search(false));
   r.add("aten.cdist", cdist);
   r.add("aten._cdist_forward", cdist);
+  r.add("aten._pdist_forward", pdist_forward);
   for (size_t n = 1; n <= 3; ++n) {
     r.add("aten.reflection_pad" + std::to_string(n) + "d", pad_nd(PadMode::Reflect, n));
     r.add("aten.replication_pad" + std::to_string(n) + "d", pad_nd(PadMode::Replicate, n));

@@ -399,6 +399,28 @@ TEST(CheckCli, ReservedWordsNameNoDim) {
   }
 }
 
+// --dim naming a dim the graph declares but no shape or argument uses is an error too: the
+// range would constrain nothing.
+TEST(CheckCli, DimDeclaredButUnusedIsAnError) {
+  const fs::path path =
+      fs::temp_directory_path() / ("symshape_unused_dim_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path)
+      << R"({"format": "symshape-graph", "version": 1, )"
+      << R"("dims": {"n": {"min": 2}, "unused": {"min": 2}}, "nodes": [)"
+      << R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},)"
+      << R"( {"name": "output", "op": "output", "args": [["x"]]}]})"
+      << "\n";
+  CliResult used = run_check({path.string(), "--dim", "n=2..8"});
+  CliResult unused = run_check({path.string(), "--dim", "unused=2..8"});
+  fs::remove(path);
+  EXPECT_EQ(used.exit_code, 0) << used.err;
+  EXPECT_EQ(unused.exit_code, 2);
+  EXPECT_EQ(unused.out, "");
+  EXPECT_EQ(unused.err,
+            "symshape: error: --dim 'unused': the graph declares dim 'unused' but no shape or "
+            "argument uses it\n");
+}
+
 TEST(CheckCli, NonGraphFilesAreBadInput) {
   for (const char* file : {"README.md", "CMakeLists.txt", "docs", "/dev/null"}) {
     CliResult r = run_check({file});

@@ -30,5 +30,6 @@ std::vector<OpCase> symbolic_cases();        // symbolic_kernels_test.cc
 std::vector<OpCase> data_dependent_cases();  // data_dependent_kernels_test.cc
 std::vector<OpCase> collectives_cases();     // collectives_kernels_test.cc
 std::vector<OpCase> structured_cases();      // structured_kernels_test.cc
+std::vector<OpCase> coverage_cases();        // coverage_kernels_test.cc
 
 }  // namespace symshape::testing

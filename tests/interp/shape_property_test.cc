@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 
@@ -48,6 +49,7 @@ const std::vector<Family>& families() {
       {"data_dependent", data_dependent_cases},
       {"collectives", collectives_cases},
       {"structured", structured_cases},
+      {"coverage", coverage_cases},
   };
   return all;
 }
@@ -319,6 +321,72 @@ TEST(ShapeProperty, EveryRuleHasAKernelAndACase) {
   for (const auto& [t, why] : kExempt) {
     EXPECT_TRUE(targets.count(t)) << "exempt target " << t << " has no rule any more";
   }
+}
+
+// PyTorch's Core ATen opset (tests/ops/core_aten_ops.txt): every op in it has a shape rule, a
+// kernel and an op case that calls it by that overload, and its cases pass the property check.
+TEST(ShapeProperty, CoreAtenOpset) {
+  // The table lists atan2's out= form, which a functional graph never calls: its functional
+  // form stands in for it.
+  const std::map<std::string, std::string> kFunctionalForm = {
+      {"aten.atan2.out", "aten.atan2.default"}};
+  std::ifstream in(std::string(SYMSHAPE_SOURCE_DIR) + "/tests/ops/core_aten_ops.txt");
+  ASSERT_TRUE(in) << "cannot read tests/ops/core_aten_ops.txt";
+  std::vector<std::string> ops;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') ops.push_back(line);
+  }
+  EXPECT_GE(ops.size(), 180u);
+  const std::vector<std::string> rules = OpRegistry::instance().targets();
+  const std::set<std::string> targets(rules.begin(), rules.end());
+  // The cases calling each target, under both spellings of a default overload.
+  std::map<std::string, std::vector<const OpCase*>> callers;
+  const auto cases = all_cases();
+  for (const auto& [family, c] : cases) {
+    for (const Call& call : c.calls) {
+      callers[call.target].push_back(&c);
+      const std::string suffix = ".default";
+      if (call.target.size() > suffix.size() &&
+          call.target.compare(call.target.size() - suffix.size(), suffix.size(), suffix) == 0) {
+        callers[call.target.substr(0, call.target.size() - suffix.size())].push_back(&c);
+      } else if (std::count(call.target.begin(), call.target.end(), '.') == 1) {
+        callers[call.target + suffix].push_back(&c);
+      }
+    }
+  }
+  std::vector<std::string> no_rule, no_kernel, no_case;
+  size_t covered = 0;
+  uint64_t seed = 500;
+  for (const std::string& op : ops) {
+    auto alias = kFunctionalForm.find(op);
+    const std::string target = alias == kFunctionalForm.end() ? op : alias->second;
+    const bool rule = resolve(targets, target).has_value();
+    const bool kernel = interp::KernelRegistry::instance().find(target) != nullptr;
+    auto c = callers.find(target);
+    if (!rule) no_rule.push_back(op);
+    if (!kernel) no_kernel.push_back(op);
+    if (c == callers.end()) no_case.push_back(op);
+    if (!rule || !kernel || c == callers.end()) continue;
+    ++covered;
+    // The first case calling it, at a few more sizes than EveryOpCase draws.
+    const OpCase& first = *c->second.front();
+    Tally t = check_graph("core " + op + " (" + first.name + ")", build_graph(first), 3, 20, 9,
+                          seed++, true, true);
+    EXPECT_GE(t.accepted, 1u) << op << ": no assignment of " << first.name << " was run";
+  }
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& t : v) s += "\n  " + t;
+    return s;
+  };
+  EXPECT_TRUE(no_rule.empty()) << no_rule.size()
+                               << " Core ATen ops have no shape rule:" << joined(no_rule);
+  EXPECT_TRUE(no_kernel.empty()) << no_kernel.size()
+                                 << " Core ATen ops have no kernel:" << joined(no_kernel);
+  EXPECT_TRUE(no_case.empty()) << no_case.size()
+                               << " Core ATen ops are called by no op case:" << joined(no_case);
+  std::cout << "[ core aten ] " << covered << " of " << ops.size()
+            << " Core ATen ops have a shape rule, a kernel and a checked op case\n";
 }
 
 TEST(ShapeProperty, EveryGraphInTestsAndExamples) {
