@@ -1,0 +1,82 @@
+"""Runs every ```python block of docs/python.md, and the README's, in order (one namespace per
+file, so that a block may use what an earlier one defined), from the source tree's root. A
+block's `# prints: TEXT` comments are checked, in order, against the lines it printed.
+
+Blocks that import torch skip (with the rest of their file) when torch cannot be imported and the
+environment variable CI is unset; with CI set, a missing torch is a failure.
+"""
+import contextlib
+import io
+import os
+import pathlib
+import re
+import unittest
+
+ROOT = pathlib.Path(os.environ.get("SYMSHAPE_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
+
+try:
+    import torch  # noqa: F401
+    import torchvision  # noqa: F401
+    TORCH_ERROR = None
+except ImportError as e:  # pragma: no cover - depends on the machine
+    TORCH_ERROR = e
+
+
+def python_blocks(path):
+    """The ```python blocks of a markdown file, with their first line numbers."""
+    blocks, current, start = [], None, 0
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if current is None and line.strip() == "```python":
+            current, start = [], number + 1
+        elif current is not None and line.strip() == "```":
+            blocks.append((start, "\n".join(current) + "\n"))
+            current = None
+        elif current is not None:
+            current.append(line)
+    if current is not None:
+        raise AssertionError(f"{path}:{start}: unterminated ```python block")
+    return blocks
+
+
+def expected_prints(code):
+    """The `# prints: TEXT` comments, in order."""
+    return [m.group(1).strip() for m in re.finditer(r"#\s*prints:\s*(.*)$", code, re.M)]
+
+
+class DocsTest(unittest.TestCase):
+    def run_file(self, relative, min_blocks):
+        path = ROOT / relative
+        blocks = python_blocks(path)
+        self.assertGreaterEqual(len(blocks), min_blocks, f"{relative} lost its examples")
+        namespace = {"__name__": "__docs__"}
+        cwd = os.getcwd()
+        os.chdir(ROOT)
+        try:
+            for start, code in blocks:
+                if "torch" in code and TORCH_ERROR is not None:
+                    if os.environ.get("CI"):
+                        self.fail(f"CI is set but torch cannot be imported: {TORCH_ERROR}")
+                    self.skipTest(f"{relative}:{start} needs torch ({TORCH_ERROR})")
+                out = io.StringIO()
+                with self.subTest(block=f"{relative}:{start}"), contextlib.redirect_stdout(out):
+                    exec(compile(code, f"{relative}:{start}", "exec"), namespace)
+                # The `# prints:` lines, in order, among the lines printed.
+                printed = [line.strip() for line in out.getvalue().splitlines()]
+                at = 0
+                for text in expected_prints(code):
+                    self.assertIn(text, printed[at:],
+                                  f"{relative}:{start} should print {text!r} (in this order); "
+                                  "it printed:\n" + out.getvalue())
+                    at = printed.index(text, at) + 1
+        finally:
+            os.chdir(cwd)
+
+    def test_python_md(self):
+        self.run_file("docs/python.md", min_blocks=6)
+
+    def test_readme(self):
+        self.run_file("README.md", min_blocks=1)
+
+
+if __name__ == "__main__":
+    unittest.main()
