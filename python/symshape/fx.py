@@ -29,7 +29,8 @@ Tested with PyTorch 1.13 (Debian's python3-torch). PyTorch 1.13 specifics handle
 Graphs from torch.export (PyTorch 2) go through from_fx(exported.graph_module, ...) on the same
 path; that path has not been tested here (no torch.export in 1.13).
 
-Command line: python3 -m symshape.fx PROGRAM.pt2|GRAPHMODULE.pt ... (see main()).
+Command line: python3 -m symshape.fx torchvision.models:resnet18 --input 4,3,32,32 \
+    --dynamic x:0:batch:2:64 -o resnet18.json      (see main()).
 """
 import contextlib
 import inspect
@@ -615,42 +616,94 @@ def run_fx(conv, *inputs):
     return values
 
 
-def main(argv=None):
-    """python3 -m symshape.fx GRAPHMODULE.pt -o OUT.json --dynamic x:0:batch[:MIN:MAX] ...
+def _parse_dynamic(specs):
+    """{input: {dim: Dim}} from INPUT:DIM:NAME[:MIN:MAX] texts."""
+    dynamic = {}
+    for spec in specs:
+        parts = spec.split(":")
+        if len(parts) not in (3, 5) or not parts[1].lstrip("-").isdigit() or not parts[2]:
+            raise ConversionError(f"--dynamic {spec!r}: expected INPUT:DIM:NAME[:MIN:MAX]")
+        try:
+            dim = Dim(parts[2]) if len(parts) == 3 else Dim(
+                parts[2], int(parts[3] or 2), None if parts[4] in ("", "inf") else int(parts[4]))
+        except ValueError:
+            raise ConversionError(f"--dynamic {spec!r}: MIN and MAX are integers") from None
+        key = int(parts[0]) if parts[0].isdigit() else parts[0]
+        dynamic.setdefault(key, {})[int(parts[1])] = dim
+    return dynamic
 
-    Converts a saved GraphModule (torch.save of make_fx(..., tracing_mode="symbolic")'s result,
-    or of a torch.export program when torch.export exists) into the graph format."""
+
+def _load_model(spec, kwargs):
+    """The module `package.module:callable` names, called with kwargs."""
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    if not attr:
+        raise ConversionError(f"{spec!r}: expected MODULE:CALLABLE (torchvision.models:resnet18)")
+    try:
+        factory = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as e:
+        raise ConversionError(f"{spec!r}: {e}") from None
+    return factory(**kwargs)
+
+
+def _example_input(spec):
+    """A random tensor from SIZES[:DTYPE] (`4,3,32,32`, `2,16:int64`)."""
+    sizes, _, dtype = spec.partition(":")
+    try:
+        shape = [int(v) for v in sizes.split(",")]
+    except ValueError:
+        raise ConversionError(f"--input {spec!r}: expected sizes such as 4,3,32,32") from None
+    dt = getattr(torch, dtype or "float32", None)
+    if not isinstance(dt, torch.dtype):
+        raise ConversionError(f"--input {spec!r}: unknown dtype {dtype!r}")
+    if dt.is_floating_point:
+        return torch.randn(*shape, dtype=dt)
+    return torch.randint(0, 2, shape, dtype=dt)
+
+
+def main(argv=None):
+    """python3 -m symshape.fx MODULE:CALLABLE --input 4,3,32,32 --dynamic x:0:batch -o OUT.json
+
+    Builds a model by calling MODULE:CALLABLE (with --kwargs), traces it on random inputs of the
+    given sizes and writes the symshape graph; or converts a torch.export program saved with
+    torch.export.save (PROGRAM.pt2) where torch.export exists. PyTorch 1.13 cannot save a traced
+    GraphModule with its metadata, hence the model form."""
     import argparse
     import sys
 
     p = argparse.ArgumentParser(prog="python3 -m symshape.fx",
-                                description="Convert a saved FX program to a symshape graph.")
-    p.add_argument("program", help="a file torch.save wrote: a GraphModule or an ExportedProgram")
-    p.add_argument("-o", "--output", default="-", help="where to write the graph (default stdout)")
+                                description="Convert a PyTorch model to a symshape graph.")
+    p.add_argument("model", help="MODULE:CALLABLE returning an nn.Module "
+                   "(torchvision.models:resnet18), or a torch.export program (.pt2)")
+    p.add_argument("--kwargs", default="{}", help="JSON keyword arguments for CALLABLE")
+    p.add_argument("--input", action="append", default=[], metavar="SIZES[:DTYPE]",
+                   help="an example input (repeatable), e.g. 4,3,32,32 or 2,16:int64")
     p.add_argument("--dynamic", action="append", default=[], metavar="INPUT:DIM:NAME[:MIN:MAX]",
-                   help="a dynamic dim (repeatable), e.g. x:0:batch:1:64")
+                   help="a dynamic dim (repeatable), e.g. x:0:batch:2:64")
+    p.add_argument("--train", action="store_true", help="trace in training mode (default eval)")
+    p.add_argument("-o", "--output", default="-", help="where to write the graph (default stdout)")
     p.add_argument("--check", action="store_true", help="also check the graph's shapes")
     args = p.parse_args(argv)
     try:
-        loaded = torch.load(args.program)
-        gm = getattr(loaded, "graph_module", loaded)
-        if not isinstance(gm, torch.fx.GraphModule):
-            raise ConversionError(f"{args.program} holds a {type(loaded).__name__}, not a "
-                                  "GraphModule or an ExportedProgram")
-        dynamic = {}
-        for spec in args.dynamic:
-            parts = spec.split(":")
-            if len(parts) not in (3, 5) or not parts[1].lstrip("-").isdigit():
-                raise ConversionError(f"--dynamic {spec!r}: expected INPUT:DIM:NAME[:MIN:MAX]")
-            key = int(parts[0]) if parts[0].isdigit() else parts[0]
-            dim = Dim(parts[2]) if len(parts) == 3 else Dim(
-                parts[2], int(parts[3]), None if parts[4] in ("", "inf") else int(parts[4]))
-            dynamic.setdefault(key, {})[int(parts[1])] = dim
-        conv = from_fx(gm, dynamic)
+        dynamic = _parse_dynamic(args.dynamic)
+        if args.model.endswith(".pt2"):
+            if not hasattr(torch, "export"):
+                raise ConversionError(f"{args.model}: this PyTorch ({torch.__version__}) has no "
+                                      "torch.export")
+            program = torch.export.load(args.model)
+            conv = from_fx(program.graph_module, dynamic)
+        else:
+            if not args.input:
+                raise ConversionError("give the example inputs' sizes with --input")
+            model = _load_model(args.model, json.loads(args.kwargs))
+            model = model.train() if args.train else model.eval()
+            torch.manual_seed(0)
+            conv = trace(model, tuple(_example_input(i) for i in args.input), dynamic)
         if args.check:
             conv.check()
         text = conv.to_json()
-    except (symshape.Error, OSError, RuntimeError, ValueError) as e:
+    except (symshape.Error, OSError, RuntimeError, ValueError, TypeError) as e:
         print(f"symshape.fx: error: {e}", file=sys.stderr)
         return 2
     if args.output == "-":

@@ -6,7 +6,10 @@ traced graph; the guards hold at both sizes and fail outside the declared range.
 Skips only when torch or torchvision cannot be imported and the environment variable CI is unset;
 with CI set, a missing torch is a failure.
 """
+import contextlib
+import io
 import os
+import tempfile
 import unittest
 
 import symshape
@@ -142,6 +145,21 @@ class FxConversionTest(unittest.TestCase):
         with self.assertRaises(symshape.fx.ConversionError) as cm:
             symshape.fx.trace(model, torch.randn(1, 4), dynamic={"input": {0: "batch"}})
         self.assertIn("specialized", str(cm.exception))
+
+    def test_command_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "linear.json")
+            args = ["torch.nn:Linear", "--kwargs", '{"in_features": 4, "out_features": 8}',
+                    "--input", "3,4", "--dynamic", "input:0:batch:2:32", "--check", "-o", out]
+            self.assertEqual(symshape.fx.main(args), 0)
+            graph = symshape.load_graph(out)
+            self.assertEqual((graph.dims["batch"].min, graph.dims["batch"].max,
+                              graph.dims["batch"].hint), (2, 32, 3))
+            self.assertEqual(str(symshape.check(graph)["output"]), "(float32[batch, 8],)")
+            stderr = io.StringIO()
+            with contextlib.redirect_stderr(stderr):
+                self.assertEqual(symshape.fx.main(args[:5] + ["--dynamic", "input:0"]), 2)
+            self.assertIn("expected INPUT:DIM:NAME", stderr.getvalue())
 
 
 if __name__ == "__main__":
