@@ -433,7 +433,12 @@ def _static_input_dims(static_by_input):
     order) are plain ints rather than symbols. Parameters get no symbols at all, so the tensors
     PyTorch 1.13 asks symbols for are the inputs, in order."""
     ss = _symbolic_shapes()
-    original = ss.ShapeEnv.create_symint
+    original = getattr(ss.ShapeEnv, "create_symint", None)
+    if original is None:
+        # Not PyTorch 1.13: every input dim gets a symbol, and the conversion takes the ones not
+        # named dynamic at their traced values.
+        yield
+        return
     order = {}
 
     def create_symint(self, name, val):

@@ -146,6 +146,21 @@ class FxConversionTest(unittest.TestCase):
             symshape.fx.trace(model, torch.randn(1, 4), dynamic={"input": {0: "batch"}})
         self.assertIn("specialized", str(cm.exception))
 
+    def test_from_fx_on_a_make_fx_graph(self):
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        def f(x):
+            return torch.relu(x.view(-1))
+
+        gm = make_fx(f, tracing_mode="symbolic")(torch.randn(3, 5))
+        x = [n.name for n in gm.graph.nodes if n.op == "placeholder"][0]
+        conv = symshape.fx.from_fx(gm, {x: {0: "batch"}})
+        # The dim not named dynamic is taken at its traced value.
+        self.assertEqual(str(conv.check()["relu"]), "float32[5*batch]")
+        self.assertEqual(conv.hints, {"batch": 3})
+        with self.assertRaises(symshape.fx.ConversionError):
+            symshape.fx.from_fx(gm, {"nope": {0: "batch"}})
+
     def test_command_line(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "linear.json")
