@@ -62,6 +62,12 @@ set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libginac-dev, libcln-dev, nlohmann-json3-dev, pkg-config")
+if(SYMSHAPE_PYTHON)
+  # The extension is built for one CPython minor version (its ABI tag is in the file name).
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}.99~)")
+  # symshape.fx needs PyTorch; the rest of the package does not.
+  set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch, python3-torchvision")
+endif()
 find_program(SYMSHAPE_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(SYMSHAPE_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
@@ -78,6 +84,8 @@ if(NOT SYMSHAPE_SANITIZE AND TARGET symshape_cli)
       -DBUILD_DIR=${CMAKE_BINARY_DIR}
       -DSOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR}
       -DCXX=${CMAKE_CXX_COMPILER}
+      "-DPYTHON=$<$<BOOL:${SYMSHAPE_PYTHON}>:${Python3_EXECUTABLE}>"
+      "-DPYTHON_DIR=${SYMSHAPE_PYTHON_INSTALL_DIR}"
       -P "${CMAKE_CURRENT_SOURCE_DIR}/cmake/package_test.cmake")
   set_tests_properties(package_consumer PROPERTIES LABELS package TIMEOUT 600)
 endif()

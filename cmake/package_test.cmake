@@ -56,6 +56,19 @@ expect_consumer_output("${last_output}")
 
 run("the installed CLI" "${prefix}/bin/symshape" --version)
 
+# The installed Python package, from the prefix with PYTHONPATH (when the module was built). The
+# program's lines are separated by newlines: run() would split its arguments at semicolons.
+if(PYTHON)
+  set(ENV{PYTHONPATH} "${prefix}/${PYTHON_DIR}")
+  run("importing the installed symshape" "${PYTHON}" -c
+      "import symshape\nassert symshape.__file__.startswith('${prefix}'), symshape.__file__\nprint(symshape.check(symshape.load_graph('${SOURCE_DIR}/examples/mlp.json'))['relu'])")
+  string(FIND "${last_output}" "float32[batch, 64]" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "the installed Python package printed:\n${last_output}")
+  endif()
+  unset(ENV{PYTHONPATH})
+endif()
+
 # The Debian package: its files and its dependencies on Debian's packages.
 if(EXISTS "${BUILD_DIR}/CPackConfig.cmake")
   find_program(dpkg_deb dpkg-deb)
@@ -67,15 +80,25 @@ if(EXISTS "${BUILD_DIR}/CPackConfig.cmake")
     endif()
     list(GET debs 0 deb)
     run("dpkg-deb -f" "${dpkg_deb}" -f "${deb}" Depends)
-    foreach(dep IN ITEMS libginac-dev libcln-dev nlohmann-json3-dev)
+    set(deps libginac-dev libcln-dev nlohmann-json3-dev)
+    if(PYTHON)
+      list(APPEND deps python3)
+    endif()
+    foreach(dep IN LISTS deps)
       string(FIND "${last_output}" "${dep}" at)
       if(at EQUAL -1)
         message(FATAL_ERROR "${deb} does not depend on ${dep}: ${last_output}")
       endif()
     endforeach()
+    set(python_files "")
+    if(PYTHON)
+      set(python_files ./usr/${PYTHON_DIR}/symshape/__init__.py ./usr/${PYTHON_DIR}/symshape/fx.py
+                       ./usr/${PYTHON_DIR}/symshape/__init__.pyi ./usr/${PYTHON_DIR}/symshape/_core)
+    endif()
     run("dpkg-deb -c" "${dpkg_deb}" -c "${deb}")
     foreach(file IN ITEMS ./usr/bin/symshape ./usr/include/symshape/ir.h
-                          ./usr/lib/cmake/symshape/symshapeConfig.cmake ./usr/lib/libsymshape.a)
+                          ./usr/lib/cmake/symshape/symshapeConfig.cmake ./usr/lib/libsymshape.a
+                          ${python_files})
       string(FIND "${last_output}" "${file}" at)
       if(at EQUAL -1)
         message(FATAL_ERROR "${deb} has no ${file}:\n${last_output}")

@@ -26,76 +26,31 @@ graph comes from `make_fx(f, tracing_mode="symbolic")`, so every op is really tr
 Nothing is downloaded (no pretrained weights). Parameters and buffers become placeholders with
 static shapes; batch, seq and the spatial dims stay symbolic.
 
-PyTorch 1.13 specifics this script handles:
-  - symbolic tracing runs under FakeTensorMode, which refuses real parameters: the model is run
-    through `stateless.functional_call` with its parameters and buffers as traced inputs;
-  - inputs that are nn.Parameters keep static sizes (buffers are passed as frozen parameters);
-    every other input size >= 2 becomes a symbol, and equal sizes share one (duck shaping, without
-    a guard): the input's static dims (an image's 3 channels, a model width) are kept plain ints
-    while tracing, and the script refuses hints for the dynamic dims that collide with a static
-    size or stride;
-  - aten.dropout's C++ composite calls numel(), which symbolic sizes refuse: a Python composite
-    for it is registered (it calls native_dropout, as PyTorch 2's decomposition does); the same
-    for aten.narrow (a slice) and aten.chunk (a split); float() of a SymInt evaluates it;
-  - nothing requires grad: autograd's kernels of view ops (split) ask for concrete sizes;
-  - some 1.13 meta kernels (softmax's) evaluate a size and record a guard on its value
-    (--show-guards lists them) although every size they compute stays symbolic: the graph is
-    what those kernels compute at every size, which `symshape check` then verifies.
+The tracing and the conversion are symshape.fx's (python/symshape/fx.py, which lists the
+PyTorch 1.13 specifics it handles): this script only builds the models. It imports symshape from
+build/python (configure and build the project first), or from PYTHONPATH. Some 1.13 meta kernels
+(softmax's) evaluate a size and record a guard on its value (--show-guards lists them) although
+every size they compute stays symbolic: the graph is what those kernels compute at every size,
+which `symshape check` then verifies.
 """
 import argparse
-import contextlib
-import json
 import math
-import operator
-import re
+import os
 import sys
 
-import sympy
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from torch._C import DispatchKey
-from torch.fx.experimental import symbolic_shapes
-from torch.fx.experimental.proxy_tensor import make_fx
-from torch.nn.utils import stateless
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "build", "python"))
+try:
+    import symshape.fx
+except ImportError as e:
+    raise SystemExit(f"trace_model.py: cannot import symshape ({e}): build the project "
+                     "(cmake --build build) or put its python/ build directory on PYTHONPATH")
 
 aten = torch.ops.aten
-
-
-# ---------------------------------------------------------------------------------------------
-# aten.dropout under symbolic sizes
-# ---------------------------------------------------------------------------------------------
-def _dropout(x, p, train):
-    if not train or p == 0:
-        return x
-    return aten.native_dropout.default(x, p, train)[0]
-
-
-aten.dropout.default.py_impl(DispatchKey.CompositeImplicitAutograd)(_dropout)
-
-
-# aten.narrow's C++ composite calls sizes() (split_with_sizes's decomposition narrows): a slice.
-def _narrow(x, dim, start, length):
-    return aten.slice.Tensor(x, dim, start, start + length)
-
-
-aten.narrow.default.py_impl(DispatchKey.CompositeImplicitAutograd)(_narrow)
-
-
-# aten.chunk's too (MultiheadAttention chunks its packed projection): a split, as PyTorch 2's
-# decomposition does.
-def _chunk(x, chunks, dim=0):
-    size = x.size(dim)
-    return aten.split.Tensor(x, (size + chunks - 1) // chunks, dim)
-
-
-aten.chunk.default.py_impl(DispatchKey.CompositeImplicitAutograd)(_chunk)
-
-
-# math.sqrt(E) in multi_head_attention_forward: E is a SymInt even where it is a constant (a view's
-# sizes all become SymInts). float() of a SymInt evaluates it, which guards on its value; a
-# dynamic dim specialized that way is caught after tracing.
-torch.SymIntNode.__float__ = lambda self: float(self.get_pyobj().guard_int("", 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -239,228 +194,23 @@ def build(args):
     raise SystemExit(f"unknown model {args.model}")
 
 
-# ---------------------------------------------------------------------------------------------
-# sympy -> symshape's expression grammar
-# ---------------------------------------------------------------------------------------------
-def expr_text(e):
-    """e in the grammar of parse_expr (Python integer arithmetic, FloorDiv as //). Every
-    quotient and remainder is parenthesized whole: `8*(a)//(b)` would read as `(8*a)//b`."""
-    e = sympy.sympify(e)
-    if e.is_Integer:
-        return str(int(e))
-    if e.is_Symbol:
-        return str(e)
-    if isinstance(e, symbolic_shapes.FloorDiv):
-        return f"(({expr_text(e.args[0])})//({expr_text(e.args[1])}))"
-    if isinstance(e, sympy.Mod):
-        return f"(({expr_text(e.args[0])}) % ({expr_text(e.args[1])}))"
-    if isinstance(e, symbolic_shapes.Ceil):
-        return expr_text(e.args[0])  # Ceil of an integer expression is itself
-    if e.is_Add:
-        return "(" + " + ".join(expr_text(a) for a in e.args) + ")"
-    if e.is_Mul:
-        num, den = e.as_numer_denom()
-        if den != 1:
-            # Only whole quotients reach here (a FloorDiv that divisibility made exact).
-            return f"(({expr_text(num)})//({expr_text(den)}))"
-        return "*".join(expr_text(a) for a in e.args)
-    if e.is_Pow and e.exp.is_Integer and e.exp > 0:
-        return f"({expr_text(e.base)})**{int(e.exp)}"
-    if isinstance(e, (sympy.Max, sympy.Min)):
-        return ("max(" if isinstance(e, sympy.Max) else "min(") + ", ".join(
-            expr_text(a) for a in e.args) + ")"
-    raise TypeError(f"no symshape form for the size {e!r} ({type(e).__name__})")
-
-
-# ---------------------------------------------------------------------------------------------
-# FX graph -> symshape graph
-# ---------------------------------------------------------------------------------------------
-class Exporter:
-    def __init__(self, gm, placeholder_names, dynamic):
-        """placeholder_names: the names to give the placeholders, in order; dynamic: for each
-        placeholder index, {dim: name} of the dims that stay symbolic."""
-        self.gm = gm
-        self.env = gm.shape_env
-        self.placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
-        self.names = {}
-        for node, name in zip(self.placeholders, placeholder_names):
-            self.names[node] = name
-        self.subs = {}
-        self.dims = {}
-        self._bind_symbols(dynamic)
-
-    def _sym(self, s):
-        """The sympy expression of a SymInt (or an int)."""
-        if isinstance(s, int):
-            return sympy.Integer(s)
-        if isinstance(s, symbolic_shapes.PySymInt):
-            return s.expr
-        return s.get_pyobj().expr  # torch.SymIntNode
-
-    def _bind_symbols(self, dynamic):
-        """Names the dynamic dims' symbols and substitutes every other symbol by its value."""
-        named = {}
-        for index, dims in dynamic.items():
-            val = self.placeholders[index].meta["val"]
-            for d, name in dims.items():
-                expr = self.env.replace(self._sym(val.shape[d]))
-                if not expr.is_Symbol:
-                    raise SystemExit(f"dim {d} of input {index} ({name}) is not a symbol: {expr}")
-                named[expr] = name
-        for expr, name in named.items():
-            if not self.env.replace(expr).is_Symbol:
-                raise SystemExit(f"PyTorch specialized {name} to {self.env.replace(expr)} while "
-                                 "tracing (a stride or size of the same value?): choose another "
-                                 "size for it")
-        for i, node in enumerate(self.placeholders):
-            val = node.meta["val"]
-            for d, s in enumerate(val.shape):
-                expr = self.env.replace(self._sym(s))
-                if expr in named and dynamic.get(i, {}).get(d) != named[expr]:
-                    raise SystemExit(
-                        f"dim {d} of {self.names[node]} has the size of {named[expr]} "
-                        f"({self.env.var_to_val[expr]}): PyTorch 1.13 gives both one symbol; "
-                        "choose another size for the dynamic dim")
-        for sym, val in self.env.var_to_val.items():
-            if sym in named:
-                self.subs[sym] = sympy.Symbol(named[sym], positive=True, integer=True)
-            else:
-                self.subs[sym] = sympy.Integer(int(val))
-        for sym, name in named.items():
-            self.dims[name] = int(self.env.var_to_val[sym])
-
-    def size(self, s):
-        expr = self.env.replace(self._sym(s)).xreplace(self.subs)
-        expr = sympy.simplify(expr) if not expr.is_Integer else expr
-        if expr.is_Integer:
-            return int(expr)
-        return expr_text(expr)
-
-    def arg(self, a):
-        if isinstance(a, torch.fx.Node):
-            return {"node": self.name(a)}
-        if a is None or isinstance(a, (bool, str)):
-            return a
-        if isinstance(a, int):
-            return a
-        if isinstance(a, float):
-            return a if math.isfinite(a) else {"float": str(a)}
-        if isinstance(a, (torch.SymIntNode, symbolic_shapes.PySymInt)):
-            v = self.size(a)
-            return v if isinstance(v, int) else {"expr": v}
-        if isinstance(a, torch.dtype):
-            return {"dtype": str(a).replace("torch.", "")}
-        if isinstance(a, torch.device):
-            return {"device": str(a)}
-        if isinstance(a, torch.layout):
-            return {"layout": str(a).replace("torch.", "")}
-        if isinstance(a, torch.memory_format):
-            return {"memory_format": str(a).replace("torch.", "")}
-        if isinstance(a, (list, tuple)):
-            return [self.arg(x) for x in a]
-        raise TypeError(f"no symshape form for the argument {a!r}")
-
-    def name(self, node):
-        return self.names.get(node, node.name)
-
-    @staticmethod
-    def target(node):
-        t = node.target
-        if isinstance(t, torch._ops.OpOverload):
-            return str(t)
-        if isinstance(t, torch._ops.OpOverloadPacket):
-            # PyTorch 1.13 records sym_size by its packet; its one overload is sym_size.int.
-            if str(t) == "aten.sym_size":
-                return "aten.sym_size.int"
-            return str(t) + ".default"
-        if t in (operator.getitem, operator.mul, operator.add, operator.sub, operator.floordiv,
-                 operator.mod, operator.truediv, operator.neg, operator.eq, operator.ne,
-                 operator.lt, operator.le, operator.gt, operator.ge):
-            return "operator." + t.__name__
-        raise TypeError(f"no symshape target for {t!r}")
-
-    def export(self, declared):
-        nodes = []
-        for n in self.gm.graph.nodes:
-            e = {"name": self.name(n), "op": n.op}
-            if n.op == "call_function":
-                e["target"] = self.target(n)
-            elif n.op not in ("placeholder", "output"):
-                raise TypeError(f"unexpected FX node kind {n.op}")
-            if n.op in ("call_function", "output"):
-                e["args"] = [self.arg(a) for a in n.args]
-            if n.kwargs:
-                e["kwargs"] = {k: self.arg(v) for k, v in n.kwargs.items()}
-            val = n.meta.get("val")
-            if isinstance(val, torch.Tensor):
-                e["dtype"] = str(val.dtype).replace("torch.", "")
-                e["shape"] = [self.size(s) for s in val.shape]
-                e["stride"] = [self.size(s) for s in val.stride()]
-            nodes.append(e)
-        dims = {}
-        for name, hint in self.dims.items():
-            lo, hi = declared[name]
-            dims[name] = {"min": lo, "max": hi, "hint": hint}
-        return {"format": "symshape-graph", "version": 1, "dims": dims, "nodes": nodes}
-
-
-@contextlib.contextmanager
-def static_input_dims(static):
-    """While tracing, the sizes of the input's dims in `static` (an image's channels, a model
-    width) are plain ints rather than symbols. Parameters get no symbols at all, so every
-    `t<i>.size(<d>)` symbol PyTorch 1.13 asks for is a size of the input."""
-    original = symbolic_shapes.ShapeEnv.create_symint
-
-    def create_symint(self, name, val):
-        m = re.fullmatch(r"t\d+\.size\((\d+)\)", name)
-        if m and int(m.group(1)) in static:
-            return val
-        return original(self, name, val)
-
-    symbolic_shapes.ShapeEnv.create_symint = create_symint
-    try:
-        yield
-    finally:
-        symbolic_shapes.ShapeEnv.create_symint = original
-
-
 def trace(args):
     model, x, dynamic_dims = build(args)
-    params = dict(model.named_parameters())
-    buffers = dict(model.named_buffers())
-    names = list(params) + list(buffers)
-    # MetaConverter gives nn.Parameter inputs static sizes: buffers are passed as (frozen)
-    # parameters too, so that only the model's input has symbolic sizes.
-    # Nothing requires grad: autograd's kernels of view ops (split) ask for concrete sizes.
-    tensors = [nn.Parameter(t.detach(), requires_grad=False)
-               for t in list(params.values()) + list(buffers.values())]
-
-    def f(state, inp):
-        return stateless.functional_call(model, dict(zip(names, state)), (inp,))
-
-    with static_input_dims(set(range(x.dim())) - set(dynamic_dims)):
-        gm = make_fx(f, tracing_mode="symbolic")(tensors, x)
-    placeholder_names = [n.replace(".", "_") for n in names] + ["x" if x.is_floating_point() else "tokens"]
-    exporter = Exporter(gm, placeholder_names, {len(names): dynamic_dims})
     declared = {
         "batch": (2, args.max_batch),
         "seq": (2, args.block if args.model == "gpt" else args.max_seq),
         "h": (args.min_size, args.max_size),
         "w": (args.min_size, args.max_size),
     }
-    graph = exporter.export(declared)
+    dims = {d: symshape.fx.Dim(name, *declared[name]) for d, name in dynamic_dims.items()}
+    input_name = "x" if x.is_floating_point() else "tokens"
+    try:
+        conv = symshape.fx.trace(model, x, dynamic={input_name: dims}, input_names=[input_name])
+    except symshape.fx.ConversionError as e:
+        raise SystemExit(str(e))
     if args.show_guards:
-        print(gm.shape_env.format_guards(verbose=True), file=sys.stderr)
-    return graph
-
-
-def write(graph, out):
-    """One node per line, as symshape's canonical layout (symshape rewrites it exactly)."""
-    out.write('{"format": "symshape-graph", "version": 1,\n')
-    out.write(' "dims": ' + json.dumps(graph["dims"]) + ",\n")
-    out.write(' "nodes": [\n')
-    out.write(",\n".join("  " + json.dumps(n) for n in graph["nodes"]))
-    out.write("]}\n")
+        print(conv.gm.shape_env.format_guards(verbose=True), file=sys.stderr)
+    return conv.graph_dict
 
 
 def main():
@@ -487,7 +237,7 @@ def main():
     p.add_argument("--show-guards", action="store_true",
                    help="print PyTorch's guards, and where they were taken, on stderr")
     args = p.parse_args()
-    write(trace(args), sys.stdout)
+    sys.stdout.write(symshape.fx.dumps(trace(args)))
 
 
 if __name__ == "__main__":

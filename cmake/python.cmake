@@ -1,0 +1,82 @@
+# The Python package `symshape`: pybind11 bindings of the library (the extension symshape._core)
+# and the pure-Python layer in python/symshape/ (SymInt arithmetic helpers, symshape.fx). Built
+# when pybind11 and Python's headers are found; importable from the build tree with
+# PYTHONPATH=build/python and installed under SYMSHAPE_PYTHON_INSTALL_DIR.
+#
+# The interpreter is Debian's /usr/bin/python3 when it exists (the one with Debian's
+# python3-torch), not whatever `python3` comes first on PATH (a pyenv or a venv without it).
+# Give -DPython3_EXECUTABLE=... to choose another.
+option(SYMSHAPE_PYTHON "Build the Python module when pybind11 and Python's headers are found" ON)
+
+if(SYMSHAPE_PYTHON AND SYMSHAPE_SANITIZE)
+  # A module built with ASan only loads into an interpreter started with libasan preloaded,
+  # which is fragile; the sanitizer build tests the C++ code, the Release build the bindings.
+  message(STATUS "symshape: the Python module is not built under SYMSHAPE_SANITIZE "
+                 "(tested in the non-sanitizer build)")
+  set(SYMSHAPE_PYTHON OFF)
+endif()
+
+if(SYMSHAPE_PYTHON)
+  if(NOT DEFINED Python3_EXECUTABLE AND EXISTS /usr/bin/python3)
+    set(Python3_EXECUTABLE /usr/bin/python3)
+  endif()
+  find_package(Python3 COMPONENTS Interpreter Development.Module QUIET)
+  if(Python3_FOUND)
+    find_package(pybind11 CONFIG QUIET)
+  endif()
+  if(NOT Python3_FOUND OR NOT pybind11_FOUND)
+    message(STATUS "symshape: pybind11 or Python's headers not found (pybind11-dev, "
+                   "python3-dev); the Python module is not built")
+    set(SYMSHAPE_PYTHON OFF)
+  endif()
+endif()
+
+if(SYMSHAPE_PYTHON)
+  message(STATUS "symshape: building the Python module for ${Python3_EXECUTABLE} "
+                 "(Python ${Python3_VERSION}, pybind11 ${pybind11_VERSION})")
+  # The static library is linked into a shared object.
+  set_property(TARGET symshape PROPERTY POSITION_INDEPENDENT_CODE ON)
+
+  set(SYMSHAPE_PYTHON_DIR "${CMAKE_BINARY_DIR}/python")
+  file(GLOB SYMSHAPE_PYTHON_BINDING_SOURCES CONFIGURE_DEPENDS
+    "${CMAKE_CURRENT_SOURCE_DIR}/python/src/*.cc")
+  list(SORT SYMSHAPE_PYTHON_BINDING_SOURCES)
+  pybind11_add_module(symshape_python MODULE NO_EXTRAS ${SYMSHAPE_PYTHON_BINDING_SOURCES})
+  set_target_properties(symshape_python PROPERTIES
+    OUTPUT_NAME _core
+    LIBRARY_OUTPUT_DIRECTORY "${SYMSHAPE_PYTHON_DIR}/symshape")
+  target_include_directories(symshape_python PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
+  target_link_libraries(symshape_python PRIVATE symshape)
+  symshape_target_flags(symshape_python)
+
+  # The pure-Python files next to the extension, copied on every build (cheap), so that
+  # build/python is the package as installed.
+  file(GLOB SYMSHAPE_PYTHON_FILES CONFIGURE_DEPENDS
+    "${CMAKE_CURRENT_SOURCE_DIR}/python/symshape/*.py"
+    "${CMAKE_CURRENT_SOURCE_DIR}/python/symshape/*.pyi"
+    "${CMAKE_CURRENT_SOURCE_DIR}/python/symshape/py.typed")
+  add_custom_target(symshape_python_files ALL
+    COMMAND "${CMAKE_COMMAND}" -E make_directory "${SYMSHAPE_PYTHON_DIR}/symshape"
+    COMMAND "${CMAKE_COMMAND}" -E copy_if_different ${SYMSHAPE_PYTHON_FILES}
+            "${SYMSHAPE_PYTHON_DIR}/symshape/"
+    COMMENT "Copying the symshape Python package to ${SYMSHAPE_PYTHON_DIR}"
+    VERBATIM)
+  add_dependencies(symshape_python symshape_python_files)
+
+  set(SYMSHAPE_PYTHON_INSTALL_DIR "lib/python3/dist-packages" CACHE STRING
+    "Where the symshape Python package is installed, relative to the prefix")
+  install(TARGETS symshape_python LIBRARY DESTINATION "${SYMSHAPE_PYTHON_INSTALL_DIR}/symshape")
+  install(FILES ${SYMSHAPE_PYTHON_FILES} DESTINATION "${SYMSHAPE_PYTHON_INSTALL_DIR}/symshape")
+
+  # The Python tests (unittest, from the standard library), with the build tree's package.
+  # Tests that need PyTorch skip when it cannot be imported, unless the environment variable CI
+  # is set: in CI a missing torch is a failure.
+  foreach(suite IN ITEMS api fx_models docs)
+    add_test(NAME python_${suite}
+      COMMAND "${Python3_EXECUTABLE}" -m unittest -v test_${suite}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+    set_tests_properties(python_${suite} PROPERTIES
+      LABELS python TIMEOUT 300
+      ENVIRONMENT "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>")
+  endforeach()
+endif()

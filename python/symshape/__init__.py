@@ -1,0 +1,216 @@
+"""symshape: symbolic-shape reasoning on GiNaC, from Python.
+
+Expressions (parse_expr, simplify, bounds, prove, Expr.eval), the ShapeEnv (symbols with hints
+and sources, SymInt / SymBool arithmetic that records guards as PyTorch's does, unbacked symbols,
+runtime asserts), graphs (read_graph, load_graph, propagate, check), guards (guards /
+produce_guards with every printer and the compiled checker) and the lowering passes (lower).
+symshape.fx converts torch.fx graphs. See docs/python.md.
+
+One ShapeEnv, and every value made from it, belongs to one thread at a time.
+"""
+import enum
+import json as _json
+
+from symshape import _core
+from symshape._core import (  # noqa: F401 (re-exported)
+    CheckFailure,
+    Cond,
+    ConstraintProblem,
+    ConstraintViolation,
+    DataDependentError,
+    DimDecl,
+    Error,
+    Expr,
+    Facts,
+    Graph,
+    Guard,
+    GuardChecker,
+    GuardSet,
+    LowerResult,
+    Node,
+    PassError,
+    PassOption,
+    PassOptionError,
+    PassReport,
+    Propagation,
+    Provenance,
+    RuntimeAssert,
+    ShapeEnv,
+    Source,
+    SymBool,
+    SymbolDefinition,
+    SymbolInfo,
+    SymInt,
+    TensorMeta,
+    Value,
+    ValueRange,
+    check_constraints,
+    format_constraint_problems,
+    load_graph,
+    parse_cond,
+    parse_expr,
+    produce_guards,
+    sym_ceildiv,
+    sym_max,
+    sym_min,
+)
+
+__version__ = "0.1.0"
+
+
+class ShapeError(Error):
+    """A graph whose shapes do not check: the message names the node and what is wrong."""
+
+
+class Truth(enum.Enum):
+    """A three-valued decision. It has no truth value of its own, so that UNKNOWN is never read
+    as False by accident: compare with `is Truth.TRUE`."""
+
+    TRUE = "true"
+    FALSE = "false"
+    UNKNOWN = "unknown"
+
+    def __bool__(self):
+        raise TypeError(f"Truth.{self.name} has no truth value: compare it with Truth.TRUE")
+
+
+def _facts(facts=None, ranges=None, assume=None):
+    if ranges is None and assume is None:
+        return facts
+    f = facts if facts is not None else Facts()
+    for name, r in (ranges or {}).items():
+        f.set_range(name, r)
+    for c in assume or ():
+        f.assume(c)
+    return f
+
+
+def simplify(e, facts=None, *, ranges=None, assume=None):
+    """e (an Expr, a Cond, or the text of either) in simplest form under the facts: symbols range
+    over [1, inf] unless `ranges` ({name: (lo, hi)}, None for an infinite end) says otherwise, and
+    `assume` lists conditions taken to hold."""
+    if isinstance(e, str):
+        e = _parse(e)
+    return _core.simplify(e, _facts(facts, ranges, assume))
+
+
+def bounds(e, facts=None, *, ranges=None, assume=None):
+    """A sound ValueRange of every value e takes under the facts (see simplify)."""
+    return _core.bounds(e, _facts(facts, ranges, assume))
+
+
+def prove(cond, facts=None, *, ranges=None, assume=None):
+    """Truth.TRUE when cond holds at every point the facts allow, Truth.FALSE when at none,
+    else Truth.UNKNOWN. Never guesses."""
+    return Truth(_core.prove_text(cond, _facts(facts, ranges, assume)))
+
+
+def evaluate(e, **values):
+    """The value of an expression or condition (or its text) with every symbol bound."""
+    if isinstance(e, str):
+        e = _parse(e)
+    return e.eval(**values)
+
+
+def _parse(text):
+    """A condition when the text has a comparison, else an expression."""
+    try:
+        return parse_expr(text)
+    except Error as expr_error:
+        try:
+            return parse_cond(text)
+        except Error:
+            raise expr_error from None
+
+
+def ceildiv(a, b):
+    """Ceiling division of Exprs, SymInts or ints."""
+    if isinstance(a, Expr) or isinstance(b, Expr):
+        return _core.expr_ceildiv(a, b)
+    return sym_ceildiv(a, b)
+
+
+def known(env, cond):
+    """What env can decide about cond without a guard: a Truth."""
+    return Truth(env.known(cond))
+
+
+def read_graph(text):
+    """A Graph from JSON text or from a dict in the graph format (docs/graph-format.md)."""
+    if not isinstance(text, str):
+        text = _json.dumps(text)
+    return _core.read_graph(text)
+
+
+def propagate(graph, env=None, dims=None, *, skip_unknown_ops=False):
+    """Propagates shapes through graph under env (a new ShapeEnv when None); dims overrides the
+    graph's declared dims, {name: (min, max)}. Returns a Propagation; a shape error is reported
+    in it (.ok, .error), not raised."""
+    if isinstance(graph, (str, dict)):
+        graph = read_graph(graph)
+    return _core.propagate(graph, env, dims, skip_unknown_ops)
+
+
+def check(graph, env=None, dims=None):
+    """propagate(), raising ShapeError with the library's message when the shapes do not check.
+    Returns the Propagation."""
+    p = propagate(graph, env, dims)
+    if not p.ok:
+        raise ShapeError(p.error)
+    return p
+
+
+def guards(graph, dims=None, env=None):
+    """Checks graph and returns the GuardSet over its inputs; raises ShapeError when the shapes
+    do not check and ConstraintViolation (with torch.export's report) when the guards contradict
+    a declared dim's range."""
+    p = check(graph, env, dims)
+    problems = check_constraints(p.env)
+    if problems:
+        raise ConstraintViolation(format_constraint_problems(problems))
+    return produce_guards(p.env, p.graph)
+
+
+def _guard_set_json(self):
+    """The guards as a JSON document (a dict): guards with provenance, sources, symbols."""
+    return _json.loads(self.json_text())
+
+
+GuardSet.json = _guard_set_json
+
+
+def passes():
+    """{name: (description, [PassOption])} of every lowering pass."""
+    return {name: (description, options) for name, description, options in _core.pass_list()}
+
+
+def pipelines():
+    """{name: (description, [pass names])} of the named pipelines."""
+    return _core.pipeline_list()
+
+
+def lower(graph, passes=None, *, pipeline=None, options=None, dims=None, verify_numerics=False,
+          verify_each_pass=True, seed=0, env=None):
+    """Runs lowering passes under the PassManager's checks and returns a LowerResult (.graph,
+    .reports, .env). passes: 'dce,cse' or a list of names (a name may carry options,
+    'cse{max=4}'); else `pipeline` (default: 'default'). options: {pass: {option: value}}.
+    Raises PassError naming the pass and the node when a pass fails its checks, ShapeError when
+    the input graph does not check, Error for an unknown pass or option."""
+    if isinstance(graph, (str, dict)):
+        graph = read_graph(graph)
+    if passes is not None and pipeline is not None:
+        raise Error("give passes or pipeline, not both")
+    if passes is not None and not isinstance(passes, str):
+        passes = ",".join(passes)
+    result = _core.lower_graph(graph, passes or "", pipeline or "", options, dims,
+                               verify_numerics, verify_each_pass, seed, env)
+    if not result.ok:
+        if not result.failed_pass:
+            raise ShapeError(result.error)
+        if result.bad_option:
+            raise PassOptionError(result.error)
+        raise PassError(result.error)
+    return result
+
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in ("enum",)]
