@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <map>
 #include <memory>
 #include <random>
@@ -204,7 +206,12 @@ void BM_KnownAfterGuards(benchmark::State& state) {
   state.counters["unknown"] =
       static_cast<double>(unknown) / static_cast<double>(state.iterations());
 }
-BENCHMARK(BM_KnownAfterGuards)->Arg(500)->Arg(2000)->Arg(5000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_KnownAfterGuards)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Unit(benchmark::kMicrosecond);
 
 // One evaluate() about two symbols after N guards; most add a guard (counted). The env grows by
 // the guards added, so the iteration count is fixed and small next to N.
@@ -221,13 +228,90 @@ void BM_EvaluateAfterGuards(benchmark::State& state) {
   state.counters["guards"] = static_cast<double>(before);
 }
 BENCHMARK(BM_EvaluateAfterGuards)
-    ->Arg(500)
-    ->Arg(2000)
+    ->Arg(100)
+    ->Arg(1000)
     ->Arg(5000)
+    ->Arg(20000)
     ->Iterations(100)
     ->Unit(benchmark::kMicrosecond);
+
+// `--workload FILE` (bench/peer/run.py): the guard workload of the side-by-side with PyTorch.
+// FILE holds `symbols N`, a line of N hints, then one condition per line, `a c OP b` for
+// `s_a + c OP s_b` (OP one of < <= > >= == !=). Each is given to evaluate() in order; prints
+// one answer per line (true / false) and, on stderr, the CPU time of the evaluate loop.
+int workload_main(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) {
+    std::fprintf(stderr, "bench_shape_env: cannot read %s\n", path);
+    return 2;
+  }
+  auto fail = [&](const char* what) {
+    std::fprintf(stderr, "bench_shape_env: %s: %s\n", path, what);
+    std::fclose(f);
+    return 2;
+  };
+  size_t n = 0;
+  if (std::fscanf(f, " symbols %zu", &n) != 1 || n == 0 || n > 1000000) return fail("bad header");
+  ShapeEnv env;
+  std::vector<SymInt> syms;
+  for (size_t i = 0; i < n; ++i) {
+    long long hint = 0;
+    if (std::fscanf(f, " %lld", &hint) != 1 || hint < 0) return fail("bad hint");
+    syms.push_back(
+        env.create_symbol(Int(static_cast<int64_t>(hint)), source(i), DimPolicy::Dynamic));
+  }
+  std::vector<SymBool> questions;
+  size_t a = 0, b = 0;
+  long long c = 0;
+  char op[3] = {};
+  while (std::fscanf(f, " %zu %lld %2s %zu", &a, &c, op, &b) == 4) {
+    if (a >= n || b >= n) return fail("symbol index out of range");
+    const SymInt lhs = syms[a] + static_cast<int64_t>(c);
+    const std::string o = op;
+    if (o == "<") {
+      questions.push_back(lhs < syms[b]);
+    } else if (o == "<=") {
+      questions.push_back(lhs <= syms[b]);
+    } else if (o == ">") {
+      questions.push_back(lhs > syms[b]);
+    } else if (o == ">=") {
+      questions.push_back(lhs >= syms[b]);
+    } else if (o == "==") {
+      questions.push_back(lhs == syms[b]);
+    } else if (o == "!=") {
+      questions.push_back(lhs != syms[b]);
+    } else {
+      return fail("bad operator");
+    }
+  }
+  if (!std::feof(f)) return fail("malformed condition line");
+  std::fclose(f);
+  std::vector<char> answers;
+  answers.reserve(questions.size());
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  for (const SymBool& q : questions) answers.push_back(env.evaluate(q) ? 1 : 0);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  std::string out;
+  for (char v : answers) out += v ? "true\n" : "false\n";
+  std::fputs(out.c_str(), stdout);
+  const double seconds = static_cast<double>(t1.tv_sec - t0.tv_sec) +
+                         static_cast<double>(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  std::fprintf(stderr, "cpu_seconds %.6f conditions %zu guards %zu\n", seconds, questions.size(),
+               env.guards().size());
+  return 0;
+}
 
 }  // namespace
 }  // namespace symshape
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "--workload") == 0) {
+    return symshape::workload_main(argv[2]);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -106,10 +106,12 @@ class MetaComparer {
   }
 
   std::string compare_tensor(const TensorMeta& a, const TensorMeta& b) {
-    const std::string both = a.str() + " where the rule derives " + b.str();
-    if (a.dtype != b.dtype || a.rank() != b.rank()) return both;
+    // Built only when they differ: printing both for every node made the check cost more than
+    // the comparison.
+    auto both = [&] { return a.str() + " where the rule derives " + b.str(); };
+    if (a.dtype != b.dtype || a.rank() != b.rank()) return both();
     for (size_t d = 0; d < a.rank(); ++d) {
-      if (!same(a.sizes[d], b.sizes[d])) return both;
+      if (!same(a.sizes[d], b.sizes[d])) return both();
     }
     auto sa = a.strides.empty() ? TensorMeta::contiguous_strides(a.sizes) : a.strides;
     auto sb = b.strides.empty() ? TensorMeta::contiguous_strides(b.sizes) : b.strides;

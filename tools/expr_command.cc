@@ -1,5 +1,7 @@
 // `symshape expr`: simplify, bound, prove and evaluate one integer expression or condition.
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -23,10 +25,12 @@ constexpr FlagSpec kFactFlags[] = {
      "NAME ranges over [LO, HI] (LO may be -inf, HI inf); default 1..inf"},
     {"--assume", "COND", "assume COND holds, e.g. \"a < b\" (repeatable)"},
     {"--json", "", "print one JSON document instead of the line"},
+    {"--batch", "FILE", "one input per line of FILE (`-`: stdin), one answer per line"},
 };
 
 constexpr FlagSpec kEvalFlags[] = {
     {"--json", "", "print one JSON document instead of the line"},
+    {"--batch", "FILE", "one input per line of FILE (`-`: stdin), one answer per line"},
 };
 
 // What an action found: the line the text output prints, and for --json the same answer in
@@ -42,14 +46,15 @@ struct Action {
   std::string_view summary;  // one line for the help
   bool takes_facts;          // accepts --range and --assume
   // Throws UsageError or Error on bad input. `input` is the first positional (standard input's
-  // text for `-`).
-  Answer (*run)(const ParsedArgs& args, const std::string& input);
+  // text for `-`). `facts`: the facts of --range and --assume when already built (--batch
+  // builds them once), else nullptr.
+  Answer (*run)(const ParsedArgs& args, const std::string& input, const Facts* facts);
 };
 
-Answer run_simplify(const ParsedArgs& args, const std::string& input);
-Answer run_bounds(const ParsedArgs& args, const std::string& input);
-Answer run_prove(const ParsedArgs& args, const std::string& input);
-Answer run_eval(const ParsedArgs& args, const std::string& input);
+Answer run_simplify(const ParsedArgs& args, const std::string& input, const Facts* facts);
+Answer run_bounds(const ParsedArgs& args, const std::string& input, const Facts* facts);
+Answer run_prove(const ParsedArgs& args, const std::string& input, const Facts* facts);
+Answer run_eval(const ParsedArgs& args, const std::string& input, const Facts* facts);
 
 constexpr Action kActions[] = {
     {"simplify", "EXPR [--range NAME=LO..HI]... [--assume COND]... [--json]",
@@ -82,11 +87,16 @@ void print_usage(std::ostream& out) {
   for (const Action& a : kActions) {
     out << "  " << a.name << std::string(width - a.name.size() + 2, ' ') << a.summary << "\n";
   }
-  out << "\noptions (simplify, bounds, prove; eval takes only --json):\n"
+  out << "\noptions (simplify, bounds, prove; eval takes only --json and --batch):\n"
       << format_flags(kFactFlags);
   out << "\nWith --json, one JSON document: the command, the input, the status (ok or\n"
          "input_error), the result as the line prints it (bounds adds lo and hi, eval adds\n"
          "value) and the error or null; errors other than a flag's go in the document.\n";
+  out << "\nWith --batch FILE, each line of FILE (`-`: standard input) is one input, answered\n"
+         "on one line of output (with --json, one compact document per line); for eval, a line\n"
+         "may end with a tab and NAME=INT bindings. A failing line prints `error: MESSAGE`\n"
+         "in its place and `line N` on stderr; the exit code is 0 only when every line\n"
+         "succeeded.\n";
   out << "\nexamples:\n"
          "  symshape expr simplify \"(4*x + 3)//4\" --range x=0..100         # x\n"
          "  symshape expr bounds \"(n*320 + 255) % 256\"                     # [63, 255]\n"
@@ -208,10 +218,19 @@ Facts facts_from(const ParsedArgs& args) {
   return facts;
 }
 
-Answer run_simplify(const ParsedArgs& args, const std::string& input) {
+// The given facts, or those of args built into `storage`.
+const Facts& facts_or_build(const ParsedArgs& args, const Facts* given,
+                            std::optional<Facts>& storage) {
+  if (given != nullptr) return *given;
+  storage.emplace(facts_from(args));
+  return *storage;
+}
+
+Answer run_simplify(const ParsedArgs& args, const std::string& input, const Facts* given) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr simplify EXPR)");
   Expr e = parse_expr_text(input);
-  Facts facts = facts_from(args);
+  std::optional<Facts> storage;
+  const Facts& facts = facts_or_build(args, given, storage);
   return {simplify(e, facts).str()};
 }
 
@@ -220,10 +239,11 @@ nlohmann::ordered_json end_json(const std::optional<Int>& v) {
   return v ? int_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-Answer run_bounds(const ParsedArgs& args, const std::string& input) {
+Answer run_bounds(const ParsedArgs& args, const std::string& input, const Facts* given) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr bounds EXPR)");
   Expr e = parse_expr_text(input);
-  Facts facts = facts_from(args);
+  std::optional<Facts> storage;
+  const Facts& facts = facts_or_build(args, given, storage);
   // Simplifying first lets range analysis see through cancellations such as (4*x + 3)//4.
   ValueRange r = bound(simplify(e, facts), facts);
   Answer a{r.str()};
@@ -232,10 +252,11 @@ Answer run_bounds(const ParsedArgs& args, const std::string& input) {
   return a;
 }
 
-Answer run_prove(const ParsedArgs& args, const std::string& input) {
+Answer run_prove(const ParsedArgs& args, const std::string& input, const Facts* given) {
   expect_positionals(args, 1, "COND (usage: symshape expr prove COND)");
   Cond c = parse_cond_text(input, "condition");
-  Facts facts = facts_from(args);
+  std::optional<Facts> storage;
+  const Facts& facts = facts_or_build(args, given, storage);
   detail::reset_prove_limit();
   const Truth t = prove(c, facts);
   Answer a{std::string(to_string(t))};
@@ -248,7 +269,7 @@ Answer run_prove(const ParsedArgs& args, const std::string& input) {
   return a;
 }
 
-Answer run_eval(const ParsedArgs& args, const std::string& input) {
+Answer run_eval(const ParsedArgs& args, const std::string& input, const Facts* /*facts*/) {
   if (args.positional.empty())
     throw UsageError("missing EXPR (usage: symshape expr eval EXPR NAME=INT...)");
   const std::string& text = input;
@@ -298,6 +319,97 @@ Answer run_eval(const ParsedArgs& args, const std::string& input) {
   }
 }
 
+// One answer's line: the text (with its note), or with --json a one-line JSON document.
+std::string answer_line(const Action& action, const std::string& input, const Answer* answer,
+                        const std::string& error, bool json) {
+  if (!json) {
+    if (answer == nullptr) return "error: " + error;
+    std::string line = answer->text;
+    if (answer->fields.contains("note"))
+      line += " (" + answer->fields["note"].get<std::string>() + ")";
+    return line;
+  }
+  nlohmann::ordered_json doc;
+  doc["command"] = std::string(action.name);
+  doc["input"] = input;
+  doc["status"] = answer ? "ok" : "input_error";
+  doc["result"] = answer ? nlohmann::ordered_json(answer->text) : nlohmann::ordered_json(nullptr);
+  if (answer) {
+    for (const auto& [key, value] : answer->fields.items()) doc[key] = value;
+  }
+  doc["error"] = answer ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error);
+  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+// `--batch FILE`: every line of FILE is one input (for eval, the expression, then optionally a
+// tab and its NAME=INT bindings separated by spaces, added to those on the command line). One
+// line of output per line of input, in order; a line that fails prints `error: MESSAGE` there
+// and `symshape: error: line N: MESSAGE` on stderr. The facts are built once for all lines.
+// Exit 0 only when every line succeeded.
+int run_batch(const Action& action, const ParsedArgs& parsed) {
+  const std::string& path = parsed.all("--batch").back();
+  const bool is_eval = !action.takes_facts;
+  if (!is_eval) {
+    expect_positionals(parsed, 0, "nothing besides --batch (the inputs are FILE's lines)");
+  } else {
+    for (const std::string& binding : parsed.positional) parse_binding(binding);
+  }
+  std::string text;
+  if (path == "-") {
+    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UsageError("cannot read --batch file " + quote(path));
+    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::optional<Facts> facts;
+  if (action.takes_facts) facts.emplace(facts_from(parsed));
+  const bool json = parsed.has("--json");
+  ParsedArgs line_args = parsed;
+  std::string out;
+  size_t failures = 0, line_no = 0, pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string input = line;
+    line_args.positional.assign(1, line);
+    if (is_eval) {
+      const size_t tab = line.find('\t');
+      line_args.positional.assign(1, line.substr(0, tab));
+      input = line_args.positional[0];
+      line_args.positional.insert(line_args.positional.end(), parsed.positional.begin(),
+                                  parsed.positional.end());
+      for (size_t at = tab; at != std::string::npos;) {
+        const size_t from = at + 1;
+        at = line.find_first_of(" \t", from);
+        std::string word = line.substr(from, at == std::string::npos ? at : at - from);
+        if (!word.empty()) line_args.positional.push_back(std::move(word));
+      }
+    }
+    std::optional<Answer> answer;
+    std::string error;
+    try {
+      answer = action.run(line_args, input, facts ? &*facts : nullptr);
+    } catch (const UsageError& e) {
+      error = e.what();
+    } catch (const Error& e) {
+      error = e.what();
+    }
+    if (!answer) {
+      ++failures;
+      print_error("line " + std::to_string(line_no) + ": " + error);
+    }
+    out += answer_line(action, input, answer ? &*answer : nullptr, error, json);
+    out += '\n';
+  }
+  std::cout << out;
+  return failures == 0 ? kExitOk : kExitBadInput;
+}
+
 }  // namespace
 
 int run_expr(const Args& args) {
@@ -321,13 +433,14 @@ int run_expr(const Args& args) {
     print_usage(std::cout);
     return kExitOk;
   }
+  if (parsed.has("--batch")) return run_batch(*action, parsed);
   // `-` stands for standard input, read once.
   std::optional<std::string> input;
   if (!parsed.positional.empty()) {
     input = parsed.positional[0] == "-" ? read_stdin() : parsed.positional[0];
   }
   if (!parsed.has("--json")) {
-    const Answer answer = action->run(parsed, input.value_or(""));
+    const Answer answer = action->run(parsed, input.value_or(""), nullptr);
     std::cout << answer.text;
     if (answer.fields.contains("note"))
       std::cout << " (" << answer.fields["note"].get<std::string>() << ")";
@@ -342,7 +455,7 @@ int run_expr(const Args& args) {
   std::optional<Answer> answer;
   std::string error;
   try {
-    answer = action->run(parsed, input.value_or(""));
+    answer = action->run(parsed, input.value_or(""), nullptr);
   } catch (const UsageError& e) {
     error = e.what();
   } catch (const Error& e) {

@@ -23,6 +23,7 @@ constexpr Subcommand kSubcommands[] = {
     {"passes", "list the lowering passes, their options and the pipelines", run_passes},
     {"ops", "list every op with a shape rule, and whether it has a kernel", run_ops},
     {"partition", "split a graph into backend and fallback partitions", run_partition},
+    {"gen", "write a generated Llama-style or ResNet-style graph of any size", run_gen},
 };
 
 void print_usage(std::ostream& out) {

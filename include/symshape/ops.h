@@ -87,6 +87,10 @@ class OpContext {
   // when they differ at the hints.
   void require_equal(const Expr& a, const Expr& b, std::string_view rule,
                      const std::string& message) const;
+  // The same with the message built only on failure (a message that prints shapes costs more
+  // than the check when it holds, as it almost always does).
+  void require_equal(const Expr& a, const Expr& b, std::string_view rule,
+                     const std::function<std::string()>& message) const;
   Expr simplify(const Expr& e) const;
   ValueRange bound(const Expr& e) const;
   // Whether e (or a relation of c) involves a data-dependent (unbacked) symbol.

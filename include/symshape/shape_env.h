@@ -276,6 +276,10 @@ class ShapeEnv {
   };
   std::unordered_multimap<size_t, CacheEntry> cache_;
   uint64_t cache_epoch_ = ~uint64_t{0};
+  // simplify(Expr) results by the expression's hash, valid like cache_: a graph asks for the
+  // same sizes (batch*seq, the hidden width) at every node.
+  std::unordered_multimap<unsigned, std::pair<Expr, Expr>> simplify_cache_;
+  uint64_t simplify_epoch_ = ~uint64_t{0};
   uint64_t epoch_ = 0;  // bumped whenever the env learns anything
   std::optional<Facts> oblivious_facts_;
   uint64_t oblivious_version_ = ~uint64_t{0};

@@ -278,7 +278,21 @@ Cond ShapeEnv::substitute(const Cond& c) const {
   return c.subs(m);
 }
 
-Expr ShapeEnv::simplify(const Expr& e) { return symshape::simplify(substitute(e), facts_); }
+Expr ShapeEnv::simplify(const Expr& e) {
+  if (e.is_constant()) return e;
+  if (simplify_epoch_ != epoch_ + facts_.version()) {
+    simplify_cache_.clear();
+    simplify_epoch_ = epoch_ + facts_.version();
+  }
+  const unsigned key = e.hash();
+  auto [lo, hi] = simplify_cache_.equal_range(key);
+  for (auto it = lo; it != hi; ++it) {
+    if (it->second.first.identical(e)) return it->second.second;
+  }
+  Expr simple = symshape::simplify(substitute(e), facts_);
+  simplify_cache_.emplace(key, std::make_pair(e, simple));
+  return simple;
+}
 Cond ShapeEnv::simplify(const Cond& c) { return symshape::simplify(substitute(c), facts_); }
 ValueRange ShapeEnv::bound(const Expr& e) { return symshape::bound(simplify(e), facts_); }
 
@@ -735,6 +749,7 @@ void ShapeEnv::rollback(const Checkpoint& cp) {
   // The facts' version may now repeat one the caches saw with other contents.
   ++epoch_;
   cache_.clear();
+  simplify_cache_.clear();
   oblivious_facts_.reset();
 }
 

@@ -58,9 +58,10 @@ TensorMeta gather_dim0(const OpContext& ctx, TensorMeta t, const Expr& w) {
 // reduce_scatter gives each rank an equal slice of dim 0, which must divide evenly.
 TensorMeta scatter_dim0(const OpContext& ctx, TensorMeta t, const Expr& w) {
   if (t.rank() == 0) ctx.bad_input("reduce_scatter needs a tensor with at least one dim");
-  require(ctx, mod(t.sizes[0], w) == 0, "reduce_scatter_divisible",
-          "reduce_scatter: dim 0 of size " + ctx.simplify(t.sizes[0]).str() +
-              " is not divisible by the group size " + w.str());
+  require(ctx, mod(t.sizes[0], w) == 0, "reduce_scatter_divisible", [&] {
+    return "reduce_scatter: dim 0 of size " + ctx.simplify(t.sizes[0]).str() +
+           " is not divisible by the group size " + w.str();
+  });
   t.sizes[0] = ctx.simplify(floordiv(t.sizes[0], w));
   return t;
 }
@@ -114,9 +115,10 @@ void register_family(OpRegistry& r, const std::string& p) {
       }
     }
     if (auto in = ctx.optional_int_list("input_split_sizes"); in && !in->empty()) {
-      ctx.require_equal(total(*in), t.sizes[0], "all_to_all_split",
-                        "input split sizes " + shape_str(*in) + " do not add up to dim 0 of size " +
-                            t.sizes[0].str());
+      ctx.require_equal(total(*in), t.sizes[0], "all_to_all_split", [&] {
+        return "input split sizes " + shape_str(*in) + " do not add up to dim 0 of size " +
+               t.sizes[0].str();
+      });
     }
     if (auto out = ctx.optional_int_list("output_split_sizes"); out && !out->empty()) {
       t.sizes[0] = ctx.simplify(total(*out));

@@ -130,14 +130,19 @@ DType to_floating(DType d) { return is_floating(d) || is_complex(d) ? d : DType:
 
 void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message) {
+  require(ctx, cond, rule, [&] { return message; });
+}
+
+void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
+             const std::function<std::string()>& message) {
   Truth t = ctx.known(cond);
   if (t == Truth::True) return;
-  if (t == Truth::False) ctx.fail(message);
+  if (t == Truth::False) ctx.fail(message());
   if (ctx.is_data_dependent(cond)) {
     ctx.assert_runtime(cond, rule);
     return;
   }
-  if (!ctx.decide(cond, rule)) ctx.fail(message);
+  if (!ctx.decide(cond, rule)) ctx.fail(message());
 }
 
 size_t output_count(const OpContext& ctx, const Int& n, std::string_view op) {

@@ -75,16 +75,19 @@ void register_complex(OpRegistry& r) {
     require_complex_capable(ctx, t.dtype, "view_as_complex");
     if (t.rank() == 0)
       ctx.bad_input("view_as_complex needs a last dim of size 2, got a 0-dim tensor");
-    ctx.require_equal(t.sizes.back(), Expr(2), "view_as_complex",
-                      "view_as_complex needs a last dim of size 2, got " + shape_str(t.sizes));
+    ctx.require_equal(t.sizes.back(), Expr(2), "view_as_complex", [&] {
+      return "view_as_complex needs a last dim of size 2, got " + shape_str(t.sizes);
+    });
     std::vector<Expr> strides = strides_of(t);
-    require(ctx, strides.back() == 1, "view_as_complex",
-            "view_as_complex needs a last dim with stride 1, got strides " + shape_str(strides));
+    require(ctx, strides.back() == 1, "view_as_complex", [&] {
+      return "view_as_complex needs a last dim with stride 1, got strides " + shape_str(strides);
+    });
     strides.pop_back();
     for (Expr& s : strides) {
-      require(ctx, mod(s, 2) == 0, "view_as_complex",
-              "view_as_complex needs strides divisible by 2 for all but the last dim, got " +
-                  shape_str(strides_of(t)));
+      require(ctx, mod(s, 2) == 0, "view_as_complex", [&] {
+        return "view_as_complex needs strides divisible by 2 for all but the last dim, got " +
+               shape_str(strides_of(t));
+      });
       s = ctx.simplify(floordiv(s, 2));
     }
     TensorMeta out =

@@ -225,15 +225,20 @@ void OpContext::assert_runtime(const Cond& cond, std::string_view rule) const {
 
 void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rule,
                               const std::string& message) const {
+  require_equal(a, b, rule, [&] { return message; });
+}
+
+void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rule,
+                              const std::function<std::string()>& message) const {
   Cond eq = a == b;
   Truth t = known(eq);
   if (t == Truth::True) return;
-  if (t == Truth::False) fail(message);
+  if (t == Truth::False) fail(message());
   if (env_.is_data_dependent(a) || env_.is_data_dependent(b)) {
     assert_runtime(eq, rule);
     return;
   }
-  if (!decide(eq, rule)) fail(message);
+  if (!decide(eq, rule)) fail(message());
 }
 
 Expr OpContext::simplify(const Expr& e) const { return env_.simplify(e); }

@@ -50,9 +50,10 @@ void require_pool_input(const OpContext& ctx, const TensorMeta& t, size_t n,
   }
   // Only the batch dim may be empty.
   for (size_t d = t.rank() - n - 1; d < t.rank(); ++d) {
-    require(ctx, t.sizes[d] != 0, "pool_nonempty",
-            op + ": expected an input with non-zero sizes except the batch dim, got " +
-                shape_str(t.sizes));
+    require(ctx, t.sizes[d] != 0, "pool_nonempty", [&] {
+      return op + ": expected an input with non-zero sizes except the batch dim, got " +
+             shape_str(t.sizes);
+    });
   }
 }
 
@@ -111,23 +112,25 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
 
   const std::vector<Expr>& w = weight.sizes;
   const std::string groups = ctx.simplify(p.groups).str();
-  require(ctx, mod(w[0], p.groups) == 0, "conv_groups",
-          p.op + ": given groups=" + groups + ", expected weight to be divisible by " + groups +
-              " at dimension 0, but got weight of size " + shape_str(w) + " instead");
+  require(ctx, mod(w[0], p.groups) == 0, "conv_groups", [&] {
+    return p.op + ": given groups=" + groups + ", expected weight to be divisible by " + groups +
+           " at dimension 0, but got weight of size " + shape_str(w) + " instead";
+  });
   Expr out_channels;
   if (!p.transposed) {
-    ctx.require_equal(input.sizes[1], w[1] * p.groups, "conv_channels",
-                      p.op + ": given groups=" + groups + ", weight of size " + shape_str(w) +
-                          ", expected input " + shape_str(original) + " to have " +
-                          ctx.simplify(w[1] * p.groups).str() + " channels, but got " +
-                          ctx.simplify(input.sizes[1]).str() + " channels instead");
+    ctx.require_equal(input.sizes[1], w[1] * p.groups, "conv_channels", [&] {
+      return p.op + ": given groups=" + groups + ", weight of size " + shape_str(w) +
+             ", expected input " + shape_str(original) + " to have " +
+             ctx.simplify(w[1] * p.groups).str() + " channels, but got " +
+             ctx.simplify(input.sizes[1]).str() + " channels instead";
+    });
     out_channels = w[0];
   } else {
-    ctx.require_equal(input.sizes[1], w[0], "conv_channels",
-                      p.op + ": given transposed=1, weight of size " + shape_str(w) +
-                          ", expected input " + shape_str(original) + " to have " +
-                          ctx.simplify(w[0]).str() + " channels, but got " +
-                          ctx.simplify(input.sizes[1]).str() + " channels instead");
+    ctx.require_equal(input.sizes[1], w[0], "conv_channels", [&] {
+      return p.op + ": given transposed=1, weight of size " + shape_str(w) + ", expected input " +
+             shape_str(original) + " to have " + ctx.simplify(w[0]).str() + " channels, but got " +
+             ctx.simplify(input.sizes[1]).str() + " channels instead";
+    });
     out_channels = ctx.simplify(w[1] * p.groups);
   }
   if (bias) {

@@ -3,6 +3,7 @@
 // registry calls these explicitly.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include "symshape/ops.h"
@@ -48,6 +49,9 @@ DType to_floating(DType d);
 // otherwise a runtime assert when it involves data-dependent sizes, else a guard on the hints.
 void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message);
+// The same with the message built only on failure.
+void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
+             const std::function<std::string()>& message);
 // A backward op's bool[] output_mask (which grads to compute): all true when absent.
 std::vector<bool> output_mask(const OpContext& ctx, size_t count);
 // How many tensors an op returning a list (split, chunk, unbind) makes: n, refused as bad input

@@ -31,11 +31,12 @@ void check_index_fits(const OpContext& ctx, const TensorMeta& target, const Tens
   }
   for (size_t d = 0; d < rank; ++d) {
     if (skip && d == *skip) continue;
-    require(ctx, size_or_one(idx, d) <= size_or_one(target, d), op,
-            op + ": size does not match at dimension " + std::to_string(d) + ": expected index " +
-                shape_str(idx.sizes) + " to be no larger than " + what + " " +
-                shape_str(target.sizes) +
-                (skip ? " apart from dimension " + std::to_string(*skip) : std::string()));
+    require(ctx, size_or_one(idx, d) <= size_or_one(target, d), op, [&] {
+      return op + ": size does not match at dimension " + std::to_string(d) + ": expected index " +
+             shape_str(idx.sizes) + " to be no larger than " + what + " " +
+             shape_str(target.sizes) +
+             (skip ? " apart from dimension " + std::to_string(*skip) : std::string());
+    });
   }
 }
 
@@ -64,9 +65,10 @@ Value index(OpContext& ctx) {
       for (size_t d = 0; d < mask.rank(); ++d) {
         if (consumed + d >= self.rank())
           ctx.bad_input("too many indices for a tensor of rank " + std::to_string(self.rank()));
-        ctx.require_equal(mask.sizes[d], self.sizes[consumed + d], "index_mask",
-                          "mask " + shape_str(mask.sizes) + " does not match " +
-                              shape_str(self.sizes) + " at dim " + std::to_string(consumed + d));
+        ctx.require_equal(mask.sizes[d], self.sizes[consumed + d], "index_mask", [&] {
+          return "mask " + shape_str(mask.sizes) + " does not match " + shape_str(self.sizes) +
+                 " at dim " + std::to_string(consumed + d);
+        });
       }
       Expr u = ctx.new_unbacked_size();
       indices.push_back(contiguous(DType::Int64, {u}));

@@ -31,10 +31,11 @@ void require_same_dtype(const OpContext& ctx, const TensorMeta& a, const TensorM
 // The contraction size of a and b must agree.
 void require_inner(const OpContext& ctx, const TensorMeta& a, const TensorMeta& b, const Expr& ka,
                    const Expr& kb, const std::string& op) {
-  ctx.require_equal(ka, kb, op,
-                    op + ": shapes " + shape_str(a.sizes) + " and " + shape_str(b.sizes) +
-                        " cannot be multiplied (" + ctx.simplify(ka).str() +
-                        " != " + ctx.simplify(kb).str() + ")");
+  ctx.require_equal(ka, kb, op, [&] {
+    return op + ": shapes " + shape_str(a.sizes) + " and " + shape_str(b.sizes) +
+           " cannot be multiplied (" + ctx.simplify(ka).str() + " != " + ctx.simplify(kb).str() +
+           ")";
+  });
 }
 
 // A size that stretches when broadcast: decided like broadcasting does (size-oblivious for
@@ -56,9 +57,10 @@ void require_expandable(const OpContext& ctx, const std::vector<Expr>& from,
     const Expr& f = from[from.size() - 1 - k];
     const Expr& t = to[to.size() - 1 - k];
     if (f.identical(t) || is_size_one(ctx, f, "expand")) continue;
-    ctx.require_equal(f, t, "expand",
-                      message + " at dim " + std::to_string(to.size() - 1 - k) + " (" +
-                          ctx.simplify(f).str() + " != " + ctx.simplify(t).str() + ")");
+    ctx.require_equal(f, t, "expand", [&] {
+      return message + " at dim " + std::to_string(to.size() - 1 - k) + " (" +
+             ctx.simplify(f).str() + " != " + ctx.simplify(t).str() + ")";
+    });
   }
 }
 
@@ -102,10 +104,11 @@ std::vector<Expr> bmm_sizes(const OpContext& ctx, const TensorMeta& a, const Ten
   require_rank(ctx, a, 3, "bmm: batch1");
   require_rank(ctx, b, 3, "bmm: batch2");
   require_same_dtype(ctx, a, b, "bmm");
-  ctx.require_equal(a.sizes[0], b.sizes[0], "bmm",
-                    "bmm: batch1 " + shape_str(a.sizes) + " and batch2 " + shape_str(b.sizes) +
-                        " must have the same number of batches (" + ctx.simplify(a.sizes[0]).str() +
-                        " != " + ctx.simplify(b.sizes[0]).str() + ")");
+  ctx.require_equal(a.sizes[0], b.sizes[0], "bmm", [&] {
+    return "bmm: batch1 " + shape_str(a.sizes) + " and batch2 " + shape_str(b.sizes) +
+           " must have the same number of batches (" + ctx.simplify(a.sizes[0]).str() +
+           " != " + ctx.simplify(b.sizes[0]).str() + ")";
+  });
   require_inner(ctx, a, b, a.sizes[2], b.sizes[1], "bmm");
   return simplified(ctx, {a.sizes[0], a.sizes[1], b.sizes[2]});
 }
@@ -133,9 +136,9 @@ Value dot(OpContext& ctx) {
     ctx.bad_input("dot: 1-D tensors expected, got " + rank_str(a) + " and " + rank_str(b));
   }
   require_same_dtype(ctx, a, b, "dot");
-  ctx.require_equal(
-      a.sizes[0], b.sizes[0], "dot",
-      "dot: inconsistent tensor sizes " + shape_str(a.sizes) + " and " + shape_str(b.sizes));
+  ctx.require_equal(a.sizes[0], b.sizes[0], "dot", [&] {
+    return "dot: inconsistent tensor sizes " + shape_str(a.sizes) + " and " + shape_str(b.sizes);
+  });
   return Value::of(contiguous(a.dtype, {}));
 }
 
@@ -281,11 +284,11 @@ Value einsum(OpContext& ctx) {
       auto seen = here.find(label);
       if (seen != here.end()) {
         // A repeated subscript takes a diagonal: its sizes must agree.
-        ctx.require_equal(seen->second, size, "einsum",
-                          std::string("einsum(): subscript ") + label +
-                              " is repeated for operand " + std::to_string(o) +
-                              " but the sizes don't match, " + ctx.simplify(seen->second).str() +
-                              " != " + ctx.simplify(size).str());
+        ctx.require_equal(seen->second, size, "einsum", [&] {
+          return std::string("einsum(): subscript ") + label + " is repeated for operand " +
+                 std::to_string(o) + " but the sizes don't match, " +
+                 ctx.simplify(seen->second).str() + " != " + ctx.simplify(size).str();
+        });
         continue;
       }
       here.emplace(label, size);
@@ -299,11 +302,11 @@ Value einsum(OpContext& ctx) {
           known->second = size;
           continue;
         }
-        ctx.require_equal(known->second, size, "einsum",
-                          std::string("einsum(): operands do not broadcast: subscript ") + label +
-                              " has size " + ctx.simplify(known->second).str() +
-                              " before operand " + std::to_string(o) + " and " +
-                              ctx.simplify(size).str() + " in it");
+        ctx.require_equal(known->second, size, "einsum", [&] {
+          return std::string("einsum(): operands do not broadcast: subscript ") + label +
+                 " has size " + ctx.simplify(known->second).str() + " before operand " +
+                 std::to_string(o) + " and " + ctx.simplify(size).str() + " in it";
+        });
       }
     }
   }

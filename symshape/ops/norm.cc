@@ -20,9 +20,10 @@ TensorMeta same_as(const TensorMeta& t) { return contiguous(t.dtype, t.sizes); }
 void require_per_channel(const OpContext& ctx, const std::optional<TensorMeta>& t,
                          const std::string& what, const Expr& channels) {
   if (!t) return;
-  ctx.require_equal(channels, t->numel(), "norm_per_channel",
-                    what + " should contain " + ctx.simplify(channels).str() +
-                        " elements, got a tensor of shape " + shape_str(t->sizes));
+  ctx.require_equal(channels, t->numel(), "norm_per_channel", [&] {
+    return what + " should contain " + ctx.simplify(channels).str() +
+           " elements, got a tensor of shape " + shape_str(t->sizes);
+  });
 }
 
 // A backward op's grads, None where output_mask turns one off or the parameter is absent.
@@ -221,12 +222,13 @@ void check_group_norm(const OpContext& ctx, const TensorMeta& input, const Expr&
   if (ctx.known(groups > 0) == Truth::False) {
     ctx.bad_input(op + ": num_groups must be positive, got " + groups.str());
   }
-  require(ctx, groups > 0, "group_norm", op + ": num_groups must be positive");
-  require(ctx, mod(channels, groups) == 0, "group_norm",
-          op +
-              ": expected number of channels in input to be divisible by num_groups, but got "
-              "input of shape " +
-              shape_str(input.sizes) + " and num_groups=" + ctx.simplify(groups).str());
+  require(ctx, groups > 0, "group_norm", [&] { return op + ": num_groups must be positive"; });
+  require(ctx, mod(channels, groups) == 0, "group_norm", [&] {
+    return op +
+           ": expected number of channels in input to be divisible by num_groups, but got "
+           "input of shape " +
+           shape_str(input.sizes) + " and num_groups=" + ctx.simplify(groups).str();
+  });
   for (const auto& [what, t] :
        {std::pair{std::string("weight"), weight}, std::pair{std::string("bias"), bias}}) {
     if (!t) continue;
@@ -252,9 +254,10 @@ Value native_group_norm(OpContext& ctx) {
   Expr group = ctx.integer("group");
   const std::string op = "native_group_norm";
   check_group_norm(ctx, input, c, group, weight, bias, op);
-  ctx.require_equal(input.numel(), n * c * hxw, "group_norm",
-                    op + ": expected the input " + shape_str(input.sizes) +
-                        " to have N*C*HxW = " + ctx.simplify(n * c * hxw).str() + " elements");
+  ctx.require_equal(input.numel(), n * c * hxw, "group_norm", [&] {
+    return op + ": expected the input " + shape_str(input.sizes) +
+           " to have N*C*HxW = " + ctx.simplify(n * c * hxw).str() + " elements";
+  });
   std::vector<Expr> stat = {ctx.simplify(n), ctx.simplify(group)};
   return Value::list({Value::of(same_as(input)), Value::of(contiguous(input.dtype, stat)),
                       Value::of(contiguous(input.dtype, stat))});
@@ -296,16 +299,18 @@ void require_attention_dims(const OpContext& ctx, const TensorMeta& q, const Ten
                             const TensorMeta& v, const std::string& op) {
   const Expr& eq = q.sizes.back();
   const Expr& ek = k.sizes.back();
-  ctx.require_equal(eq, ek, "attention",
-                    op + ": query " + shape_str(q.sizes) + " and key " + shape_str(k.sizes) +
-                        " must have the same head dim (" + ctx.simplify(eq).str() +
-                        " != " + ctx.simplify(ek).str() + ")");
+  ctx.require_equal(eq, ek, "attention", [&] {
+    return op + ": query " + shape_str(q.sizes) + " and key " + shape_str(k.sizes) +
+           " must have the same head dim (" + ctx.simplify(eq).str() +
+           " != " + ctx.simplify(ek).str() + ")";
+  });
   const Expr& sk = k.sizes[k.rank() - 2];
   const Expr& sv = v.sizes[v.rank() - 2];
-  ctx.require_equal(sk, sv, "attention",
-                    op + ": key " + shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
-                        " must have the same sequence length (" + ctx.simplify(sk).str() +
-                        " != " + ctx.simplify(sv).str() + ")");
+  ctx.require_equal(sk, sv, "attention", [&] {
+    return op + ": key " + shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
+           " must have the same sequence length (" + ctx.simplify(sk).str() +
+           " != " + ctx.simplify(sv).str() + ")";
+  });
 }
 
 std::vector<Expr> leading(const TensorMeta& t, size_t drop) {
@@ -328,11 +333,12 @@ Value sdpa(OpContext& ctx) {
     const Expr& hq = q.sizes[q.rank() - 3];
     for (auto* batch : {&kb, &vb}) {
       Expr& h = batch->back();
-      require(ctx, mod(hq, h) == 0, "attention_gqa",
-              op +
-                  ": number of heads in key and value must divide the number of heads in query "
-                  "(" +
-                  ctx.simplify(hq).str() + " % " + ctx.simplify(h).str() + " != 0)");
+      require(ctx, mod(hq, h) == 0, "attention_gqa", [&] {
+        return op +
+               ": number of heads in key and value must divide the number of heads in query "
+               "(" +
+               ctx.simplify(hq).str() + " % " + ctx.simplify(h).str() + " != 0)";
+      });
       h = hq;
     }
   }
@@ -369,10 +375,10 @@ void require_fused_inputs(const OpContext& ctx, const TensorMeta& q, const Tenso
   require_attention_dims(ctx, q, k, v, op);
   for (size_t d = 0; d < 2; ++d) {
     for (const TensorMeta* t : {&k, &v}) {
-      ctx.require_equal(q.sizes[d], t->sizes[d], "attention",
-                        op + ": query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) +
-                            " and value " + shape_str(v.sizes) + " must agree in dim " +
-                            std::to_string(d));
+      ctx.require_equal(q.sizes[d], t->sizes[d], "attention", [&] {
+        return op + ": query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) +
+               " and value " + shape_str(v.sizes) + " must agree in dim " + std::to_string(d);
+      });
     }
   }
 }
@@ -392,9 +398,10 @@ Value flash_attention(OpContext& ctx) {
   TensorMeta v = ctx.tensor("value");
   require_fused_inputs(ctx, q, k, v, op);
   const Expr& e = q.sizes[3];
-  ctx.require_equal(e, v.sizes[3], "attention",
-                    op + ": query " + shape_str(q.sizes) + " and value " + shape_str(v.sizes) +
-                        " must have the same head dim");
+  ctx.require_equal(e, v.sizes[3], "attention", [&] {
+    return op + ": query " + shape_str(q.sizes) + " and value " + shape_str(v.sizes) +
+           " must have the same head dim";
+  });
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
   const Expr s = ctx.simplify(k.sizes[2]);

@@ -212,10 +212,10 @@ Value topk(OpContext& ctx) {
   size_t d = single_dim(ctx, t, -1);
   ctx.boolean("largest", true);
   Expr size = t.rank() == 0 ? Expr(1) : t.sizes[d];
-  require(ctx, k >= 0 && k <= size, "topk",
-          "selected index k out of range: k = " + ctx.simplify(k).str() + " for size " +
-              ctx.simplify(size).str() + " of " + shape_str(t.sizes) + " at dim " +
-              std::to_string(d));
+  require(ctx, k >= 0 && k <= size, "topk", [&] {
+    return "selected index k out of range: k = " + ctx.simplify(k).str() + " for size " +
+           ctx.simplify(size).str() + " of " + shape_str(t.sizes) + " at dim " + std::to_string(d);
+  });
   std::vector<Expr> sizes = t.sizes;
   if (t.rank() > 0) sizes[d] = ctx.simplify(k);
   return values_and_indices(t, sizes);
@@ -329,10 +329,11 @@ void register_reductions(OpRegistry& r) {
     Expr k = ctx.integer("k");
     size_t d = single_dim(ctx, t, -1);
     Expr size = t.rank() == 0 ? Expr(1) : t.sizes[d];
-    require(ctx, k >= 1 && k <= size, "kthvalue",
-            "kthvalue(): selected number k = " + ctx.simplify(k).str() +
-                " out of range for dimension " + std::to_string(d) + " of size " +
-                ctx.simplify(size).str());
+    require(ctx, k >= 1 && k <= size, "kthvalue", [&] {
+      return "kthvalue(): selected number k = " + ctx.simplify(k).str() +
+             " out of range for dimension " + std::to_string(d) + " of size " +
+             ctx.simplify(size).str();
+    });
     return select_along(ctx, -1, "kthvalue");
   });
   r.add("aten.mode", [](OpContext& ctx) { return select_along(ctx, -1, "mode"); });

@@ -49,13 +49,17 @@ std::vector<Expr> infer_size(const OpContext& ctx, std::vector<Expr> shape, cons
       known *= shape[i];
     }
   }
-  const std::string invalid =
-      "shape " + shape_str(shape) + " is invalid for input of size " + ctx.simplify(numel).str();
+  // The messages are built only on failure: printing shapes costs more than the checks.
+  const std::function<std::string()> invalid = [&] {
+    return "shape " + shape_str(shape) + " is invalid for input of size " +
+           ctx.simplify(numel).str();
+  };
   if (infer) {
-    require(ctx, known != 0, "reshape_infer",
-            "cannot reshape tensor of " + ctx.simplify(numel).str() + " elements into shape " +
-                shape_str(shape) +
-                " because the unspecified dimension size -1 can be any value and is ambiguous");
+    require(ctx, known != 0, "reshape_infer", [&] {
+      return "cannot reshape tensor of " + ctx.simplify(numel).str() + " elements into shape " +
+             shape_str(shape) +
+             " because the unspecified dimension size -1 can be any value and is ambiguous";
+    });
     require(ctx, mod(numel, known) == 0, "reshape_divisible", invalid);
     shape[*infer] = ctx.simplify(floordiv(numel, known));
   } else {
@@ -239,10 +243,10 @@ Value expand(OpContext& ctx, const TensorMeta& t, const std::vector<Expr>& targe
       sizes[i] = want;
       out_strides[i] = 0;
     } else {
-      ctx.require_equal(have, want, "expand",
-                        "cannot expand " + shape_str(t.sizes) + " to " + shape_str(target) +
-                            " at dim " + std::to_string(i) + " (" + have.str() +
-                            " != " + want.str() + ")");
+      ctx.require_equal(have, want, "expand", [&] {
+        return "cannot expand " + shape_str(t.sizes) + " to " + shape_str(target) + " at dim " +
+               std::to_string(i) + " (" + have.str() + " != " + want.str() + ")";
+      });
       sizes[i] = have;
       out_strides[i] = strides[i - lead];
     }
@@ -364,15 +368,17 @@ Value narrow(OpContext& ctx) {
   if (ctx.known(length >= 0) == Truth::False) {
     ctx.bad_input("narrow: length must be non-negative, got " + length.str());
   }
-  require(ctx, -size <= start && start <= size, "narrow_start",
-          "narrow: start " + start.str() + " is out of range for dim " + std::to_string(k) +
-              " of size " + size.str());
+  require(ctx, -size <= start && start <= size, "narrow_start", [&] {
+    return "narrow: start " + start.str() + " is out of range for dim " + std::to_string(k) +
+           " of size " + size.str();
+  });
   if (ctx.known(start >= 0) != Truth::True && ctx.decide(start < 0, "narrow_start")) {
     start = ctx.simplify(start + size);
   }
-  require(ctx, length >= 0 && start + length <= size, "narrow_bounds",
-          "narrow: start " + start.str() + " + length " + length.str() + " exceeds dim " +
-              std::to_string(k) + " of size " + size.str());
+  require(ctx, length >= 0 && start + length <= size, "narrow_bounds", [&] {
+    return "narrow: start " + start.str() + " + length " + length.str() + " exceeds dim " +
+           std::to_string(k) + " of size " + size.str();
+  });
   std::vector<Expr> sizes = t.sizes;
   sizes[k] = length;
   return Value::of(with_strides(t.dtype, sizes, strides_of(t)));
@@ -383,9 +389,10 @@ Value select(OpContext& ctx) {
   size_t k = existing_dim(ctx, t, ctx.constant("dim"), "select");
   Expr index = ctx.simplify(ctx.integer("index"));
   const Expr& size = t.sizes[k];
-  require(ctx, index >= -size && index < size, "select_index",
-          "select: index " + index.str() + " is out of range for dim " + std::to_string(k) +
-              " of size " + size.str());
+  require(ctx, index >= -size && index < size, "select_index", [&] {
+    return "select: index " + index.str() + " is out of range for dim " + std::to_string(k) +
+           " of size " + size.str();
+  });
   std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
   sizes.erase(sizes.begin() + static_cast<long>(k));
   strides.erase(strides.begin() + static_cast<long>(k));
@@ -401,9 +408,10 @@ Value split_by_size(OpContext& ctx, const TensorMeta& t, size_t k, const Expr& s
   }
   if (ctx.known(split_size > 0) != Truth::True && !ctx.decide(split_size > 0, "split_size")) {
     // A split size of 0 only splits an empty dim, into one empty piece.
-    require(
-        ctx, size == 0, "split_size",
-        "split_size can only be 0 if dimension size is 0, but got dimension size of " + size.str());
+    require(ctx, size == 0, "split_size", [&] {
+      return "split_size can only be 0 if dimension size is 0, but got dimension size of " +
+             size.str();
+    });
     return Value::list({Value::of(with_strides(t.dtype, t.sizes, strides_of(t)))});
   }
   Int count = ctx.decide_int(ctx.simplify(max(ceildiv(size, split_size), Expr(1))), "split_count");
@@ -430,9 +438,10 @@ Value split_with_sizes(OpContext& ctx, std::string_view sizes_name) {
     }
     total += p;
   }
-  ctx.require_equal(total, t.sizes[k], "split_with_sizes",
-                    "split sizes " + shape_str(parts) + " do not add up to dim " +
-                        std::to_string(k) + " of size " + t.sizes[k].str());
+  ctx.require_equal(total, t.sizes[k], "split_with_sizes", [&] {
+    return "split sizes " + shape_str(parts) + " do not add up to dim " + std::to_string(k) +
+           " of size " + t.sizes[k].str();
+  });
   std::vector<Value> pieces;
   for (const Expr& p : parts) {
     std::vector<Expr> sizes = t.sizes;
@@ -469,12 +478,12 @@ Value cat(OpContext& ctx) {
     total += t.sizes[k];
     for (size_t d = 0; d < rank; ++d) {
       if (d == k) continue;
-      ctx.require_equal(first.sizes[d], t.sizes[d], "cat",
-                        "Sizes of tensors must match except in dimension " + std::to_string(k) +
-                            ": expected size " + ctx.simplify(first.sizes[d]).str() +
-                            " but got size " + ctx.simplify(t.sizes[d]).str() +
-                            " for tensor number " + std::to_string(j) + " in the list (" +
-                            shape_str(first.sizes) + " and " + shape_str(t.sizes) + ")");
+      ctx.require_equal(first.sizes[d], t.sizes[d], "cat", [&] {
+        return "Sizes of tensors must match except in dimension " + std::to_string(k) +
+               ": expected size " + ctx.simplify(first.sizes[d]).str() + " but got size " +
+               ctx.simplify(t.sizes[d]).str() + " for tensor number " + std::to_string(j) +
+               " in the list (" + shape_str(first.sizes) + " and " + shape_str(t.sizes) + ")";
+      });
     }
   }
   std::vector<Expr> sizes = first.sizes;
@@ -491,9 +500,10 @@ Value stack(OpContext& ctx) {
     if (ts[j].rank() != ts[0].rank()) ctx.fail("stack: all tensors must have the same rank");
     dtype = promote_types(dtype, ts[j].dtype);
     for (size_t d = 0; d < ts[0].rank(); ++d) {
-      ctx.require_equal(
-          ts[0].sizes[d], ts[j].sizes[d], "stack",
-          "stack: sizes " + shape_str(ts[0].sizes) + " and " + shape_str(ts[j].sizes) + " differ");
+      ctx.require_equal(ts[0].sizes[d], ts[j].sizes[d], "stack", [&] {
+        return "stack: sizes " + shape_str(ts[0].sizes) + " and " + shape_str(ts[j].sizes) +
+               " differ";
+      });
     }
   }
   std::vector<Expr> sizes = ts[0].sizes;
@@ -608,20 +618,23 @@ Value view_dtype(OpContext& ctx) {
                              std::string(to_string(*d)) + " (different element sizes)";
     if (t.rank() == 0) ctx.fail("self.dim() cannot be 0" + what);
     const size_t last = t.rank() - 1;
-    require(ctx, strides[last] == 1, "view_dtype", "self.stride(-1) must be 1" + what);
+    require(ctx, strides[last] == 1, "view_dtype",
+            [&] { return "self.stride(-1) must be 1" + what; });
     if (from > to) {
       const Expr ratio(from / to);
       for (size_t i = 0; i < last; ++i) strides[i] = ctx.simplify(strides[i] * ratio);
       sizes[last] = ctx.simplify(sizes[last] * ratio);
     } else {
       const Expr ratio(to / from);
-      require(ctx, mod(sizes[last], ratio) == 0, "view_dtype",
-              "self.size(-1) must be divisible by " + ratio.str() + what + ", but got " +
-                  ctx.simplify(sizes[last]).str());
+      require(ctx, mod(sizes[last], ratio) == 0, "view_dtype", [&] {
+        return "self.size(-1) must be divisible by " + ratio.str() + what + ", but got " +
+               ctx.simplify(sizes[last]).str();
+      });
       for (size_t i = 0; i < last; ++i) {
-        require(ctx, mod(strides[i], ratio) == 0, "view_dtype",
-                "self.stride(" + std::to_string(i) + ") must be divisible by " + ratio.str() +
-                    what + ", but got " + ctx.simplify(strides[i]).str());
+        require(ctx, mod(strides[i], ratio) == 0, "view_dtype", [&] {
+          return "self.stride(" + std::to_string(i) + ") must be divisible by " + ratio.str() +
+                 what + ", but got " + ctx.simplify(strides[i]).str();
+        });
         strides[i] = ctx.simplify(floordiv(strides[i], ratio));
       }
       sizes[last] = ctx.simplify(floordiv(sizes[last], ratio));
@@ -723,9 +736,10 @@ void register_views(OpRegistry& r) {
                       shape_str(region.sizes) + " it replaces");
       }
       for (size_t d = 0; d < src.rank(); ++d) {
-        require(ctx, src.sizes[d] == region.sizes[d], "scatter_src_size",
-                name + ": src " + shape_str(src.sizes) + " must have the shape of the view " +
-                    shape_str(region.sizes) + " it replaces");
+        require(ctx, src.sizes[d] == region.sizes[d], "scatter_src_size", [&] {
+          return name + ": src " + shape_str(src.sizes) + " must have the shape of the view " +
+                 shape_str(region.sizes) + " it replaces";
+        });
       }
       return Value::of(contiguous(self.dtype, self.sizes));
     });

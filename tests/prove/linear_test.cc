@@ -150,5 +150,59 @@ TEST(LinearTest, NeverRefutesASatisfiableSystem) {
   EXPECT_GT(refuted, (3000 - satisfiable) * 8 / 10);
 }
 
+// Difference constraints (x - y + k >= 0 and bounds) are decided exactly (Bellman-Ford): a cycle
+// of strict inequalities is refuted, and so is every unsatisfiable system, not only most.
+TEST(LinearTest, DifferenceCycleIsRefuted) {
+  // x < y, y < z, z < x: y - x - 1 >= 0, z - y - 1 >= 0, x - z - 1 >= 0.
+  EXPECT_TRUE(refute(
+      {ge({{1, 1}, {0, -1}}, -1), ge({{2, 1}, {1, -1}}, -1), ge({{0, 1}, {2, -1}}, -1)}, kInts3));
+  // x <= y + 3, y <= x - 4: x - y in [4, 3].
+  EXPECT_TRUE(refute({ge({{1, 1}, {0, -1}}, 3), ge({{0, 1}, {1, -1}}, -4)}, kInts3));
+  // x <= y, y <= z, z <= x with x >= 5 and z <= 5: x = y = z = 5.
+  EXPECT_FALSE(refute({ge({{1, 1}, {0, -1}}, 0), ge({{2, 1}, {1, -1}}, 0), ge({{0, 1}, {2, -1}}, 0),
+                       ge({{0, 1}}, -5), ge({{2, -1}}, 5)},
+                      kInts3));
+}
+
+TEST(LinearTest, DifferenceSystemsAreDecidedExactly) {
+  std::mt19937 rng(15);
+  const std::vector<bool> ints(4, true);
+  int satisfiable = 0;
+  for (int round = 0; round < 2000; ++round) {
+    // Every variable in [-3, 3], so that the search below is exhaustive.
+    std::vector<LinearConstraint> cs;
+    for (int v = 0; v < 4; ++v) {
+      cs.push_back(ge({{v, 1}}, 3));
+      cs.push_back(ge({{v, -1}}, 3));
+    }
+    const int extra = 1 + static_cast<int>(rng() % 6);
+    for (int i = 0; i < extra; ++i) {
+      const int a = static_cast<int>(rng() % 4), b = static_cast<int>(rng() % 4);
+      const int64_t k = static_cast<int64_t>(rng() % 9) - 4;
+      if (a == b) {
+        cs.push_back(ge({{a, rng() % 2 ? 1 : -1}}, k));
+      } else {
+        cs.push_back(ge({{a, 1}, {b, -1}}, k));
+      }
+    }
+    bool sat = false;
+    for (int p = 0; p < 7 * 7 * 7 * 7 && !sat; ++p) {
+      const int x[4] = {p % 7 - 3, p / 7 % 7 - 3, p / 49 % 7 - 3, p / 343 - 3};
+      bool all = true;
+      for (const LinearConstraint& c : cs) {
+        int64_t s = c.constant;
+        for (const auto& [v, a] : c.terms) s += a * x[v];
+        all = all && s >= 0;
+      }
+      sat = all;
+    }
+    satisfiable += sat;
+    EXPECT_EQ(refute(cs, ints), !sat) << "round " << round;
+  }
+  // Both kinds occur.
+  EXPECT_GT(satisfiable, 200);
+  EXPECT_LT(satisfiable, 1800);
+}
+
 }  // namespace
 }  // namespace symshape::detail
