@@ -760,12 +760,12 @@ class Decider {
 
 namespace {
 
-// c mentions a floor division, a modulo or a ceiling division.
-bool has_division(const Cond& c) {
+// c mentions a floor division, a modulo, a ceiling division, a max or a min: the calls that
+// simplify() may reduce under the facts.
+bool has_reducible_call(const Cond& c) {
   auto in = [](const ex& e) {
     for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) {
-      Fn f = function_of(*it);
-      if (f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) return true;
+      if (function_of(*it) != Fn::None) return true;
     }
     return false;
   };
@@ -776,7 +776,7 @@ bool has_division(const Cond& c) {
     case Cond::Kind::And:
     case Cond::Kind::Or:
       for (const Cond& o : c.operands()) {
-        if (has_division(o)) return true;
+        if (has_reducible_call(o)) return true;
       }
       return false;
   }
@@ -796,14 +796,23 @@ bool prove_limit_hit() { return limit_hit; }
 
 Truth prove(const Cond& c, const Facts& facts) {
   try {
-    Truth t = Decider(facts).decide(c);
-    if (t != Truth::Unknown || detail::inside_simplify() || !has_division(c)) return t;
-    // The goal simplified may be decided where it was not: s0//(s0//2) == 2 for an even s0 is
-    // 2 == 2 once the division is exact.
+    Decider decider(facts);
+    Truth t = decider.decide(c);
+    if (t != Truth::Unknown) return t;
+    // The assumed equalities rewritten in: given p == h*w, p % h == 0 is h*w % h == 0.
+    Cond goal = facts.substitute(c);
+    if (!goal.identical(c)) {
+      if (goal.is_true() || goal.is_false()) return goal.is_true() ? Truth::True : Truth::False;
+      t = decider.decide(goal);
+      if (t != Truth::Unknown) return t;
+    }
+    if (detail::inside_simplify() || !has_reducible_call(goal)) return t;
+    // Both sides simplified under the facts may be decided where they were not: s0//(s0//2) == 2
+    // for an even s0 is 2 == 2 once the division is exact; max(a, b) == b for a <= b.
     Cond s = simplify(c, facts);
     if (s.is_true()) return Truth::True;
     if (s.is_false()) return Truth::False;
-    return s.identical(c) ? t : Decider(facts).decide(s);
+    return s.identical(c) || s.identical(goal) ? t : decider.decide(s);
   } catch (const std::exception&) {
     // Whatever the engine cannot analyse (an unexpected expression form) is simply unknown.
     return Truth::Unknown;
