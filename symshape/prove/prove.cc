@@ -13,6 +13,7 @@
 #include "symshape/prove.h"
 #include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
+#include "symshape/ranges/bound.h"
 #include "symshape/simplify.h"
 
 namespace symshape {
@@ -58,6 +59,16 @@ Rat rational_of(const ex& e) {
 ValueRange safe_bound(const ex& e, const Facts& facts) {
   try {
     return bound(Expr(e), facts);
+  } catch (const Error&) {
+    return ValueRange::all();
+  }
+}
+
+// The range the linear tier gives an atom: from the recorded ranges alone (the tier has the
+// linear facts themselves; bounds implied by them only add constraints to eliminate).
+ValueRange atom_bound(const ex& e, const Facts& facts) {
+  try {
+    return detail::bound_with(Expr(e), facts, {false, false, false});
   } catch (const Error&) {
     return ValueRange::all();
   }
@@ -375,7 +386,7 @@ class LinearProver {
     // An exact quotient such as x*y^-1 is integral only as a whole term with its coefficient,
     // so atoms with negative powers are reasoned about as rationals.
     int v = new_var(e, kAtom, detail::has_integer_coefficients(e));
-    add_bounds(v, safe_bound(e, facts_));
+    add_bounds(v, atom_bound(e, facts_));
     follow(e);
     define(v, e);
     return v;
@@ -450,10 +461,10 @@ class LinearProver {
       }
     }
     // A symbolic divisor: only what its sign and the dividend's sign allow.
-    ValueRange rb = safe_bound(b, facts_);
+    ValueRange rb = atom_bound(b, facts_);
     bool positive = rb.lo() && *rb.lo() >= 1, negative = rb.hi() && *rb.hi() <= -1;
     if (!positive && !negative) return;
-    ValueRange ra = safe_bound(a, facts_);
+    ValueRange ra = atom_bound(a, facts_);
     bool a_nonneg = ra.lo() && *ra.lo() >= 0, a_nonpos = ra.hi() && *ra.hi() <= 0;
     // Orient as a divisor > 0: a // b == (-a) // (-b), and likewise for ceildiv.
     const Linear& num = positive ? A : negA;
@@ -486,7 +497,7 @@ class LinearProver {
   // lo_f*lo_g, and so on. This is what shows x*y >= x for sizes.
   void define_product(int v, const ex& f, const ex& g) {
     if (is_negative_power(f) || is_negative_power(g)) return;
-    ValueRange rf = safe_bound(f, facts_), rg = safe_bound(g, facts_);
+    ValueRange rf = atom_bound(f, facts_), rg = atom_bound(g, facts_);
     if (rf.is_all() || rg.is_all()) return;
     Linear F = linearize(f), G = linearize(g);
     // s*((f - a)*(g - b)) >= 0 with s = +1 for same-side corners, -1 for opposite ones:

@@ -10,6 +10,7 @@
 #include "symshape/expr/functions.h"
 #include "symshape/facts.h"
 #include "symshape/ranges.h"
+#include "symshape/ranges/bound.h"
 #include "symshape/ranges/interval.h"
 #include "symshape/ranges/modular.h"
 #include "symshape/ranges/number.h"
@@ -73,7 +74,8 @@ Kind kind_of(const GiNaC::ex& e) {
 
 class Analyzer {
  public:
-  explicit Analyzer(const Facts& facts) : facts_(facts) {}
+  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {})
+      : facts_(facts), options_(options) {}
 
   Info visit(const GiNaC::ex& e) {
     switch (kind_of(e)) {
@@ -110,7 +112,8 @@ class Analyzer {
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
         known.modulus > 1 ? Congruence{Num::of(known.modulus), Num::of(known.base)} : Congruence{};
-    Info info = integral(Range::of(facts_.implied_range(name)), c);
+    Info info = integral(
+        Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
     symbols_.emplace_back(std::move(name), info);
     return info;
   }
@@ -139,7 +142,7 @@ class Analyzer {
       acc.range = rewritten_sum(e, detail::integers(acc.range));
       --depth_;
     }
-    if (!splitting_ && !acc.range.is_point()) {
+    if (options_.remainder_splits && !splitting_ && !acc.range.is_point()) {
       acc.range = split_on_remainder(e, detail::integers(acc.range));
     }
     return integral(std::move(acc.range), std::move(acc.mod));
@@ -473,18 +476,21 @@ class Analyzer {
   static constexpr int kMaxSplitCases = 16;
   bool splitting_ = false;
   const Facts& facts_;
+  const detail::BoundOptions options_;
   std::vector<std::pair<std::string, Info>> symbols_;
   int depth_ = 0;
 };
 
 }  // namespace
 
-ValueRange bound(const Expr& e, const Facts& facts) {
+namespace detail {
+
+ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& options) {
   // The expression is an integer, so its range rounds inward even when its parts are rational.
-  Analyzer a(facts);
+  Analyzer a(facts, options);
   ValueRange r = a.visit(e.ex()).range.value_range();
   // The assumed equalities rewritten in (p == h*w: p % h is 0) give a second sound range.
-  if (!facts.substitutions().empty() && !r.is_point()) {
+  if (options.substitutions && !facts.substitutions().empty() && !r.is_point()) {
     Expr s = facts.substitute(e);
     if (!s.identical(e)) {
       ValueRange both = r.intersect(a.visit(s.ex()).range.value_range());
@@ -493,6 +499,10 @@ ValueRange bound(const Expr& e, const Facts& facts) {
   }
   return r;
 }
+
+}  // namespace detail
+
+ValueRange bound(const Expr& e, const Facts& facts) { return detail::bound_with(e, facts, {}); }
 
 ModularSet modular_set(const Expr& e, const Facts& facts) {
   Analyzer a(facts);
