@@ -1,5 +1,6 @@
 // Range analysis of an Expr: one walk over the GiNaC tree computes, for every node, a rational
 // range and (for the nodes known to be integers) a congruence, each tightening the other.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -205,26 +206,58 @@ class Analyzer {
       }
     }
     if (!has_call) return r;
-    std::map<std::string, Int> lcm_of;  // symbol -> lcm of the constant divisors over it
-    for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) {
-      Fn f = function_of(*it);
-      if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
-      if (!detail::is_int(it->op(1)) || detail::int_of(it->op(1)) <= 1) continue;
-      Int c = detail::int_of(it->op(1));
-      for (const std::string& name : Expr(it->op(0)).free_symbols()) {
-        auto [entry, inserted] = lcm_of.emplace(name, c);
-        if (!inserted) entry->second = cln::lcm(entry->second, c);
-      }
-    }
-    for (const auto& [name, l] : lcm_of) {
+    // symbol -> lcm of the constant divisors over it (few: a small vector, no names built).
+    std::vector<std::pair<GiNaC::ex, Int>> lcm_of;
+    collect_divisors(e, lcm_of);
+    if (lcm_of.empty()) return r;
+    // The first by name, so that the answer does not depend on GiNaC's term order.
+    std::sort(lcm_of.begin(), lcm_of.end(), [](const auto& a, const auto& b) {
+      return GiNaC::ex_to<GiNaC::symbol>(a.first).get_name() <
+             GiNaC::ex_to<GiNaC::symbol>(b.first).get_name();
+    });
+    for (const auto& [x, l] : lcm_of) {
       if (l > kMaxSplitCases) continue;
-      GiNaC::ex x = Expr::symbol(name).ex();
       size_t mentions = 0;
-      for (size_t i = 0; i < e.nops(); ++i) mentions += e.op(i).has(x) ? 1 : 0;
+      for (size_t i = 0; i < e.nops() && mentions < 2; ++i) mentions += e.op(i).has(x) ? 1 : 0;
       if (mentions < 2) continue;
       return detail::intersect(r, split_cases(e, x, l));
     }
     return r;
+  }
+
+  // Adds, for each division by a constant c > 1 in e, c to the lcm of every symbol of its
+  // dividend. Recursive (GiNaC's preorder iterator allocates; this runs on every sum).
+  static void collect_divisors(const GiNaC::ex& e, std::vector<std::pair<GiNaC::ex, Int>>& out) {
+    switch (kind_of(e)) {
+      case Kind::Numeric:
+      case Kind::Symbol:
+      case Kind::Other: return;
+      case Kind::Function: {
+        Fn f = function_of(e);
+        if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(e.op(1)) &&
+            detail::int_of(e.op(1)) > 1) {
+          add_symbols(e.op(0), detail::int_of(e.op(1)), out);
+        }
+        break;
+      }
+      default: break;
+    }
+    for (size_t i = 0, n = e.nops(); i < n; ++i) collect_divisors(e.op(i), out);
+  }
+
+  static void add_symbols(const GiNaC::ex& e, const Int& c,
+                          std::vector<std::pair<GiNaC::ex, Int>>& out) {
+    if (kind_of(e) == Kind::Symbol) {
+      auto entry =
+          std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first.is_equal(e); });
+      if (entry == out.end()) {
+        out.emplace_back(e, c);
+      } else {
+        entry->second = cln::lcm(entry->second, c);
+      }
+      return;
+    }
+    for (size_t i = 0, n = e.nops(); i < n; ++i) add_symbols(e.op(i), c, out);
   }
 
   Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l) {
