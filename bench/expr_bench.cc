@@ -172,6 +172,55 @@ void BM_SimplifyExpr(benchmark::State& state) {
 }
 BENCHMARK(BM_SimplifyExpr)->DenseRange(0, static_cast<int>(kCorpus.size()) - 1)->ArgName("expr");
 
+// One decision under 20 facts over 10 symbols (issue 17: under 50 us each): chains of
+// inequalities, scaled bounds, equalities used as substitutions, a disequality, congruences.
+const std::vector<std::string> kManyFactGoals = {
+    "s0 <= s9",                  // a chain of inequalities
+    "s4 % s5 == 0",              // s4 == s5*s6 rewritten in
+    "s9 // 4 % 2 == 0",          // s9 % 8 == 0 through //
+    "max(s7, s8) == s8",         // decided by simplify under s7 <= s8
+    "s0 < s3",                   // s2 != s3 split on
+    "min(s7 + s8, 128) == 100",  // s7 + s8 == 100 rewritten in
+    "s0 < s2",                   // undecided: every tier runs
+};
+
+// Satisfiable (s0..s9 = 1, 1, 1, 2, 6, 2, 3, 40, 60, 64): an answer under contradictory facts
+// would time nothing real.
+Facts many_facts() {
+  Facts facts(ValueRange::closed(Int(1), Int(1024)));
+  const char* texts[] = {
+      "s0 <= s1",    "s1 <= s2",
+      "s2 <= s3",    "s3 <= s4",
+      "s5 <= s4",    "s5 <= s6",
+      "s6 <= s7",    "s7 <= s8",
+      "s8 <= s9",    "2*s0 + s3 <= s9 + 4",
+      "s4 == s5*s6", "s7 + s8 == 100",
+      "s2 != s3",    "s9 % 8 == 0",
+      "s1 % 4 == 1", "3*s5 <= s4 + 2",
+      "s6 >= 2",     "s0 + s1 + s2 <= 3*s9",
+      "s3 < s9",     "max(s0, s1) <= 500",
+  };
+  for (const char* t : texts) facts.assume(must_parse_cond(t));
+  return facts;
+}
+
+void BM_ProveManyFacts(benchmark::State& state) {
+  const size_t index = static_cast<size_t>(state.range(0));
+  const Cond goal = must_parse_cond(kManyFactGoals[index]);
+  const Facts facts = many_facts();
+  Truth t = prove(goal, facts);
+  for (auto _ : state) {
+    t = prove(goal, facts);
+    benchmark::DoNotOptimize(t);
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(kManyFactGoals[index] + " -> " + std::string(to_string(t)));
+}
+BENCHMARK(BM_ProveManyFacts)
+    ->DenseRange(0, static_cast<int>(kManyFactGoals.size()) - 1)
+    ->ArgName("goal")
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace symshape
 

@@ -55,10 +55,34 @@ class Facts {
   // Indices into assumptions() of the relations that mention the symbol.
   const std::vector<size_t>& assumptions_mentioning(std::string_view symbol) const;
 
+  // The symbol's range narrowed by the assumed linear relations over symbols (bounds propagated
+  // to a fixpoint, rounded inward): with `3*y <= x` and x in [4, 20], y lies in [1, 6]. Within
+  // range_of(symbol); range_of itself stays the recorded range.
+  ValueRange implied_range(std::string_view symbol) const;
+
+  // The assumed equalities as rewrites of one symbol: `p == h*w` gives p -> h*w, `a + b == 7`
+  // gives b -> 7 - a (the later name is eliminated, as by PyTorch's replacements). Each value is
+  // free of every rewritten symbol.
+  const std::map<std::string, Expr>& substitutions() const { return substitutions_; }
+  // e (or c) with the substitutions applied: equal to it wherever the facts hold.
+  Expr substitute(const Expr& e) const;
+  Cond substitute(const Cond& c) const;
+
   uint64_t version() const { return version_; }
 
  private:
+  // `sum(coefficient * symbol) + constant >= 0`, integer coefficients.
+  struct LinearBound {
+    std::vector<std::pair<std::string, Int>> terms;
+    Int constant;
+  };
+
   void exclude_endpoint(const Cond& c);
+  void add_linear(const Cond& c);
+  void add_substitution(const Cond& c);
+  void requeue(std::string_view symbol) const;
+  void requeue_fact(size_t index) const;
+  void propagate() const;
 
   ValueRange default_range_;
   std::map<std::string, ValueRange, std::less<>> ranges_;
@@ -68,6 +92,15 @@ class Facts {
   std::map<std::string, ModularSet, std::less<>> symbol_residues_;
   std::vector<Cond> assumptions_;
   std::map<std::string, std::vector<size_t>, std::less<>> by_symbol_;
+  std::map<std::string, Expr> substitutions_;
+  std::vector<LinearBound> linear_;
+  std::map<std::string, std::vector<size_t>, std::less<>> linear_by_symbol_;
+  // Bounds propagation, done lazily (range_of stays cheap): the bounds found so far, the facts
+  // to revisit, and whether the facts were found contradictory (then nothing is implied).
+  mutable std::map<std::string, ValueRange, std::less<>> implied_;
+  mutable std::vector<size_t> queue_;
+  mutable std::vector<bool> queued_;
+  mutable bool contradiction_ = false;
   uint64_t version_ = 0;
 };
 

@@ -1,9 +1,14 @@
+#include <cln/rational.h>
+
 #include <algorithm>
+#include <optional>
 
 #include "symshape/expr/functions.h"
 #include "symshape/facts.h"
 
 namespace symshape {
+
+using Rat = cln::cl_RA;
 
 Facts::Facts(ValueRange default_range) : default_range_(std::move(default_range)) {}
 
@@ -13,7 +18,18 @@ ValueRange Facts::range_of(std::string_view symbol) const {
 }
 
 void Facts::set_range(const std::string& symbol, const ValueRange& r) {
+  ValueRange before = range_of(symbol);
   ranges_[symbol] = r;
+  if (!before.contains(r)) {
+    // A wider range: what was implied from the narrower one may no longer hold.
+    implied_.clear();
+    contradiction_ = false;
+    queue_.clear();
+    queued_.assign(linear_.size(), false);
+    for (size_t i = 0; i < linear_.size(); ++i) requeue_fact(i);
+  } else {
+    requeue(symbol);
+  }
   ++version_;
 }
 
@@ -22,6 +38,7 @@ void Facts::refine_range(const std::string& symbol, const ValueRange& r) {
   auto it = ranges_.find(symbol);
   if (it != ranges_.end() && it->second == next) return;
   ranges_[symbol] = next;
+  requeue(symbol);
   ++version_;
 }
 
@@ -173,6 +190,8 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
+      add_linear(c);
+      if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
   }
@@ -186,6 +205,234 @@ const std::vector<size_t>& Facts::assumptions_mentioning(std::string_view symbol
   static const std::vector<size_t> none;
   auto it = by_symbol_.find(symbol);
   return it == by_symbol_.end() ? none : it->second;
+}
+
+// ---- bounds from linear relations -----------------------------------------------------------
+
+namespace {
+
+// Bounds propagation revisits a fact at most this many times per fact on average (a cycle such
+// as x < y, y < x + 5 over wide ranges would otherwise creep one step at a time).
+constexpr size_t kPropagationVisitsPerFact = 16;
+// Relations with more symbols than this are not used for bounds.
+constexpr size_t kMaxLinearTerms = 8;
+
+// e as sum(coefficient * symbol) + constant with rational coefficients; nullopt when some term
+// is not a constant multiple of a symbol.
+std::optional<std::pair<std::vector<std::pair<std::string, Rat>>, Rat>> linear_over_symbols(
+    const GiNaC::ex& e) {
+  std::vector<std::pair<std::string, Rat>> terms;
+  Rat constant = 0;
+  auto term = [&](const GiNaC::ex& t) {
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(t)) {
+      if (!GiNaC::ex_to<GiNaC::numeric>(t).is_rational()) return false;
+      constant = constant + cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(t).to_cl_N());
+      return true;
+    }
+    GiNaC::ex x = t;
+    Rat k = 1;
+    if (GiNaC::is_exactly_a<GiNaC::mul>(t)) {
+      if (t.nops() != 2 || !GiNaC::is_exactly_a<GiNaC::numeric>(t.op(1)) ||
+          !GiNaC::ex_to<GiNaC::numeric>(t.op(1)).is_rational()) {
+        return false;
+      }
+      x = t.op(0);
+      k = cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(t.op(1)).to_cl_N());
+    }
+    if (!GiNaC::is_exactly_a<GiNaC::symbol>(x)) return false;
+    terms.emplace_back(GiNaC::ex_to<GiNaC::symbol>(x).get_name(), k);
+    return true;
+  };
+  if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (!term(e.op(i))) return std::nullopt;
+    }
+  } else if (!term(e)) {
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(terms), constant);
+}
+
+}  // namespace
+
+// A relation linear over symbols becomes one or two `d >= 0` bounds (strict ones gain 1, as the
+// values are integers).
+void Facts::add_linear(const Cond& c) {
+  if (c.op() == RelOp::Ne) return;
+  auto lin = linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+  if (!lin || lin->first.empty() || lin->first.size() > kMaxLinearTerms) return;
+  Int scale = cln::denominator(lin->second);
+  for (const auto& [name, k] : lin->first) scale = cln::lcm(scale, cln::denominator(k));
+  LinearBound d;
+  for (const auto& [name, k] : lin->first) d.terms.emplace_back(name, cln::the<Int>(k * scale));
+  d.constant = cln::the<Int>(lin->second * scale);
+  auto negated = [](LinearBound b) {
+    for (auto& t : b.terms) t.second = -t.second;
+    b.constant = -b.constant;
+    return b;
+  };
+  std::vector<LinearBound> bounds;
+  switch (c.op()) {
+    case RelOp::Eq:
+      bounds.push_back(d);
+      bounds.push_back(negated(d));
+      break;
+    case RelOp::Ge: bounds.push_back(d); break;
+    case RelOp::Gt:
+      d.constant = d.constant - 1;
+      bounds.push_back(d);
+      break;
+    case RelOp::Le: bounds.push_back(negated(d)); break;
+    case RelOp::Lt: {
+      LinearBound n = negated(d);
+      n.constant = n.constant - 1;
+      bounds.push_back(n);
+      break;
+    }
+    case RelOp::Ne: return;
+  }
+  for (LinearBound& b : bounds) {
+    size_t index = linear_.size();
+    for (const auto& t : b.terms) linear_by_symbol_[t.first].push_back(index);
+    linear_.push_back(std::move(b));
+    queued_.push_back(false);
+    requeue_fact(index);
+  }
+}
+
+void Facts::requeue_fact(size_t index) const {
+  if (queued_[index]) return;
+  queued_[index] = true;
+  queue_.push_back(index);
+}
+
+void Facts::requeue(std::string_view symbol) const {
+  auto it = linear_by_symbol_.find(symbol);
+  if (it == linear_by_symbol_.end()) return;
+  for (size_t i : it->second) requeue_fact(i);
+}
+
+ValueRange Facts::implied_range(std::string_view symbol) const {
+  ValueRange r = range_of(symbol);
+  if (linear_.empty()) return r;
+  if (!queue_.empty()) propagate();
+  if (contradiction_) return r;
+  auto it = implied_.find(symbol);
+  return it == implied_.end() ? r : r.intersect(it->second);
+}
+
+// Worklist bounds propagation: from `sum(a_i * x_i) + c >= 0`, a_j * x_j >= -c - max(rest), so
+// x_j >= ceil(.../a_j) for a_j > 0 and x_j <= floor(.../a_j) for a_j < 0. Each step only
+// narrows a range by what the facts imply, so stopping early is sound.
+void Facts::propagate() const {
+  auto current = [&](const std::string& name) {
+    ValueRange r = range_of(name);
+    auto it = implied_.find(name);
+    return it == implied_.end() ? r : r.intersect(it->second);
+  };
+  size_t budget = kPropagationVisitsPerFact * linear_.size();
+  size_t head = 0;
+  while (head < queue_.size() && !contradiction_) {
+    if (budget-- == 0) break;
+    size_t index = queue_[head++];
+    queued_[index] = false;
+    const LinearBound& b = linear_[index];
+    // max(a_i * x_i) per term; nullopt when infinite.
+    std::vector<std::optional<Int>> most(b.terms.size());
+    std::vector<ValueRange> ranges(b.terms.size());
+    size_t infinite = 0;
+    Int finite_sum = b.constant;
+    for (size_t i = 0; i < b.terms.size(); ++i) {
+      ranges[i] = current(b.terms[i].first);
+      const Int& a = b.terms[i].second;
+      const std::optional<Int>& end = a > 0 ? ranges[i].hi() : ranges[i].lo();
+      if (end) {
+        most[i] = a * *end;
+        finite_sum = finite_sum + *most[i];
+      } else {
+        ++infinite;
+      }
+    }
+    for (size_t j = 0; j < b.terms.size(); ++j) {
+      // -c - max(rest) needs every other term bounded.
+      if (infinite > (most[j] ? 0u : 1u)) continue;
+      Int rest = most[j] ? finite_sum - *most[j] : finite_sum;  // c + max(rest)
+      const Int& a = b.terms[j].second;
+      ValueRange bound = a > 0 ? ValueRange::at_least(cln::ceiling1(-rest, a))
+                               : ValueRange::at_most(cln::floor1(rest, -a));
+      ValueRange next = ranges[j].intersect(bound);
+      if (next == ranges[j]) continue;
+      if (next.is_empty()) {
+        contradiction_ = true;  // no point satisfies the facts: imply nothing
+        implied_.clear();
+        break;
+      }
+      const std::string& name = b.terms[j].first;
+      implied_[name] = next;
+      auto it = linear_by_symbol_.find(name);
+      for (size_t other : it->second) {
+        if (other != index) requeue_fact(other);
+      }
+    }
+  }
+  for (size_t i = head; i < queue_.size(); ++i) queued_[queue_[i]] = false;
+  queue_.clear();
+}
+
+// ---- equalities as substitutions --------------------------------------------------------------
+
+namespace {
+
+constexpr size_t kMaxSubstitutions = 32;
+
+}  // namespace
+
+void Facts::add_substitution(const Cond& c) {
+  if (substitutions_.size() >= kMaxSubstitutions) return;
+  GiNaC::ex d = substitute(c.lhs() - c.rhs()).ex().expand();
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(d)) return;
+  // A symbol that occurs once, as a term of coefficient +-1: d == k*x + rest, x == -k*rest.
+  std::vector<GiNaC::ex> terms;
+  if (GiNaC::is_exactly_a<GiNaC::add>(d)) {
+    for (size_t i = 0; i < d.nops(); ++i) terms.push_back(d.op(i));
+  } else {
+    terms.push_back(d);
+  }
+  std::string best;
+  GiNaC::ex best_rest;
+  int best_sign = 0;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    GiNaC::ex x = terms[i];
+    int sign = 1;
+    if (GiNaC::is_exactly_a<GiNaC::mul>(x) && x.nops() == 2 && x.op(1).is_equal(-1)) {
+      x = x.op(0);
+      sign = -1;
+    }
+    if (!GiNaC::is_exactly_a<GiNaC::symbol>(x)) continue;
+    GiNaC::ex rest = d - terms[i];
+    if (rest.has(x) || GiNaC::is_exactly_a<GiNaC::numeric>(rest)) continue;  // constants: ranges
+    std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
+    if (!best.empty() && name < best) continue;  // the later name is eliminated
+    best = name;
+    best_rest = rest;
+    best_sign = sign;
+  }
+  if (best.empty()) return;
+  Expr value(-best_sign * best_rest);
+  for (auto& [name, v] : substitutions_) {
+    if (v.has_symbol(best)) v = v.subs({{best, value}});
+  }
+  substitutions_.emplace(best, value);
+}
+
+Expr Facts::substitute(const Expr& e) const {
+  if (substitutions_.empty()) return e;
+  return e.subs(substitutions_);
+}
+
+Cond Facts::substitute(const Cond& c) const {
+  if (substitutions_.empty()) return c;
+  return c.subs(substitutions_);
 }
 
 }  // namespace symshape

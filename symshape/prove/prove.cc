@@ -13,6 +13,7 @@
 #include "symshape/prove.h"
 #include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
+#include "symshape/ranges/bound.h"
 #include "symshape/simplify.h"
 
 namespace symshape {
@@ -58,6 +59,16 @@ Rat rational_of(const ex& e) {
 ValueRange safe_bound(const ex& e, const Facts& facts) {
   try {
     return bound(Expr(e), facts);
+  } catch (const Error&) {
+    return ValueRange::all();
+  }
+}
+
+// The range the linear tier gives an atom: from the recorded ranges alone (the tier has the
+// linear facts themselves; bounds implied by them only add constraints to eliminate).
+ValueRange atom_bound(const ex& e, const Facts& facts) {
+  try {
+    return detail::bound_with(Expr(e), facts, {false, false, false});
   } catch (const Error&) {
     return ValueRange::all();
   }
@@ -375,7 +386,7 @@ class LinearProver {
     // An exact quotient such as x*y^-1 is integral only as a whole term with its coefficient,
     // so atoms with negative powers are reasoned about as rationals.
     int v = new_var(e, kAtom, detail::has_integer_coefficients(e));
-    add_bounds(v, safe_bound(e, facts_));
+    add_bounds(v, atom_bound(e, facts_));
     follow(e);
     define(v, e);
     return v;
@@ -450,10 +461,10 @@ class LinearProver {
       }
     }
     // A symbolic divisor: only what its sign and the dividend's sign allow.
-    ValueRange rb = safe_bound(b, facts_);
+    ValueRange rb = atom_bound(b, facts_);
     bool positive = rb.lo() && *rb.lo() >= 1, negative = rb.hi() && *rb.hi() <= -1;
     if (!positive && !negative) return;
-    ValueRange ra = safe_bound(a, facts_);
+    ValueRange ra = atom_bound(a, facts_);
     bool a_nonneg = ra.lo() && *ra.lo() >= 0, a_nonpos = ra.hi() && *ra.hi() <= 0;
     // Orient as a divisor > 0: a // b == (-a) // (-b), and likewise for ceildiv.
     const Linear& num = positive ? A : negA;
@@ -486,7 +497,7 @@ class LinearProver {
   // lo_f*lo_g, and so on. This is what shows x*y >= x for sizes.
   void define_product(int v, const ex& f, const ex& g) {
     if (is_negative_power(f) || is_negative_power(g)) return;
-    ValueRange rf = safe_bound(f, facts_), rg = safe_bound(g, facts_);
+    ValueRange rf = atom_bound(f, facts_), rg = atom_bound(g, facts_);
     if (rf.is_all() || rg.is_all()) return;
     Linear F = linearize(f), G = linearize(g);
     // s*((f - a)*(g - b)) >= 0 with s = +1 for same-side corners, -1 for opposite ones:
@@ -760,12 +771,14 @@ class Decider {
 
 namespace {
 
-// c mentions a floor division, a modulo or a ceiling division.
-bool has_division(const Cond& c) {
-  auto in = [](const ex& e) {
+// c mentions a floor division, a modulo or a ceiling division (divisions: true), or a max or a
+// min (divisions: false): the calls that simplify() may reduce under the facts.
+bool has_call(const Cond& c, bool divisions) {
+  auto in = [divisions](const ex& e) {
     for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) {
       Fn f = function_of(*it);
-      if (f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) return true;
+      bool division = f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv;
+      if (divisions ? division : (f == Fn::Max || f == Fn::Min)) return true;
     }
     return false;
   };
@@ -776,12 +789,16 @@ bool has_division(const Cond& c) {
     case Cond::Kind::And:
     case Cond::Kind::Or:
       for (const Cond& o : c.operands()) {
-        if (has_division(o)) return true;
+        if (has_call(o, divisions)) return true;
       }
       return false;
   }
   return false;
 }
+
+// A max / min goal is simplified (each argument order asked of the linear tier) only under this
+// many assumptions: under 20 it took a millisecond, twenty times a plain decision.
+constexpr size_t kMaxAssumptionsToSimplifyMinMax = 8;
 
 }  // namespace
 
@@ -796,14 +813,27 @@ bool prove_limit_hit() { return limit_hit; }
 
 Truth prove(const Cond& c, const Facts& facts) {
   try {
-    Truth t = Decider(facts).decide(c);
-    if (t != Truth::Unknown || detail::inside_simplify() || !has_division(c)) return t;
-    // The goal simplified may be decided where it was not: s0//(s0//2) == 2 for an even s0 is
-    // 2 == 2 once the division is exact.
+    Decider decider(facts);
+    Truth t = decider.decide(c);
+    if (t != Truth::Unknown) return t;
+    // The assumed equalities rewritten in: given p == h*w, p % h == 0 is h*w % h == 0.
+    Cond goal = facts.substitute(c);
+    if (!goal.identical(c)) {
+      if (goal.is_true() || goal.is_false()) return goal.is_true() ? Truth::True : Truth::False;
+      t = decider.decide(goal);
+      if (t != Truth::Unknown) return t;
+    }
+    if (detail::inside_simplify()) return t;
+    if (!has_call(goal, true) &&
+        !(has_call(goal, false) && facts.assumptions().size() <= kMaxAssumptionsToSimplifyMinMax)) {
+      return t;
+    }
+    // Both sides simplified under the facts may be decided where they were not: s0//(s0//2) == 2
+    // for an even s0 is 2 == 2 once the division is exact; max(a, b) == b for a <= b.
     Cond s = simplify(c, facts);
     if (s.is_true()) return Truth::True;
     if (s.is_false()) return Truth::False;
-    return s.identical(c) ? t : Decider(facts).decide(s);
+    return s.identical(c) || s.identical(goal) ? t : decider.decide(s);
   } catch (const std::exception&) {
     // Whatever the engine cannot analyse (an unexpected expression form) is simply unknown.
     return Truth::Unknown;

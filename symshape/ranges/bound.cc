@@ -1,5 +1,8 @@
 // Range analysis of an Expr: one walk over the GiNaC tree computes, for every node, a rational
 // range and (for the nodes known to be integers) a congruence, each tightening the other.
+#include <algorithm>
+#include <map>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <utility>
@@ -8,6 +11,7 @@
 #include "symshape/expr/functions.h"
 #include "symshape/facts.h"
 #include "symshape/ranges.h"
+#include "symshape/ranges/bound.h"
 #include "symshape/ranges/interval.h"
 #include "symshape/ranges/modular.h"
 #include "symshape/ranges/number.h"
@@ -71,7 +75,8 @@ Kind kind_of(const GiNaC::ex& e) {
 
 class Analyzer {
  public:
-  explicit Analyzer(const Facts& facts) : facts_(facts) {}
+  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {})
+      : facts_(facts), options_(options) {}
 
   Info visit(const GiNaC::ex& e) {
     switch (kind_of(e)) {
@@ -108,7 +113,8 @@ class Analyzer {
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
         known.modulus > 1 ? Congruence{Num::of(known.modulus), Num::of(known.base)} : Congruence{};
-    Info info = integral(Range::of(facts_.range_of(name)), c);
+    Info info = integral(
+        Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
     symbols_.emplace_back(std::move(name), info);
     return info;
   }
@@ -124,10 +130,21 @@ class Analyzer {
       acc.integral = acc.integral && t.integral;
     }
     if (!acc.integral) return rational(std::move(acc.range));
+    // A residue modulo a multiple of the congruence's modulus is finer: 3*x + 5 - (3*x) % 6
+    // is 5 (mod 6), where term by term it is only 2 (mod 3).
+    if (Congruence rc = residue_congruence(e); rc.known()) {
+      if (!acc.mod.known() ||
+          (!acc.mod.modulus.is_zero() && detail::mod(rc.modulus, acc.mod.modulus).is_zero())) {
+        acc.mod = rc;
+      }
+    }
     if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
       ++depth_;
       acc.range = rewritten_sum(e, detail::integers(acc.range));
       --depth_;
+    }
+    if (options_.remainder_splits && !splitting_ && !acc.range.is_point()) {
+      acc.range = split_on_remainder(e, detail::integers(acc.range));
     }
     return integral(std::move(acc.range), std::move(acc.mod));
   }
@@ -172,6 +189,241 @@ class Analyzer {
       r = detail::intersect(r, alt);
     }
     return r;
+  }
+
+  // The range of a sum in which a symbol x occurs in several terms, at least one of them under a
+  // division by a constant: by cases x == L*q + r, r in [0, L) (L the lcm of those divisors),
+  // where (a*x + b) // c with c | a*L is (a*L/c)*q + (a*r + b) // c, and likewise for % and
+  // ceildiv, so the terms no longer vary apart: x - x//4 for x in [0, 63] is 3*q + r - r//4,
+  // in [0, 48]; x % 8 - x % 4 is in [0, 4]. The hull of the cases, within r.
+  Range split_on_remainder(const GiNaC::ex& e, Range r) {
+    bool has_call = false;
+    for (size_t i = 0, n = e.nops(); i < n && !has_call; ++i) {
+      const GiNaC::ex& t = e.op(i);
+      has_call = kind_of(t) == Kind::Function;
+      for (size_t j = 0; kind_of(t) == Kind::Mul && j < t.nops() && !has_call; ++j) {
+        has_call = kind_of(t.op(j)) == Kind::Function;
+      }
+    }
+    if (!has_call) return r;
+    // symbol -> lcm of the constant divisors over it (few: a small vector, no names built).
+    std::vector<std::pair<GiNaC::ex, Int>> lcm_of;
+    collect_divisors(e, lcm_of);
+    if (lcm_of.empty()) return r;
+    // The first by name, so that the answer does not depend on GiNaC's term order.
+    std::sort(lcm_of.begin(), lcm_of.end(), [](const auto& a, const auto& b) {
+      return GiNaC::ex_to<GiNaC::symbol>(a.first).get_name() <
+             GiNaC::ex_to<GiNaC::symbol>(b.first).get_name();
+    });
+    for (const auto& [x, l] : lcm_of) {
+      if (l > kMaxSplitCases) continue;
+      size_t mentions = 0;
+      for (size_t i = 0; i < e.nops() && mentions < 2; ++i) mentions += e.op(i).has(x) ? 1 : 0;
+      if (mentions < 2) continue;
+      return detail::intersect(r, split_cases(e, x, l));
+    }
+    return r;
+  }
+
+  // Adds, for each division by a constant c > 1 in e, c to the lcm of every symbol of its
+  // dividend. Recursive (GiNaC's preorder iterator allocates; this runs on every sum).
+  static void collect_divisors(const GiNaC::ex& e, std::vector<std::pair<GiNaC::ex, Int>>& out) {
+    switch (kind_of(e)) {
+      case Kind::Numeric:
+      case Kind::Symbol:
+      case Kind::Other: return;
+      case Kind::Function: {
+        Fn f = function_of(e);
+        if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(e.op(1)) &&
+            detail::int_of(e.op(1)) > 1) {
+          add_symbols(e.op(0), detail::int_of(e.op(1)), out);
+        }
+        break;
+      }
+      default: break;
+    }
+    for (size_t i = 0, n = e.nops(); i < n; ++i) collect_divisors(e.op(i), out);
+  }
+
+  static void add_symbols(const GiNaC::ex& e, const Int& c,
+                          std::vector<std::pair<GiNaC::ex, Int>>& out) {
+    if (kind_of(e) == Kind::Symbol) {
+      auto entry =
+          std::find_if(out.begin(), out.end(), [&](const auto& p) { return p.first.is_equal(e); });
+      if (entry == out.end()) {
+        out.emplace_back(e, c);
+      } else {
+        entry->second = cln::lcm(entry->second, c);
+      }
+      return;
+    }
+    for (size_t i = 0, n = e.nops(); i < n; ++i) add_symbols(e.op(i), c, out);
+  }
+
+  Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l) {
+    static const GiNaC::ex q = Expr::symbol("%q").ex();  // no parsed name has a %
+    const Info xi = visit_symbol(x);
+    const Num L = Num::of(l);
+    Range out = Range::empty();
+    splitting_ = true;
+    symbols_.emplace_back("%q", Info{});
+    const size_t slot = symbols_.size() - 1;
+    for (Int rem = 0; rem < l; rem = rem + 1) {
+      Num rn = Num::of(rem);
+      // x == L*q + rem within x's range and congruence.
+      if (xi.mod.known()) {
+        Num g = detail::gcd(xi.mod.modulus, L);
+        if (!g.is_zero() && !detail::mod(rn - xi.mod.base, g).is_zero()) continue;
+      }
+      Range qr;
+      if (xi.range.lo) qr.lo = detail::floordiv(*xi.range.lo - rn + L - Num(1), L);
+      if (xi.range.hi) qr.hi = detail::floordiv(*xi.range.hi - rn, L);
+      if (qr.is_empty()) continue;
+      symbols_[slot].second = integral(qr, Congruence{});
+      GiNaC::ex rewritten;
+      try {
+        rewritten = split_rewrite(e, x, q, l, rem);
+      } catch (const Error&) {
+        out = Range::all();
+        break;
+      }
+      Info c = visit(rewritten);
+      out = detail::hull(out, c.integral ? c.range : detail::integers(c.range));
+    }
+    symbols_.erase(symbols_.begin() + static_cast<std::ptrdiff_t>(slot));
+    splitting_ = false;
+    return out;
+  }
+
+  // e with x == l*q + rem put in, divisions by constants that divide q's coefficient split.
+  static GiNaC::ex split_rewrite(const GiNaC::ex& e, const GiNaC::ex& x, const GiNaC::ex& q,
+                                 const Int& l, const Int& rem) {
+    if (e.is_equal(x)) return detail::ex_of(l) * q + detail::ex_of(rem);
+    if (!e.has(x)) return e;
+    Fn f = function_of(e);
+    if (f == Fn::None) return rebuild(e, x, q, l, rem);
+    GiNaC::ex a = split_rewrite(e.op(0), x, q, l, rem).expand();
+    GiNaC::ex b = split_rewrite(e.op(1), x, q, l, rem).expand();
+    if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(b) &&
+        detail::int_of(b) > 0 && a.is_polynomial(q) && a.degree(q) == 1 &&
+        detail::is_int(a.coeff(q, 1))) {
+      Int k = detail::int_of(a.coeff(q, 1)), c = detail::int_of(b);
+      GiNaC::ex rest = a.coeff(q, 0);
+      if (cln::mod(k, c) == 0 && !rest.has(q)) {
+        GiNaC::ex kq = detail::ex_of(cln::exquo(k, c)) * q;
+        switch (f) {
+          case Fn::FloorDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
+          case Fn::CeilDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
+          default: return apply(f, Expr(rest), Expr(b)).ex();
+        }
+      }
+    }
+    return apply(f, Expr(a), Expr(b)).ex();
+  }
+
+  // A sum, product or power with its operands rewritten.
+  static GiNaC::ex rebuild(const GiNaC::ex& e, const GiNaC::ex& x, const GiNaC::ex& q, const Int& l,
+                           const Int& rem) {
+    switch (kind_of(e)) {
+      case Kind::Add: {
+        GiNaC::ex acc = 0;
+        for (size_t i = 0; i < e.nops(); ++i) acc += split_rewrite(e.op(i), x, q, l, rem);
+        return acc.expand();
+      }
+      case Kind::Mul: {
+        GiNaC::ex acc = 1;
+        for (size_t i = 0; i < e.nops(); ++i) acc *= split_rewrite(e.op(i), x, q, l, rem);
+        return acc;
+      }
+      case Kind::Power: return GiNaC::pow(split_rewrite(e.op(0), x, q, l, rem), e.op(1));
+      default: break;
+    }
+    return e.subs(x == detail::ex_of(l) * q + detail::ex_of(rem));
+  }
+
+  // A congruence of a sum whose terms share a symbol through a remainder: for a term
+  // k*(E % c) with a constant c, E % c == E (mod c), so s + (8 - s % 8) % 8 == 0 (mod 8).
+  // The sum's residue modulo c is computed as a polynomial, remainders by multiples of c
+  // replaced by their dividends; a constant residue is a congruence.
+  static Congruence residue_congruence(const GiNaC::ex& e) {
+    Congruence best;
+    for (size_t i = 0, n = e.nops(); i < n; ++i) {
+      GiNaC::ex t = e.op(i);
+      if (kind_of(t) == Kind::Mul && t.nops() == 2 && kind_of(t.op(1)) == Kind::Numeric) {
+        t = t.op(0);
+      }
+      if (function_of(t) != Fn::Mod || !detail::is_int(t.op(1))) continue;
+      Int m = cln::abs(detail::int_of(t.op(1)));
+      if (m <= 1 || (best.known() && cln::mod(best.modulus.to_int(), m) == 0)) continue;
+      auto r = residue(e, m);
+      if (!r) continue;
+      GiNaC::ex reduced = 0;
+      for (const GiNaC::ex& term : terms(r->expand())) {
+        GiNaC::ex rest = term;
+        Int k = 1;
+        if (kind_of(term) == Kind::Numeric) {
+          if (!detail::is_int(term)) return Congruence{};
+          k = detail::int_of(term);
+          rest = 1;
+        } else if (kind_of(term) == Kind::Mul && detail::is_int(term.op(term.nops() - 1))) {
+          k = detail::int_of(term.op(term.nops() - 1));
+          rest = term / term.op(term.nops() - 1);
+        }
+        k = cln::mod(k, m);
+        if (k != 0) reduced += detail::ex_of(k) * rest;
+      }
+      if (!detail::is_int(reduced)) continue;
+      if (!best.known() || m > best.modulus.to_int()) {
+        best = detail::make_congruence(Num::of(m), Num::of(detail::int_of(reduced)));
+      }
+    }
+    return best;
+  }
+
+  static std::vector<GiNaC::ex> terms(const GiNaC::ex& e) {
+    std::vector<GiNaC::ex> out;
+    if (kind_of(e) == Kind::Add) {
+      for (size_t i = 0; i < e.nops(); ++i) out.push_back(e.op(i));
+    } else {
+      out.push_back(e);
+    }
+    return out;
+  }
+
+  // R with e == R (mod m) at every integer point: remainders by multiples of m are replaced by
+  // their dividends, other calls kept as integer atoms. nullopt for non-integer coefficients.
+  static std::optional<GiNaC::ex> residue(const GiNaC::ex& e, const Int& m) {
+    switch (kind_of(e)) {
+      case Kind::Numeric:
+        if (!detail::is_int(e)) return std::nullopt;
+        return detail::ex_of(cln::mod(detail::int_of(e), m));
+      case Kind::Symbol: return e;
+      case Kind::Add:
+      case Kind::Mul: {
+        GiNaC::ex acc = kind_of(e) == Kind::Add ? GiNaC::ex(0) : GiNaC::ex(1);
+        for (size_t i = 0; i < e.nops(); ++i) {
+          auto r = residue(e.op(i), m);
+          if (!r) return std::nullopt;
+          acc = kind_of(e) == Kind::Add ? acc + *r : acc * *r;
+        }
+        return acc;
+      }
+      case Kind::Power: {
+        if (!detail::is_int(e.op(1)) || detail::int_of(e.op(1)) < 0) return std::nullopt;
+        auto r = residue(e.op(0), m);
+        if (!r) return std::nullopt;
+        return GiNaC::pow(*r, e.op(1));
+      }
+      case Kind::Function:
+        if (function_of(e) == Fn::Mod && detail::is_int(e.op(1)) && detail::int_of(e.op(1)) != 0 &&
+            cln::mod(detail::int_of(e.op(1)), m) == 0) {
+          return residue(e.op(0), m);
+        }
+        if (function_of(e) != Fn::None) return e;
+        return std::nullopt;
+      case Kind::Other: break;
+    }
+    return std::nullopt;
   }
 
   Info visit_mul(const GiNaC::ex& e) {
@@ -219,6 +471,16 @@ class Analyzer {
   }
 
   Info visit_function(Fn f, const GiNaC::ex& e) {
+    // A product divided by one of its factors (n % s, n // s for n == b*s rewritten in):
+    // where the division is defined, the remainder is 0 and the quotient the cofactor.
+    if ((f == Fn::Mod || f == Fn::FloorDiv) && kind_of(e.op(0)) == Kind::Mul &&
+        kind_of(e.op(1)) != Kind::Numeric) {
+      GiNaC::ex q = e.op(0) * GiNaC::pow(e.op(1), -1);
+      if (detail::has_integer_coefficients(q)) {
+        if (f == Fn::Mod) return integral(Range::point(Num(0)), Congruence{Num(0), Num(0)});
+        return visit(q);
+      }
+    }
     Info a = visit(e.op(0)), b = visit(e.op(1));
     // Function arguments are integers; integral nodes are already rounded.
     Range ra = a.integral ? std::move(a.range) : detail::integers(a.range);
@@ -243,20 +505,45 @@ class Analyzer {
   }
 
   static constexpr int kMaxRewriteDepth = 3;
+  // Remainder case splits are tried for moduli up to this (one bound of the sum per case).
+  static constexpr int kMaxSplitCases = 16;
+  bool splitting_ = false;
   const Facts& facts_;
+  const detail::BoundOptions options_;
   std::vector<std::pair<std::string, Info>> symbols_;
   int depth_ = 0;
 };
 
 }  // namespace
 
-ValueRange bound(const Expr& e, const Facts& facts) {
+namespace detail {
+
+ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& options) {
   // The expression is an integer, so its range rounds inward even when its parts are rational.
-  return Analyzer(facts).visit(e.ex()).range.value_range();
+  Analyzer a(facts, options);
+  ValueRange r = a.visit(e.ex()).range.value_range();
+  // The assumed equalities rewritten in (p == h*w: p % h is 0) give a second sound range.
+  if (options.substitutions && !facts.substitutions().empty() && !r.is_point()) {
+    Expr s = facts.substitute(e);
+    if (!s.identical(e)) {
+      ValueRange both = r.intersect(a.visit(s.ex()).range.value_range());
+      if (!both.is_empty()) r = both;
+    }
+  }
+  return r;
 }
 
+}  // namespace detail
+
+ValueRange bound(const Expr& e, const Facts& facts) { return detail::bound_with(e, facts, {}); }
+
 ModularSet modular_set(const Expr& e, const Facts& facts) {
-  Info i = Analyzer(facts).visit(e.ex());
+  Analyzer a(facts);
+  Info i = a.visit(e.ex());
+  if (!facts.substitutions().empty() && (!i.integral || !i.mod.known())) {
+    Expr s = facts.substitute(e);
+    if (!s.identical(e)) i = a.visit(s.ex());
+  }
   return i.integral ? i.mod.modular_set() : ModularSet{};
 }
 

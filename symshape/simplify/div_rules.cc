@@ -204,6 +204,12 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
     c = cln::exquo(c, g);
   }
   if (c == 1) return n;
+  // Rule: ((x // a) % b) // c == (x // (a*c)) % (b // c) for b > 0 and c | b: with
+  // E == b*k + r, E // c == (b/c)*k + r // c and r // c < b/c.
+  if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv && is_integer(n.op(1)) &&
+      int_of(n.op(1)) > 0 && divides(c, int_of(n.op(1)))) {
+    return make_mod(make_floordiv(n.op(0), ex_of(c)), ex_of(cln::exquo(int_of(n.op(1)), c)));
+  }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
   Split sp = split_multiples(s, n, ex_of(c));
   if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
@@ -227,6 +233,12 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
   // Rule: cancel a common constant, (2*x) // (2*y) == x // y.
   Int g = cln::gcd(integer_content(n), integer_content(d));
   if (g > 1) return make_floordiv(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+  // Rule: ((x // a) % b) // c == (x // (a*c)) % (b / c) for b > 0, c > 0 and c | b.
+  if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv) {
+    if (auto q = poly_quotient(n.op(1), d); q && s.positive(d) && s.positive(n.op(1))) {
+      return make_mod(make_floordiv(n.op(0), d), *q);
+    }
+  }
   // Rule: exact polynomial division, (a*a - b*b) // (a + b) == a - b (needs d != 0).
   if (auto q = poly_quotient(n, d); q && s.nonzero(d)) return *q;
   // Rule: a divisibility fact says d | n, so n // d is the exact quotient.
@@ -264,6 +276,15 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
     return make_mod(r.op(0), ex_of(c));
   }
+  // Rule: ((x % a) // b) % c == (x % (b*c)) // b for a, b, c > 0 and b*c | a: both are
+  // (x // b) % c, as b | a and c | a/b.
+  if (c > 0 && call_of(r) == Fn::FloorDiv && call_of(r.op(0)) == Fn::Mod && is_integer(r.op(1)) &&
+      is_integer(r.op(0).op(1))) {
+    Int b = int_of(r.op(1)), a = int_of(r.op(0).op(1));
+    if (b > 0 && a > 0 && divides(b * c, a)) {
+      return make_floordiv(make_mod(r.op(0).op(0), ex_of(b * c)), ex_of(b));
+    }
+  }
   // Rule: a modular set fixes the residue: r == m (mod k) and c | k give m % c.
   ModularSet ms = s.modular(r);
   if (ms.modulus == 0 || divides(c, ms.modulus)) return ex_of(cln::mod(ms.base, c));
@@ -293,6 +314,10 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
   }
   // Rule: d divides n (polynomially or by a fact) gives 0 (needs d != 0).
   if ((poly_quotient(n, d) || s.multiple_by_facts(n, d)) && s.nonzero(d)) return 0;
+  // Rule: a positive common factor comes out, (a*k) % (b*k) == k*(a % b) for k > 0.
+  if (auto cf = common_symbolic_factor(n, d); cf && s.positive(cf->g)) {
+    return cf->g * make_mod(cf->n, cf->d);
+  }
   // Rule: drop multiples of d, (d*x + y) % d == y % d.
   Split sp = split_multiples(s, n, d);
   if (sp.moved && !sp.rest.is_zero()) return make_mod(sp.rest, d);

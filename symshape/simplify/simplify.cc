@@ -36,9 +36,45 @@ ex Simplifier::run(const ex& e) {
   return r;
 }
 
+namespace {
+
+// Rule: k*(x % a) + k*a*((x // a) % b) == k*(x % (a*b)) for a, b > 0 (symbolic too): with
+// x == a*b*m + r, x % a == r % a and (x // a) % b == r // a. Repeated while it applies, so the
+// digits of a mixed-radix index recombine: x % 2 + 2*((x//2) % 3) + 6*((x//6) % 4) == x % 24.
+ex merge_remainders(Simplifier& s, const ex& e) {
+  if (!is_add(e) || !skeleton_has(e, Fn::Mod)) return e;
+  std::vector<ex> terms = terms_of(e);
+  for (size_t i = 0; i < terms.size(); ++i) {
+    Term ti = split_term(terms[i]);
+    if (call_of(ti.rest) != Fn::Mod) continue;
+    const ex& x = ti.rest.op(0);
+    const ex& a = ti.rest.op(1);
+    for (size_t j = 0; j < terms.size(); ++j) {
+      if (j == i) continue;
+      ex ratio = poly_normal(terms[j] / (ti.coeff * a));
+      if (call_of(ratio) != Fn::Mod) continue;
+      const ex& inner = ratio.op(0);
+      if (call_of(inner) != Fn::FloorDiv || !inner.op(0).is_equal(x) || !inner.op(1).is_equal(a)) {
+        continue;
+      }
+      const ex& b = ratio.op(1);
+      if (!s.positive(a) || !s.positive(b)) continue;
+      std::vector<ex> rest;
+      for (size_t k = 0; k < terms.size(); ++k) {
+        if (k != i && k != j) rest.push_back(terms[k]);
+      }
+      rest.push_back(ti.coeff * s.run(mod(Expr(x), Expr(poly_normal(a * b))).ex()));
+      return merge_remainders(s, sum_of(rest));
+    }
+  }
+  return e;
+}
+
+}  // namespace
+
 ex Simplifier::run_polynomial(const ex& e) {
   RunMap m(*this);
-  return recombine(poly_normal(e.map(m)));
+  return merge_remainders(*this, recombine(poly_normal(e.map(m))));
 }
 
 namespace {
@@ -49,9 +85,10 @@ size_t node_count(const ex& e) {
   return n;
 }
 
-// The division call f (E // d or E % d) that term t is a multiple of, and the multiplier:
-// t == m * d * f for a floor division (so t == m*(E - E % d)), t == m * f for a modulo (so
-// t == m*(E - d*(E // d))). nullopt when t has no such factor.
+// The division call f (E // d, ceildiv(E, d) or E % d) that term t is a multiple of, and the
+// multiplier: t == m * d * f for a floor division (so t == m*(E - E % d)) or a ceiling division
+// (t == m*(E + (-E) % d)), t == m * f for a modulo (so t == m*(E - d*(E // d))). nullopt when
+// t has no such factor.
 struct DivisionTerm {
   ex call;
   ex multiplier;
@@ -66,7 +103,7 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   }
   for (size_t i = 0; i < factors.size(); ++i) {
     Fn f = call_of(factors[i]);
-    if (f != Fn::FloorDiv && f != Fn::Mod) continue;
+    if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
     ex rest = 1;
     for (size_t j = 0; j < factors.size(); ++j) {
       if (j != i) rest = rest * factors[j];
@@ -91,7 +128,10 @@ std::optional<DivisionTerm> division_term(const ex& t) {
 // m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
 // 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
 ex Simplifier::recombine(const ex& e) {
-  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod))) return e;
+  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod) &&
+                     !skeleton_has(e, Fn::CeilDiv))) {
+    return e;
+  }
   ex cur = e;
   size_t size = node_count(cur);
   for (int round = 0; round < 8; ++round) {
@@ -103,8 +143,11 @@ ex Simplifier::recombine(const ex& e) {
       const ex &n = call.op(0), &d = call.op(1);
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
+      // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
       ex replacement = call_of(call) == Fn::FloorDiv
                            ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
+                       : call_of(call) == Fn::CeilDiv
+                           ? dt->multiplier * (n + mod(Expr(-n), Expr(d)).ex())
                            : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
       ex candidate = poly_normal(cur - t + replacement);
       ++depth_;
@@ -472,6 +515,17 @@ std::optional<Cond> solve_floordiv(RelOp op, const ex& d) {
   return std::nullopt;
 }
 
+// e simplified, and e with the assumed equalities rewritten in (p == h*w: p // h is w)
+// simplified too; the smaller is taken (both equal e wherever the facts hold).
+ex simplify_substituted(Simplifier& s, const ex& e) {
+  ex r = s.run(e);
+  if (s.facts().substitutions().empty()) return r;
+  ex sub = s.facts().substitute(Expr(e)).ex();
+  if (sub.is_equal(e)) return r;
+  ex r2 = s.run(sub);
+  return node_count(r2) < node_count(r) ? r2 : r;
+}
+
 Cond simplify_cond(Simplifier& s, const Cond& c) {
   switch (c.kind()) {
     case Cond::Kind::True:
@@ -485,10 +539,22 @@ Cond simplify_cond(Simplifier& s, const Cond& c) {
     }
     case Cond::Kind::Rel: break;
   }
-  Expr l(s.run(c.lhs().ex())), r(s.run(c.rhs().ex()));
+  Expr l(simplify_substituted(s, c.lhs().ex())), r(simplify_substituted(s, c.rhs().ex()));
   // Both sides moved to one: constant when they differ by a constant.
   ex diff = poly_normal(l.ex() - r.ex());
   if (is_integer(diff)) return Cond::truth(holds(c.op(), int_of(diff)));
+  // The difference simplified as a whole: its divisions may recombine across the two sides,
+  // s + (-s) % m - m*ceildiv(s, m) is 0.
+  if (skeleton_has(diff, Fn::FloorDiv) || skeleton_has(diff, Fn::Mod) ||
+      skeleton_has(diff, Fn::CeilDiv)) {
+    ex d1 = s.run(diff);
+    if (is_integer(d1)) return Cond::truth(holds(c.op(), int_of(d1)));
+  }
+  if (!s.facts().substitutions().empty()) {
+    // The same under the assumed equalities: a + b - 7 is 0 given b == 7 - a.
+    ex d2 = s.run(s.facts().substitute(Expr(diff)).ex());
+    if (is_integer(d2)) return Cond::truth(holds(c.op(), int_of(d2)));
+  }
   Cond rel = Cond::rel(c.op(), l, r);
   if (rel.kind() != Cond::Kind::Rel) return rel;
   switch (s.decide(c.op(), l.ex(), r.ex())) {
@@ -527,7 +593,7 @@ class SimplifyScope {
 Expr simplify(const Expr& e, const Facts& facts) {
   SimplifyScope scope;
   detail::Simplifier s(facts);
-  return Expr(s.run(e.ex()));
+  return Expr(detail::simplify_substituted(s, e.ex()));
 }
 
 Cond simplify(const Cond& c, const Facts& facts) {
