@@ -876,18 +876,39 @@ Tensor repeat_heads(const Tensor& t, int64_t heads) {
   return out;
 }
 
-// scaled_dot_product_attention (query, key, value, attn_mask, dropout_p, is_causal, *, scale,
-// enable_gqa).
-RValue sdpa(KernelContext& ctx) {
-  const std::string op = "scaled_dot_product_attention";
-  Tensor q = ctx.tensor("query");
-  Tensor k = ctx.tensor("key");
-  Tensor v = ctx.tensor("value");
+// The arguments of the unfused attention kernels (query, key, value, attn_mask, dropout_p,
+// is_causal, *, scale, enable_gqa), checked: grouped heads repeated, the batch dims broadcast,
+// the mask as an additive bias over [*batch, L, S].
+struct UnfusedAttention {
+  Tensor q, k, v;
+  std::optional<Tensor> mask = std::nullopt;
+  std::vector<double> bias = {};  // when mask
+  double dropout = 0, scale = 1;
+  bool causal = false;
+  std::vector<int64_t> batch = {};
+  int64_t l = 0, s = 0, e = 0, ev = 0;
+
+  // The broadcast batch dims followed by rows and cols.
+  std::vector<int64_t> full(int64_t rows, int64_t cols) const {
+    std::vector<int64_t> sizes = batch;
+    sizes.insert(sizes.end(), {rows, cols});
+    return sizes;
+  }
+  // q, k and v as row-major [batch, rows, cols] values.
+  std::vector<double> query() const { return load<double>(expand_to(q, full(l, e))); }
+  std::vector<double> key() const { return load<double>(expand_to(k, full(s, e))); }
+  std::vector<double> value() const { return load<double>(expand_to(v, full(s, ev))); }
+};
+
+UnfusedAttention unfused_attention(KernelContext& ctx, const std::string& op) {
+  UnfusedAttention a{ctx.tensor("query"), ctx.tensor("key"), ctx.tensor("value")};
+  Tensor &q = a.q, &k = a.k, &v = a.v;
   check_qkv(ctx, q, k, v, 2, op);
-  auto mask = ctx.optional_tensor("attn_mask");
-  const double dropout = ctx.real("dropout_p", 0.0);
-  const bool causal = ctx.boolean("is_causal", false);
-  if (causal && mask) ctx.fail(op + ": explicit attn_mask should not be set when is_causal=True");
+  a.mask = ctx.optional_tensor("attn_mask");
+  a.dropout = ctx.real("dropout_p", 0.0);
+  a.causal = ctx.boolean("is_causal", false);
+  if (a.causal && a.mask)
+    ctx.fail(op + ": explicit attn_mask should not be set when is_causal=True");
   if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
     const int64_t hq = q.size(-3);
     for (Tensor* t : {&k, &v}) {
@@ -907,20 +928,20 @@ RValue sdpa(KernelContext& ctx) {
   auto batch = broadcast_shapes(leading(q), leading(k));
   if (batch) batch = broadcast_shapes(*batch, leading(v));
   if (!batch) ctx.fail(op + ": the batch dims of query, key and value do not broadcast");
-  const int64_t l = q.size(-2), s = k.size(-2), e = q.size(-1), ev = v.size(-1);
-  auto full = [&](int64_t rows, int64_t cols) {
-    std::vector<int64_t> sizes = *batch;
-    sizes.insert(sizes.end(), {rows, cols});
-    return sizes;
-  };
-  std::vector<double> bias;
-  if (mask) bias = attention_bias(ctx, *mask, full(l, s), op);
-  const double scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(e)));
-  Attention a =
-      attend(load<double>(expand_to(q, full(l, e))), load<double>(expand_to(k, full(s, e))),
-             load<double>(expand_to(v, full(s, ev))), mask ? &bias : nullptr, product(*batch), l, s,
-             e, ev, scale, causal, dropout, ctx.rng());
-  return RValue::of(store<double>(q.dtype(), full(l, ev), a.out));
+  a.batch = *batch;
+  a.l = q.size(-2), a.s = k.size(-2), a.e = q.size(-1), a.ev = v.size(-1);
+  if (a.mask) a.bias = attention_bias(ctx, *a.mask, a.full(a.l, a.s), op);
+  a.scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(a.e)));
+  return a;
+}
+
+// scaled_dot_product_attention (query, key, value, attn_mask, dropout_p, is_causal, *, scale,
+// enable_gqa).
+RValue sdpa(KernelContext& ctx) {
+  const UnfusedAttention u = unfused_attention(ctx, "scaled_dot_product_attention");
+  Attention a = attend(u.query(), u.key(), u.value(), u.mask ? &u.bias : nullptr, product(u.batch),
+                       u.l, u.s, u.e, u.ev, u.scale, u.causal, u.dropout, ctx.rng());
+  return RValue::of(store<double>(u.q.dtype(), u.full(u.l, u.ev), a.out));
 }
 
 // The fused kernels' inputs: [B, H, L, E] query, key and value agreeing in B and H.
@@ -1046,39 +1067,13 @@ RValue efficient_attention(KernelContext& ctx) {
 // dropout_mask (zeros dropped, the rest scaled by 1 / (1 - p)) or at random, times v.
 RValue attention_math(KernelContext& ctx) {
   const std::string op = "_scaled_dot_product_attention_math";
-  Tensor q = ctx.tensor("query");
-  Tensor k = ctx.tensor("key");
-  Tensor v = ctx.tensor("value");
-  check_qkv(ctx, q, k, v, 2, op);
-  auto mask = ctx.optional_tensor("attn_mask");
-  const double dropout = ctx.real("dropout_p", 0.0);
-  const bool causal = ctx.boolean("is_causal", false);
-  if (causal && mask) ctx.fail(op + ": explicit attn_mask should not be set when is_causal=True");
-  if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
-    const int64_t hq = q.size(-3);
-    for (Tensor* t : {&k, &v}) {
-      const int64_t h = t->size(-3);
-      if (h == 0 || hq % h != 0) {
-        ctx.fail(op +
-                 ": number of heads in key and value must divide the number of heads in query");
-      }
-      if (h != hq) *t = repeat_heads(*t, hq);
-    }
-  }
-  auto leading = [](const Tensor& t) {
-    return std::vector<int64_t>(t.sizes().begin(), t.sizes().end() - 2);
-  };
-  auto batch = broadcast_shapes(leading(q), leading(k));
-  if (batch) batch = broadcast_shapes(*batch, leading(v));
-  if (!batch) ctx.fail(op + ": the batch dims of query, key and value do not broadcast");
-  const int64_t l = q.size(-2), s = k.size(-2), e = q.size(-1), ev = v.size(-1);
-  auto full = [&](int64_t rows, int64_t cols) {
-    std::vector<int64_t> sizes = *batch;
-    sizes.insert(sizes.end(), {rows, cols});
-    return sizes;
-  };
-  std::vector<double> bias;
-  if (mask) bias = attention_bias(ctx, *mask, full(l, s), op);
+  const UnfusedAttention u = unfused_attention(ctx, op);
+  const int64_t l = u.l, s = u.s, e = u.e, ev = u.ev;
+  const double dropout = u.dropout, scale = u.scale;
+  const bool causal = u.causal;
+  const std::optional<Tensor>& mask = u.mask;
+  const std::vector<double>& bias = u.bias;
+  auto full = [&](int64_t rows, int64_t cols) { return u.full(rows, cols); };
   std::vector<double> keep;
   if (auto dm = ctx.optional_tensor("dropout_mask")) {
     auto b = broadcast_shapes(full(l, s), dm->sizes());
@@ -1088,11 +1083,8 @@ RValue attention_math(KernelContext& ctx) {
     }
     keep = load<double>(expand_to(*dm, full(l, s)));
   }
-  const double scale = ctx.real("scale", 1.0 / std::sqrt(static_cast<double>(e)));
-  const int64_t n = product(*batch);
-  const std::vector<double> qv = load<double>(expand_to(q, full(l, e)));
-  const std::vector<double> kv = load<double>(expand_to(k, full(s, e)));
-  const std::vector<double> vv = load<double>(expand_to(v, full(s, ev)));
+  const int64_t n = product(u.batch);
+  const std::vector<double> qv = u.query(), kv = u.key(), vv = u.value();
   std::vector<double> weights(static_cast<size_t>(n * l * s), 0.0);
   std::vector<double> out(static_cast<size_t>(n * l * ev), 0.0);
   for (int64_t b = 0; b < n; ++b) {
@@ -1133,8 +1125,8 @@ RValue attention_math(KernelContext& ctx) {
       }
     }
   }
-  return RValue::list({RValue::of(store<double>(q.dtype(), full(l, ev), out)),
-                       RValue::of(store<double>(q.dtype(), full(l, s), weights))});
+  return RValue::list({RValue::of(store<double>(u.q.dtype(), full(l, ev), out)),
+                       RValue::of(store<double>(u.q.dtype(), full(l, s), weights))});
 }
 
 // _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
