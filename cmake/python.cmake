@@ -68,7 +68,8 @@ if(SYMSHAPE_PYTHON)
   install(TARGETS symshape_python LIBRARY DESTINATION "${SYMSHAPE_PYTHON_INSTALL_DIR}/symshape")
   install(FILES ${SYMSHAPE_PYTHON_FILES} DESTINATION "${SYMSHAPE_PYTHON_INSTALL_DIR}/symshape")
 
-  # The Python tests (unittest, from the standard library), with the build tree's package.
+  # The Python tests (unittest, from the standard library), with the build tree's package;
+  # test_docs also compiles the C++ programs of docs/library.md against the build's library.
   # Tests that need PyTorch skip when it cannot be imported, unless the environment variable CI
   # is set: in CI a missing torch is a failure.
   foreach(suite IN ITEMS api fx_models docs)
@@ -77,6 +78,6 @@ if(SYMSHAPE_PYTHON)
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
     set_tests_properties(python_${suite} PROPERTIES
       LABELS python TIMEOUT 300
-      ENVIRONMENT "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>")
+      ENVIRONMENT "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>;SYMSHAPE_CXX=${CMAKE_CXX_COMPILER};SYMSHAPE_LIB=$<TARGET_FILE:symshape>")
   endforeach()
 endif()

@@ -1,7 +1,8 @@
 """Runs every ```python block of docs/python.md, and the README's, in order (one namespace per
-file, so that a block may use what an earlier one defined), from the source tree's root, and
-docs/python.md's ```sh blocks with bash in a scratch directory. A
-block's `# prints: TEXT` comments are checked, in order, against the lines it printed.
+file, so that a block may use what an earlier one defined), from the source tree's root,
+docs/python.md's ```sh blocks with bash in a scratch directory, and the C++ programs of
+docs/library.md and the README against the build's library. A block's `# prints: TEXT` (C++:
+`// prints: TEXT`) comments are checked, in order, against the lines it printed.
 
 Blocks that import torch skip (with the rest of their file) when torch cannot be imported and the
 environment variable CI is unset; with CI set, a missing torch is a failure.
@@ -42,9 +43,10 @@ def python_blocks(path, language="python"):
     return blocks
 
 
-def expected_prints(code):
-    """The `# prints: TEXT` comments, in order."""
-    return [m.group(1).strip() for m in re.finditer(r"#\s*prints:\s*(.*)$", code, re.M)]
+def expected_prints(code, comment="#"):
+    """The `# prints: TEXT` (or `// prints: TEXT`) comments, in order."""
+    pattern = re.escape(comment) + r"\s*prints:\s*(.*)$"
+    return [m.group(1).strip() for m in re.finditer(pattern, code, re.M)]
 
 
 class DocsTest(unittest.TestCase):
@@ -101,6 +103,41 @@ class DocsTest(unittest.TestCase):
 
     def test_readme(self):
         self.run_file("README.md", min_blocks=1)
+
+    def test_cpp_programs(self):
+        """The ```cpp blocks of docs/library.md and the README that are whole programs (they
+        define main), compiled against the build tree's library and run from the source tree's
+        root; their `// prints:` comments are checked as the Python blocks' are."""
+        cxx, lib = os.environ.get("SYMSHAPE_CXX"), os.environ.get("SYMSHAPE_LIB")
+        if not cxx or not lib:
+            self.skipTest("needs SYMSHAPE_CXX and SYMSHAPE_LIB, as ctest sets them")
+        link = subprocess.run(["pkg-config", "--cflags", "--libs", "ginac", "cln"],
+                              capture_output=True, text=True, check=True).stdout.split()
+        programs = 0
+        for relative in ("docs/library.md", "README.md"):
+            for start, code in python_blocks(ROOT / relative, "cpp"):
+                if "int main(" not in code:
+                    continue
+                programs += 1
+                where = f"{relative}:{start}"
+                with self.subTest(block=where), tempfile.TemporaryDirectory() as d:
+                    source, program = pathlib.Path(d) / "main.cc", pathlib.Path(d) / "main"
+                    source.write_text(code)
+                    built = subprocess.run(
+                        [cxx, "-std=c++20", "-I", str(ROOT / "include"), str(source), lib, *link,
+                         "-o", str(program)], capture_output=True, text=True, timeout=300)
+                    self.assertEqual(built.returncode, 0, f"{where} does not compile:\n{built.stderr}")
+                    run = subprocess.run([str(program)], cwd=ROOT, capture_output=True, text=True,
+                                         timeout=120)
+                    self.assertEqual(run.returncode, 0,
+                                     f"{where} failed:\n{run.stdout}\n{run.stderr}")
+                    printed = [line.strip() for line in run.stdout.splitlines()]
+                    at = 0
+                    for text in expected_prints(code, "//"):
+                        self.assertIn(text, printed[at:], f"{where} should print {text!r} (in "
+                                      "this order); it printed:\n" + run.stdout)
+                        at = printed.index(text, at) + 1
+        self.assertGreaterEqual(programs, 4, "docs/library.md lost its programs")
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ int main() {
     return 1;
   }
   std::cout << "output: " << p.values.back().tensor.str() << "\n";
+  // prints: output: float32[batch, 2, 3]
   symshape::GuardSet guards = symshape::produce_guards(env, symshape::graph_inputs(*graph));
   std::cout << "guards:\n" << symshape::print_python(guards);
   return 0;
