@@ -1,6 +1,7 @@
 # ctest's package_consumer: install the build into BUILD_DIR/package-test/prefix, then build
 # tests/package/consumer against it with find_package(symshape) and, by hand, with the flags
-# pkg-config gives, and run both programs and the installed CLI.
+# pkg-config gives, and run both programs and the installed CLI; then make the Debian package,
+# check its dependencies and files, and build the consumer against its unpacked contents.
 #   cmake -DBUILD_DIR=... -DSOURCE_DIR=... -DCXX=... -P cmake/package_test.cmake
 set(work "${BUILD_DIR}/package-test")
 set(prefix "${work}/prefix")
@@ -104,6 +105,17 @@ if(EXISTS "${BUILD_DIR}/CPackConfig.cmake")
         message(FATAL_ERROR "${deb} has no ${file}:\n${last_output}")
       endif()
     endforeach()
+    # What `apt-get install ./symshape_*.deb` puts under /usr, unpacked into a scratch root (the
+    # package's CMake files find their prefix from their own location): the consumer builds
+    # against it with find_package and runs.
+    run("dpkg-deb -x" "${dpkg_deb}" -x "${deb}" "${work}/deb-root")
+    run("configuring the consumer against the .deb" "${CMAKE_COMMAND}"
+        -S "${SOURCE_DIR}/tests/package/consumer" -B "${work}/consumer-deb"
+        "-DCMAKE_PREFIX_PATH=${work}/deb-root/usr" "-DCMAKE_CXX_COMPILER=${CXX}"
+        -DCMAKE_BUILD_TYPE=Release)
+    run("building the consumer against the .deb" "${CMAKE_COMMAND}" --build "${work}/consumer-deb")
+    run("running the .deb's consumer" "${work}/consumer-deb/consumer")
+    expect_consumer_output("${last_output}")
   endif()
 endif()
 message(STATUS "package test passed: ${prefix}")
