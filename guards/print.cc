@@ -164,25 +164,6 @@ std::string cpp(const Cond& c) {
   return "";
 }
 
-std::string_view kind_name(ProducedGuard::Kind k) {
-  switch (k) {
-    case ProducedGuard::Kind::Equality: return "equality";
-    case ProducedGuard::Kind::Guard: return "guard";
-    case ProducedGuard::Kind::Range: return "range";
-  }
-  return "?";
-}
-
-std::string_view kind_name(Source::Kind k) {
-  switch (k) {
-    case Source::Kind::Size: return "size";
-    case Source::Kind::Stride: return "stride";
-    case Source::Kind::StorageOffset: return "storage_offset";
-    case Source::Kind::Dim: return "dim";
-  }
-  return "?";
-}
-
 // Text as JSON can hold it: a byte that is not UTF-8 becomes U+FFFD (nlohmann would throw on
 // dump). Sources keep every byte in their escaped `name`.
 std::string json_text(std::string_view text) {
@@ -227,6 +208,25 @@ nlohmann::ordered_json bound_json(const std::optional<Int>& v) {
 }
 
 }  // namespace
+
+std::string_view kind_name(ProducedGuard::Kind k) {
+  switch (k) {
+    case ProducedGuard::Kind::Equality: return "equality";
+    case ProducedGuard::Kind::Guard: return "guard";
+    case ProducedGuard::Kind::Range: return "range";
+  }
+  return "?";
+}
+
+std::string_view kind_name(Source::Kind k) {
+  switch (k) {
+    case Source::Kind::Size: return "size";
+    case Source::Kind::Stride: return "stride";
+    case Source::Kind::StorageOffset: return "storage_offset";
+    case Source::Kind::Dim: return "dim";
+  }
+  return "?";
+}
 
 std::string python_text(const GuardSet& set, const Cond& cond) {
   return rename_identifiers(python_form(cond).str(), source_names(set));

@@ -82,6 +82,11 @@ std::vector<GuardInput> graph_inputs(const Graph& graph);
 
 // ---- printers ----
 
+// The names the JSON printer (and the Python bindings) give the kinds: "equality", "guard",
+// "range"; "size", "stride", "storage_offset", "dim".
+std::string_view kind_name(ProducedGuard::Kind k);
+std::string_view kind_name(Source::Kind k);
+
 // One line per guard, PyTorch's strings (each a Python expression; joinable with ` and `).
 std::string print_python(const GuardSet& set);
 // Each guard followed by `  # <provenance>`, then the runtime asserts as comments.

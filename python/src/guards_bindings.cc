@@ -8,25 +8,6 @@ namespace symshape::python {
 
 namespace {
 
-std::string kind_name(ProducedGuard::Kind k) {
-  switch (k) {
-    case ProducedGuard::Kind::Equality: return "equality";
-    case ProducedGuard::Kind::Guard: return "guard";
-    case ProducedGuard::Kind::Range: return "range";
-  }
-  return "?";
-}
-
-std::string source_kind_name(Source::Kind k) {
-  switch (k) {
-    case Source::Kind::Size: return "size";
-    case Source::Kind::Stride: return "stride";
-    case Source::Kind::StorageOffset: return "storage_offset";
-    case Source::Kind::Dim: return "dim";
-  }
-  return "?";
-}
-
 using GuardSetPtr = std::shared_ptr<const GuardSet>;
 
 // The checker keeps the set it explains failures from alive.
@@ -87,7 +68,7 @@ std::vector<GuardInput> guard_inputs(py::handle h) {
 
 void bind_guards(py::module_& m) {
   py::class_<Source>(m, "Source", "A value read off the inputs: L['x'].size()[0].")
-      .def_property_readonly("kind", [](const Source& s) { return source_kind_name(s.kind); })
+      .def_property_readonly("kind", [](const Source& s) { return std::string(kind_name(s.kind)); })
       .def_readonly("input", &Source::input)
       .def_readonly("dim", &Source::dim)
       .def_readonly("name", &Source::name)
@@ -123,8 +104,8 @@ values with checker().)doc")
           [](const GuardSet& s) {
             py::list out;
             for (const ProducedGuard& g : s.guards) {
-              out.append(
-                  py::make_tuple(kind_name(g.kind), g.cond, python_text(s, g.cond), g.where));
+              out.append(py::make_tuple(std::string(kind_name(g.kind)), g.cond,
+                                        python_text(s, g.cond), g.where));
             }
             return out;
           },
