@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "real_view.h"
 #include "symshape/interp.h"
 #include "symshape/ir.h"
 
@@ -30,19 +31,6 @@ fs::path scratch(const std::string& name) {
   fs::remove_all(p);
   fs::create_directories(p);
   return p;
-}
-
-// [..., 2] holding the real and imaginary parts, computed here from the elements.
-Tensor real_view(const Tensor& t) {
-  std::vector<int64_t> sizes = t.sizes();
-  sizes.push_back(2);
-  Tensor out =
-      Tensor::zeros(t.dtype() == DType::Complex128 ? DType::Float64 : DType::Float32, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    out.set_flat(2 * i, Scalar::of_float(t.flat(i).as_complex().real()));
-    out.set_flat(2 * i + 1, Scalar::of_float(t.flat(i).as_complex().imag()));
-  }
-  return out;
 }
 
 Tensor random_tensor(DType dtype, const std::vector<int64_t>& sizes, std::mt19937_64& rng) {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli_runner.h"
+#include "real_view.h"
 #include "symshape/interp.h"
 #include "symshape/ir.h"
 
@@ -123,19 +124,6 @@ std::vector<std::string> output_names(const std::string& path) {
     names.push_back(a.text);
   }
   return names;
-}
-
-// [..., 2] holding the real and imaginary parts.
-Tensor real_view(const Tensor& t) {
-  std::vector<int64_t> sizes = t.sizes();
-  sizes.push_back(2);
-  Tensor out =
-      Tensor::zeros(t.dtype() == DType::Complex128 ? DType::Float64 : DType::Float32, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    out.set_flat(2 * i, Scalar::of_float(t.flat(i).as_complex().real()));
-    out.set_flat(2 * i + 1, Scalar::of_float(t.flat(i).as_complex().imag()));
-  }
-  return out;
 }
 
 bool close(double a, double b) {
