@@ -121,8 +121,10 @@ void expect_dim_of(const Graph& graph, std::string_view flag, const std::string&
 
 // The text of standard input (for an argument `-`), without its trailing newlines.
 std::string read_stdin();
-// The graph in the file at path, or on standard input when path is `-`. Throws Error naming the
-// file (`<stdin>`) and the problem.
+// Whether path names an ONNX model (by its .onnx suffix).
+bool is_onnx_path(const std::string& path);
+// The graph in the file at path (JSON, or an ONNX model for a .onnx path), or on standard input
+// when path is `-`. Throws Error naming the file (`<stdin>`) and the problem.
 Graph read_graph_arg(const std::string& path);
 
 // A graph read from a file and propagated under its own ShapeEnv (graph_loading.cc).

@@ -2,6 +2,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "symshape/onnx.h"
 #include "tools/cli.h"
 
 namespace symshape::cli {
@@ -30,7 +31,16 @@ std::string read_stdin() {
   return s;
 }
 
+bool is_onnx_path(const std::string& path) {
+  return path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+}
+
 Graph read_graph_arg(const std::string& path) {
+  if (is_onnx_path(path)) {
+    Expected<Graph> graph = onnx::read_model_file(path);
+    if (!graph) throw Error(graph.error());
+    return std::move(*graph);
+  }
   if (path != "-") {
     Expected<Graph> graph = read_graph_file(path);
     if (!graph) throw Error(graph.error());
@@ -45,6 +55,7 @@ LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::s
                                ShapeEnvOptions env_options) {
   Graph graph = read_graph_arg(path);
   PropagateOptions options = dim_overrides(graph, dim_specs);
+  if (onnx::is_onnx_graph(graph)) options.registry = &onnx::registry();
   LoadedGraph loaded{std::move(graph), std::make_unique<ShapeEnv>(env_options), {}};
   loaded.result = propagate(loaded.graph, *loaded.env, options);
   return loaded;

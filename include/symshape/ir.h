@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -59,11 +60,24 @@ struct TensorMeta {
   std::string str() const;
 };
 
+// The elements of a small tensor known while shapes are computed: the sizes `Shape(x)` returns,
+// the integers of a constant, arithmetic on them. Integral tensors hold `ints` (symbolic
+// expressions), floating ones `reals`; row-major, numel elements.
+struct KnownData {
+  std::vector<Expr> ints;
+  std::vector<double> reals;
+  bool real = false;  // reals, not ints
+  size_t size() const { return real ? reals.size() : ints.size(); }
+};
+
 // What a node produces: nothing, a tensor, a symbolic int, a float, a bool, or a list of values.
 struct Value {
   enum class Kind { None, Tensor, Int, Float, Bool, List };
   Kind kind = Kind::None;
   TensorMeta tensor;          // Kind::Tensor
+  // Kind::Tensor: its elements when they are known (shape arithmetic on ONNX's int64 tensors);
+  // nullptr otherwise. Shared, since values are copied along the graph.
+  std::shared_ptr<const KnownData> data;
   Expr integer;               // Kind::Int
   double real = 0;            // Kind::Float (its value is not tracked symbolically)
   std::optional<bool> truth;  // Kind::Bool (known value, if any)

@@ -20,6 +20,9 @@ struct PropagateOptions {
   bool skip_unknown_ops = false;
   // The shape rules to use; nullptr: OpRegistry::instance().
   const OpRegistry* registry = nullptr;
+  // Values for placeholders, by name, used instead of their declared metadata (a subgraph's
+  // values from its enclosing graph). Their declared shapes create no symbols.
+  std::map<std::string, Value, std::less<>> inputs;
 };
 
 struct Propagation {
@@ -35,6 +38,11 @@ struct Propagation {
 // and hints from the dim declarations), then runs every node's shape rule and checks any declared
 // metadata against the result. Never throws.
 Propagation propagate(const Graph& graph, ShapeEnv& env, const PropagateOptions& options = {});
+
+// The elements of a get_attr's constant (its `value`, nested lists of numbers or booleans) when
+// the node has one with at most max_elements numbers; nullptr otherwise, or when the lists do
+// not match the declared shape.
+std::shared_ptr<const KnownData> constant_data(const Node& node, size_t max_elements = 4096);
 
 // A declared dim's example value when it gives none: 8 moved into [max(min, 2), max], so that a
 // default never lands on the specialized sizes 0 and 1.

@@ -25,6 +25,47 @@ Int default_hint(const DimDecl& d) {
 
 namespace {
 
+// Appends the numbers of nested lists to data; false on anything else or too many.
+bool flatten_numbers(const nlohmann::ordered_json& j, KnownData& data, size_t max_elements) {
+  if (j.is_array()) {
+    for (const auto& item : j)
+      if (!flatten_numbers(item, data, max_elements)) return false;
+    return true;
+  }
+  if (data.size() >= max_elements) return false;
+  if (data.real) {
+    if (!j.is_number()) return false;
+    data.reals.push_back(j.get<double>());
+  } else if (j.is_boolean()) {
+    data.ints.emplace_back(j.get<bool>() ? 1 : 0);
+  } else if (j.is_number_integer()) {
+    data.ints.emplace_back(static_cast<long long>(j.get<int64_t>()));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const KnownData> constant_data(const Node& node, size_t max_elements) {
+  if (node.value.is_null() || !node.dtype || !node.shape || is_complex(*node.dtype)) return nullptr;
+  Int numel = 1;
+  for (const Expr& e : *node.shape) {
+    std::optional<Int> c = e.constant();
+    if (!c) return nullptr;
+    numel *= *c;
+  }
+  if (numel > Int(static_cast<long long>(max_elements))) return nullptr;
+  auto data = std::make_shared<KnownData>();
+  data->real = is_floating(*node.dtype);
+  if (!flatten_numbers(node.value, *data, max_elements)) return nullptr;
+  if (Int(static_cast<long long>(data->size())) != numel) return nullptr;
+  return data;
+}
+
+namespace {
+
 class Propagator {
  public:
   Propagator(const Graph& g, ShapeEnv& env, const PropagateOptions& options)
@@ -92,7 +133,7 @@ class Propagator {
     std::vector<std::pair<std::string, std::string>> derived;
     for (const Node& n : graph_.nodes) {
       if (n.op != NodeOp::Placeholder && n.op != NodeOp::GetAttr) continue;
-      if (!n.shape) continue;
+      if (!n.shape || options_.inputs.count(n.name)) continue;
       for (size_t k = 0; k < n.shape->size(); ++k) {
         const Expr& e = (*n.shape)[k];
         if (e.is_symbol()) {
@@ -124,8 +165,16 @@ class Propagator {
 
   Value run_node(const Node& n, const std::vector<Value>& values) {
     switch (n.op) {
-      case NodeOp::Placeholder:
-      case NodeOp::GetAttr: return Value::of(declared_tensor(n));
+      case NodeOp::Placeholder: {
+        auto given = options_.inputs.find(n.name);
+        if (given != options_.inputs.end()) return given->second;
+        return Value::of(declared_tensor(n));
+      }
+      case NodeOp::GetAttr: {
+        Value v = Value::of(declared_tensor(n));
+        v.data = constant_data(n);
+        return v;
+      }
       case NodeOp::Output: {
         OpContext ctx(env_, n, lookup(values));
         return n.args.empty() ? Value::none() : ctx.value_of(n.args[0]);
