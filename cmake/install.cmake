@@ -17,6 +17,12 @@ if(TARGET symshape)
     install(TARGETS symshape EXPORT symshapeTargets
       ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}"
       LIBRARY DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+    if(TARGET symshape_onnx)
+      # symshape::symshape_onnx reads and writes ONNX models (onnx.h); built without libonnx it
+      # says so when called.
+      install(TARGETS symshape_onnx EXPORT symshapeTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+    endif()
     install(EXPORT symshapeTargets NAMESPACE symshape:: DESTINATION "${SYMSHAPE_CMAKE_DIR}")
   endif()
 endif()
@@ -62,6 +68,9 @@ set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libginac-dev, libcln-dev, nlohmann-json3-dev, pkg-config")
+if(SYMSHAPE_WITH_ONNX)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, libonnx-dev, libprotobuf-dev")
+endif()
 if(SYMSHAPE_PYTHON)
   # The extension is built for one CPython minor version (its ABI tag is in the file name).
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}.99~)")
