@@ -36,6 +36,7 @@ if(SYMSHAPE_PYTHON)
                  "(Python ${Python3_VERSION}, pybind11 ${pybind11_VERSION})")
   # The static library is linked into a shared object.
   set_property(TARGET symshape PROPERTY POSITION_INDEPENDENT_CODE ON)
+  set_property(TARGET symshape_onnx PROPERTY POSITION_INDEPENDENT_CODE ON)
 
   set(SYMSHAPE_PYTHON_DIR "${CMAKE_BINARY_DIR}/python")
   file(GLOB SYMSHAPE_PYTHON_BINDING_SOURCES CONFIGURE_DEPENDS
@@ -46,7 +47,7 @@ if(SYMSHAPE_PYTHON)
     OUTPUT_NAME _core
     LIBRARY_OUTPUT_DIRECTORY "${SYMSHAPE_PYTHON_DIR}/symshape")
   target_include_directories(symshape_python PRIVATE "${CMAKE_CURRENT_SOURCE_DIR}")
-  target_link_libraries(symshape_python PRIVATE symshape)
+  target_link_libraries(symshape_python PRIVATE symshape symshape_onnx)
   symshape_target_flags(symshape_python)
 
   # The pure-Python files next to the extension, copied on every build (cheap), so that

@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "python/src/bindings.h"
+#include "symshape/onnx.h"
 #include "symshape/ir.h"
 #include "symshape/propagate.h"
 
@@ -70,6 +71,7 @@ DimDecl to_dim_decl(const std::string& name, py::handle h) {
 PropagateOptions propagate_options(const Graph& g, const py::object& dims, bool skip_unknown) {
   PropagateOptions o;
   o.skip_unknown_ops = skip_unknown;
+  if (onnx::is_onnx_graph(g)) o.registry = &onnx::registry();
   if (dims.is_none()) return o;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(dims)) {
     const std::string name = py::str(k);
@@ -225,11 +227,23 @@ Read one with read_graph(text) or load_graph(path).)doc")
   m.def(
       "load_graph",
       [](const std::string& path) {
-        Expected<Graph> g = read_graph_file(path);
+        const bool is_onnx = path.size() > 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
+        Expected<Graph> g = is_onnx ? onnx::read_model_file(path) : read_graph_file(path);
         if (!g) throw Error(g.error());
         return std::move(g).value();
       },
-      py::arg("path"), "A graph from a JSON file.");
+      py::arg("path"), "A graph from a JSON file, or from an ONNX model for a .onnx path.");
+  m.def(
+      "read_onnx",
+      [](const py::bytes& data, const std::string& origin) {
+        Expected<Graph> g = onnx::read_model(std::string(data), origin);
+        if (!g) throw Error(g.error());
+        return std::move(g).value();
+      },
+      py::arg("data"), py::arg("origin") = "<bytes>",
+      "A graph from a serialized ONNX ModelProto (model.SerializeToString()): graph inputs are "
+      "placeholders with dim_params as named dims, each node an onnx.<OpType> call "
+      "(docs/onnx.md). Raises Error naming the problem.");
 
   py::class_<PyPropagation>(m, "Propagation", R"doc(
 The shapes of every node of a graph under one ShapeEnv: ok, status ('ok', 'shape_error',

@@ -47,6 +47,7 @@ from symshape._core import (  # noqa: F401 (re-exported)
     check_constraints,
     format_constraint_problems,
     load_graph,
+    read_onnx,
     parse_cond,
     parse_expr,
     produce_guards,
