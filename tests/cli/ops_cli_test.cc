@@ -47,6 +47,20 @@ TEST(OpsCli, JsonAgreesWithTheRegistries) {
   EXPECT_EQ(doc["with_kernel"], with_kernel);
 }
 
+TEST(OpsCli, OnnxListsTheOnnxOperatorsOnly) {
+  CliResult r = run_in_root({"ops", "--onnx", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  ASSERT_GT(doc["count"].get<size_t>(), 20u) << r.out;
+  bool reshape = false;
+  for (const auto& e : doc["ops"]) {
+    const std::string name = e["name"];
+    EXPECT_EQ(name.rfind("aten.", 0), std::string::npos) << name;
+    reshape |= name == "onnx.Reshape";
+  }
+  EXPECT_TRUE(reshape) << r.out;
+}
+
 TEST(OpsCli, HelpAndErrors) {
   CliResult help = run_in_root({"ops", "--help"});
   EXPECT_EQ(help.exit_code, 0);
