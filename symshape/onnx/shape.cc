@@ -610,9 +610,20 @@ Value expand_rule(Op& op) {
   const size_t rank = shape_length(op, 1, "shape");
   std::optional<std::vector<Expr>> target = op.ints(1);
   if (!target || target->size() != rank) {
-    // A target computed from data: the broadcast of the input with unknown sizes.
+    // A target computed from data: an input dim that is not 1 stays (the target can only
+    // repeat it or name it again); elsewhere the size is unknown.
     const size_t out_rank = std::max(rank, x.rank());
-    std::vector<Expr> sizes = unbacked_sizes(op, out_rank);
+    std::vector<Expr> sizes;
+    for (size_t d = 0; d < out_rank; ++d) {
+      const bool in_x = d + x.rank() >= out_rank;
+      const Expr dim = in_x ? x.sizes[d + x.rank() - out_rank] : Expr(1);
+      const bool reached = d + rank >= out_rank;
+      if (!reached || (in_x && op.ctx().known(dim != Expr(1)) == Truth::True)) {
+        sizes.push_back(dim);
+      } else {
+        sizes.push_back(op.ctx().new_unbacked_size());
+      }
+    }
     return tensor_value(x.dtype, sizes);
   }
   for (Expr& e : *target) e = op.ctx().simplify(e);

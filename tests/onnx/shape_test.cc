@@ -94,7 +94,15 @@ TEST(OnnxShape, ExpandToATargetFromDataIsUnbacked) {
   m.node("Expand", {"x", "target"}, {"y"}).output("y");
   Inferred r = infer(m.bytes());
   ASSERT_TRUE(r.ok()) << r.error();
-  EXPECT_EQ(r.shape("y"), "float32[u0, u1, u2]");
+  EXPECT_EQ(r.shape("y"), "float32[u0, u1, 4]");
+
+  // The input's dims that are not 1 stay; leading dims the target does not reach stay too.
+  ModelBuilder k(13);
+  k.input("x", 1, {"B", "N", "1"}).input("target", 7, {"2"});
+  k.node("Expand", {"x", "target"}, {"y"}).output("y");
+  Inferred q = infer(k.bytes());
+  ASSERT_TRUE(q.ok()) << q.error();
+  EXPECT_EQ(q.shape("y"), "float32[B, N, u0]");
 }
 
 TEST(OnnxShape, RangeAndConstantOfShapeFromAShape) {
