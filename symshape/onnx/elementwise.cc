@@ -142,8 +142,9 @@ void variadic(OpRegistry& r, const std::string& name, IntFn on_ints) {
           is_floating(dtype) ? std::nullopt : combine(op, acc, op.input(i), on_ints, &known_sizes);
       acc = e ? int_tensor(dtype, sizes, std::move(*e)) : tensor_value(dtype, sizes);
     }
-    if (op.num_inputs() == 1) return tensor_value(dtype, acc.tensor.sizes);
-    return acc;
+    Value out = tensor_value(dtype, acc.tensor.sizes);
+    if (!is_floating(dtype) && acc.data && on_ints) out.data = acc.data;
+    return out;
   });
 }
 
@@ -183,6 +184,7 @@ std::optional<std::vector<int64_t>> constant_sizes(Op& op, const std::vector<Exp
 
 Value where_rule(Op& op) {
   const TensorMeta c = op.tensor(0), x = op.tensor(1), y = op.tensor(2);
+  if (c.dtype != DType::Bool) op.bad_input("condition must be bool, got " + c.str());
   if (x.dtype != y.dtype) {
     op.bad_input("X and Y have different element types (" + std::string(to_string(x.dtype)) +
                  " and " + std::string(to_string(y.dtype)) + ")");

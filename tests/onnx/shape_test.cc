@@ -1,6 +1,7 @@
 // ONNX's shape, layout and indexing operators, and shape-as-data: the Shape -> Gather ->
 // arithmetic -> Concat -> Reshape / Expand / Slice / Range / ConstantOfShape / Tile chains that
 // torch.onnx.export writes for view, flatten and expand with dynamic axes.
+#include <functional>
 #include <limits>
 
 #include "tests/onnx/onnx_builder.h"
@@ -519,6 +520,68 @@ TEST(OnnxShape, WhereAndPReluBroadcast) {
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.shape("w"), "float32[B, S]");
   EXPECT_EQ(r.shape("p"), "float32[N, C, H, W]");
+}
+
+TEST(OnnxShape, BadIndexingInputsAreErrorsNamingTheProblem) {
+  struct Case {
+    const char* what;
+    std::function<void(ModelBuilder&)> build;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {"gather out of range",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "C"}).ints("i", {5}, {});
+         m.node("Shape", {"x"}, {"s"});
+         m.node("Gather", {"s", "i"}, {"y"});
+       },
+       "index 5 is out of range"},
+      {"tile repeats",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "C"}).ints("r", {2});
+         m.node("Tile", {"x", "r"}, {"y"});
+       },
+       "repeats has 1 entries for an input of rank 2"},
+      {"gather_nd tuples",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "C"}).input("i", 7, {"K", "3"});
+         m.node("GatherND", {"x", "i"}, {"y"});
+       },
+       "index past data's rank 2"},
+      {"where condition",
+       [](ModelBuilder& m) {
+         m.input("c", 1, {"N"}).input("x", 1, {"N"});
+         m.node("Where", {"c", "x", "x"}, {"y"});
+       },
+       "condition must be bool"},
+      {"slice axes from data",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N"}).ints("s", {0}).ints("e", {1}).input("a", 7, {"1"});
+         m.node("Slice", {"x", "s", "e", "a"}, {"y"});
+       },
+       "axes must be a constant"},
+      {"reshape two -1",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "4"}).ints("t", {-1, -1});
+         m.node("Reshape", {"x", "t"}, {"y"});
+       },
+       "more than one -1"},
+      {"flatten axis",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "4"});
+         m.node("Flatten", {"x"}, {"y"}, {attr_int("axis", 3)});
+       },
+       "axis 3 is out of range"},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder m(13);
+    c.build(m);
+    m.output("y");
+    Inferred r = infer(m.bytes());
+    ASSERT_FALSE(r.ok()) << c.what;
+    EXPECT_NE(r.error().find(c.message), std::string::npos) << c.what << ": " << r.error();
+    EXPECT_NE(r.error().find("node y"), std::string::npos) << c.what << ": " << r.error();
+  }
 }
 
 }  // namespace
