@@ -522,6 +522,20 @@ TEST(OnnxShape, WhereAndPReluBroadcast) {
   EXPECT_EQ(r.shape("p"), "float32[N, C, H, W]");
 }
 
+TEST(OnnxShape, RandomLikeOpsKeepTheShapeAndTakeTheirDtype) {
+  ModelBuilder m(15);
+  m.input("p", 1, {"N", "S"});
+  m.node("Bernoulli", {"p"}, {"b"}, {attr_int("dtype", 7)});
+  m.node("RandomUniformLike", {"p"}, {"u"});
+  m.node("EyeLike", {"p"}, {"eye"}, {attr_int("dtype", 9)});
+  m.output("b").output("u").output("eye");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("b"), "int64[N, S]");
+  EXPECT_EQ(r.shape("u"), "float32[N, S]");
+  EXPECT_EQ(r.shape("eye"), "bool[N, S]");
+}
+
 TEST(OnnxShape, BadIndexingInputsAreErrorsNamingTheProblem) {
   struct Case {
     const char* what;
