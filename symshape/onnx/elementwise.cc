@@ -156,8 +156,11 @@ std::optional<std::vector<size_t>> broadcast_index(const std::vector<int64_t>& i
   std::vector<int64_t> s(rank, 1);
   for (size_t d = 0; d < in.size(); ++d) s[rank - in.size() + d] = in[d];
   int64_t n = 1;
-  for (int64_t v : out) n *= v;
-  if (n < 0 || n > 4096) return std::nullopt;
+  for (int64_t v : out) {
+    if (v < 0 || v > 4096) return std::nullopt;
+    n *= v;
+    if (n > 4096) return std::nullopt;
+  }
   std::vector<size_t> result;
   std::vector<int64_t> index(rank, 0);
   for (int64_t k = 0; k < n; ++k) {

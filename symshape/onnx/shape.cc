@@ -15,6 +15,8 @@ namespace {
 
 // Known elements are kept up to this many (a shape, a small index list).
 constexpr int64_t kMaxKnown = 4096;
+// A shape input (Reshape's, Expand's, Slice's starts) longer than this is refused.
+constexpr int64_t kMaxRank = 1024;
 
 Expr product(const std::vector<Expr>& sizes) {
   Expr p(1);
@@ -38,6 +40,11 @@ size_t shape_length(Op& op, size_t i, std::string_view what) {
   if (t.rank() != 1) op.bad_input(std::string(what) + " must be 1-D, got " + t.str());
   std::optional<int64_t> n = op.ctx().simplify(t.sizes[0]).as_int64();
   if (!n) op.bad_input(std::string(what) + " must have a constant length, got " + t.str());
+  // It names one entry per dim: no tensor has this many (and the rule would build them all).
+  if (*n < 0 || *n > kMaxRank) {
+    op.bad_input(std::string(what) + " has " + str(*n) + " entries, more than any rank (" +
+                 str(kMaxRank) + ")");
+  }
   return static_cast<size_t>(*n);
 }
 
@@ -58,9 +65,16 @@ std::optional<std::vector<Expr>> known_elements(Op& op, size_t i) {
   if (!e) return std::nullopt;
   std::optional<std::vector<int64_t>> sizes = constant_sizes(op, op.tensor(i).sizes);
   if (!sizes) return std::nullopt;
-  int64_t n = 1;
-  for (int64_t s : *sizes) n *= s;
-  if (n < 0 || static_cast<size_t>(n) != e->size()) return std::nullopt;
+  if (std::count(sizes->begin(), sizes->end(), 0) > 0) {
+    return e->empty() ? e : std::nullopt;
+  }
+  size_t n = 1;
+  for (int64_t s : *sizes) {
+    if (s < 0) return std::nullopt;
+    n *= static_cast<size_t>(s);
+    if (n > e->size()) return std::nullopt;
+  }
+  if (n != e->size()) return std::nullopt;
   return e;
 }
 
@@ -134,7 +148,7 @@ Value gather_rule(Op& op) {
   std::optional<std::vector<Expr>> known = known_elements(op, 0);
   std::optional<std::vector<int64_t>> index = op.constants(1);
   std::optional<std::vector<int64_t>> dims = constant_sizes(op, data.sizes);
-  if (!known || !index || !dims) return out;
+  if (!known || known->empty() || !index || !dims) return out;
   const int64_t n = (*dims)[axis];
   int64_t outer = 1, inner = 1;
   for (size_t d = 0; d < axis; ++d) outer *= (*dims)[d];
@@ -397,6 +411,9 @@ Value slice_rule(Op& op) {
       if (!steps) op.bad_input("steps must be a constant");
     }
   }
+  if (count > rank) {
+    op.bad_input("starts has " + str(count) + " entries for an input of rank " + str(rank));
+  }
   if (!axes) {
     axes.emplace();
     for (size_t k = 0; k < count; ++k) axes->push_back(static_cast<int64_t>(k));
@@ -596,8 +613,11 @@ std::optional<std::vector<Expr>> broadcast_known(Op& op, size_t i,
   std::optional<std::vector<int64_t>> shape = constant_sizes(op, out_sizes);
   if (!known || !shape) return std::nullopt;
   int64_t n = 1;
-  for (int64_t s : *shape) n *= s;
-  if (n > kMaxKnown) return std::nullopt;
+  for (int64_t s : *shape) {
+    if (s < 0 || s > kMaxKnown) return std::nullopt;
+    n *= s;
+    if (n > kMaxKnown) return std::nullopt;
+  }
   std::vector<Expr> zeros(static_cast<size_t>(n), Expr(0)), sizes;
   std::vector<Expr> in_sizes = op.tensor(i).sizes;
   for (Expr& e : in_sizes) e = op.ctx().simplify(e);
@@ -656,7 +676,8 @@ Value tile_rule(Op& op) {
   std::optional<std::vector<Expr>> known = n == 1 ? known_elements(op, 0) : std::nullopt;
   std::optional<int64_t> times =
       n == 1 ? op.ctx().simplify((*repeats)[0]).as_int64() : std::nullopt;
-  if (!known || !times || *times < 0 || static_cast<int64_t>(known->size()) * *times > kMaxKnown) {
+  if (!known || !times || *times < 0 || *times > kMaxKnown ||
+      static_cast<int64_t>(known->size()) * *times > kMaxKnown) {
     return out;
   }
   std::vector<Expr> elements;

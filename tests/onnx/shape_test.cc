@@ -580,6 +580,18 @@ TEST(OnnxShape, BadIndexingInputsAreErrorsNamingTheProblem) {
          m.node("Reshape", {"x", "t"}, {"y"});
        },
        "more than one -1"},
+      {"reshape to a target of a billion dims",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N", "4"}).input("t", 7, {"1000000000"});
+         m.node("Reshape", {"x", "t"}, {"y"});
+       },
+       "more than any rank"},
+      {"slice with more starts than dims",
+       [](ModelBuilder& m) {
+         m.input("x", 1, {"N"}).input("s", 7, {"3"}).input("e", 7, {"3"});
+         m.node("Slice", {"x", "s", "e"}, {"y"});
+       },
+       "starts has 3 entries for an input of rank 1"},
       {"flatten axis",
        [](ModelBuilder& m) {
          m.input("x", 1, {"N", "4"});
