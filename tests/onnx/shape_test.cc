@@ -167,13 +167,16 @@ TEST(OnnxShape, RangeOfConstantsHasItsElements) {
   EXPECT_EQ(r.data("y"), "[10, 7, 4]");
 }
 
-TEST(OnnxShape, RangeOfDataIsUnbacked) {
+TEST(OnnxShape, RangeAndConstantOfShapeOfDataAreUnbacked) {
   ModelBuilder m(13);
   m.input("a", 7, {}).ints("b", {5}, {}).ints("d", {1}, {});
   m.node("Range", {"a", "b", "d"}, {"y"}).output("y");
+  m.input("shape", 7, {"2"});
+  m.node("ConstantOfShape", {"shape"}, {"z"}).output("z");
   Inferred r = infer(m.bytes());
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.shape("y"), "int64[u0]");
+  EXPECT_EQ(r.shape("z"), "float32[u1, u2]");
 }
 
 TEST(OnnxShape, ConstantOfShapeTakesItsValuesType) {
