@@ -1,5 +1,7 @@
 // ONNX's elementwise operators: unary math and activations, broadcasting binary and variadic
-// arithmetic, comparisons and logic, Where, casts, and the softmax family (same shape).
+// arithmetic, comparisons and logic, Where, Clip, PRelu, the random *Like generators and the
+// softmax family (same shape). On small int tensors with known elements (shape arithmetic) the
+// arithmetic, comparisons, logic and Where compute the elements too, exactly and symbolically.
 #include "symshape/onnx/rules.h"
 #include "symshape/ops/families.h"
 
