@@ -301,6 +301,29 @@ TEST(OnnxShape, SliceBeyondASymbolicDimIsDecidedWithAGuard) {
   EXPECT_EQ(r.shape("y"), "float32[5]");
   ASSERT_EQ(r.env->guards().size(), 1U);
   EXPECT_EQ(r.env->guards()[0].cond.str(), "5 <= T");
+
+  // With T in 2..4 the end is past it statically: the whole dim, and no guard.
+  DimDecl small;
+  small.min = Int(2);
+  small.max = Int(4);
+  options.dims["T"] = small;
+  Inferred s = infer(m.bytes(), options);
+  ASSERT_TRUE(s.ok()) << s.error();
+  EXPECT_EQ(s.shape("y"), "float32[T]");
+  EXPECT_TRUE(s.env->guards().empty());
+
+  // A negative start past a symbolic dim: x[-5:] is T long when T < 5 (hint 3), else 5.
+  ModelBuilder n(13);
+  n.input("x", 1, {"T"}).ints("minus5", {-5}).ints("end", {kMax});
+  n.node("Slice", {"x", "minus5", "end"}, {"y"}).output("y");
+  DimDecl three;
+  three.hint = Int(3);
+  PropagateOptions hinted;
+  hinted.dims["T"] = three;
+  Inferred h = infer(n.bytes(), hinted);
+  ASSERT_TRUE(h.ok()) << h.error();
+  EXPECT_EQ(h.shape("y"), "float32[T]");
+  ASSERT_EQ(h.env->guards().size(), 1U);
 }
 
 TEST(OnnxShape, SliceBoundsFromDataAreUnbacked) {
