@@ -92,6 +92,14 @@ class UNet(torch.nn.Module):
         return self.out(self.u1(torch.cat([up, a], dim=1)))
 
 
+class Flatten(torch.nn.Module):
+    """Shape arithmetic only: a flatten to a target computed from x.shape, and a broadcast."""
+
+    def forward(self, x):
+        flat = x.reshape(x.shape[0], -1)
+        return flat * 2, x.reshape(x.shape[0], x.shape[1], -1) + torch.ones(1, 3, 1)
+
+
 def image(sizes):
     return torch.randn(sizes["batch"], 3, sizes["height"], sizes["width"])
 
@@ -102,17 +110,19 @@ def tokens(sizes):
 
 VISION = {0: "batch", 2: "height", 3: "width"}
 TEXT = {0: "batch", 1: "seq"}
-# Non-square, not all powers of two: a swapped or rounded dim shows.
+# Non-square, not all powers of two: a swapped or rounded dim shows. No dynamic dim is 1: as in
+# PyTorch, symshape's dynamic dims range over 2.. (a 1 would be specialized; the guards say so).
 VISION_SIZES = [{"batch": 2, "height": 64, "width": 48},
-                {"batch": 1, "height": 33, "width": 57},
+                {"batch": 4, "height": 33, "width": 57},
                 {"batch": 3, "height": 96, "width": 80}]
 # The UNet's skip connections need sides divisible by 4.
 UNET_SIZES = [{"batch": 2, "height": 32, "width": 48},
-              {"batch": 1, "height": 64, "width": 20},
+              {"batch": 4, "height": 64, "width": 20},
               {"batch": 3, "height": 44, "width": 36}]
-TEXT_SIZES = [{"batch": 2, "seq": 7}, {"batch": 1, "seq": 1}, {"batch": 4, "seq": 19}]
+TEXT_SIZES = [{"batch": 2, "seq": 7}, {"batch": 3, "seq": 2}, {"batch": 4, "seq": 19}]
 
 SPECS = [
+    Spec("flatten", Flatten, image, VISION, VISION_SIZES),
     Spec("resnet18", lambda: torchvision.models.resnet18(weights=None, num_classes=10),
          image, VISION, VISION_SIZES),
     Spec("mobilenet_v2",
@@ -130,7 +140,7 @@ SPECS = [
              image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64,
              num_classes=10),
          image, {0: "batch"},
-         [{"batch": 2, "height": 32, "width": 32}, {"batch": 1, "height": 32, "width": 32},
+         [{"batch": 2, "height": 32, "width": 32}, {"batch": 4, "height": 32, "width": 32},
           {"batch": 5, "height": 32, "width": 32}]),
     Spec("transformer_encoder", Encoder, tokens, TEXT, TEXT_SIZES, input_name="tokens"),
     Spec("lstm", TextLSTM, tokens, TEXT, TEXT_SIZES, input_name="tokens"),
@@ -162,6 +172,11 @@ def export(spec, directory, model=None):
                           dynamic_axes={spec.input_name: spec.dynamic}, opset_version=spec.opset,
                           do_constant_folding=True)
     return path
+
+
+def input_shape(spec, sizes):
+    """The input's shape at these sizes."""
+    return list(spec.make_input(sizes).shape)
 
 
 def torch_shapes(spec, model, sizes):

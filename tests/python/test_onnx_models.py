@@ -2,8 +2,9 @@
 ShuffleNetV2, EfficientNet-B0, a small ViT, a transformer encoder, an LSTM text model, two
 segmentation models that upsample) through `symshape check --json`: every graph output's
 symbolic shape, evaluated at several sizes of each dynamic dim, is the shape PyTorch computes at
-those sizes. Also `symshape infer` on one model: the written model passes onnx's checker and
-its outputs' dim_params are the symbolic expressions.
+those sizes, and the guards accept those sizes (`symshape check-inputs`). Also `symshape infer`
+on one model: the written model passes onnx's checker and its outputs' dim_params are the
+symbolic expressions.
 
 A model in EXPECTED_FAILURES whose check fails is skipped with the listed reason and symshape's
 error (a non-strict expected failure); one that passes prints so, to be taken off the list. A
@@ -153,6 +154,12 @@ class OnnxModelTest(unittest.TestCase):
                 k += len(shape)
                 self.assertEqual(have, want, f"{name}: output {o} = {shape} at {sizes}: "
                                  f"{have}, PyTorch {want}")
+        # The guards hold at every size compared.
+        for sizes in spec.sizes:
+            shape = ",".join(str(s) for s in onnx_models.input_shape(spec, sizes))
+            r = run_cli("check-inputs", path, "--size", f"{spec.input_name}={shape}")
+            self.assertEqual(r.returncode, 0, f"{name}: the guards reject {sizes}: "
+                             f"{r.stdout}{r.stderr}")
         if name in EXPECTED_FAILURES:
             print(f"\n{name} is listed in EXPECTED_FAILURES but passes: take it off",
                   file=sys.stderr)
