@@ -22,9 +22,10 @@ void print_infer_usage(std::ostream& os) {
         "Propagates the model's shapes and writes a copy of it with every computed value's\n"
         "dtype and shape in its value_info, and the graph outputs' types replaced by the ones\n"
         "symshape computed. A constant dim is a dim_value; a symbolic one a dim_param holding\n"
-        "its expression over the inputs' dim_params (`batch`, `2*seq`, `floor(H/2)`). A graph\n"
-        "input's dim with neither value nor name is named as symshape names it (`x_dim2`),\n"
-        "so the expressions read the input's own names. Prints each graph output's shape.\n"
+        "its expression over the inputs' dim_params (`batch`, `2*seq`, `(H - 1)//2 + 1`).\n"
+        "A graph input's dim with neither value nor name is named as symshape names it\n"
+        "(`x_dim2`), so the expressions read the input's own names. Prints each graph\n"
+        "output's shape.\n"
         "Exit status: 0 ok, 1 when the model has a shape error (nothing is written), 2 on bad\n"
         "input (not an ONNX model, an unsupported op, a bad flag).\n\n"
      << format_flags(kInferFlags);
