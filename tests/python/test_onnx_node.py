@@ -20,6 +20,13 @@ symshape lacks) or else from symshape's error, and prints a count of failures pe
 
 Run one case by hand: --only test_reshape_extended_dims --verbose.
 
+--symbolic (a report, not part of the test) runs every case again with each input dim above 1
+made a dim_param (`x_d0`) and the outputs' declared shapes dropped, evaluates the output
+shapes' expressions at the case's sizes and lists, per op, the cases that fail or are wrong
+with symbolic dims while they pass with constant ones (a rule that only handles constants). A
+case whose guards reject its own sizes (symshape decides on default hints of 8, not on the
+case's sizes) is counted apart: the comparison says nothing there.
+
 Skips when onnx cannot be imported and the environment variable CI is unset (with CI set that is
 a failure), or when the CLI (SYMSHAPE_CLI, or --cli) is missing.
 """
@@ -150,12 +157,15 @@ class Case:
             self.expected.append((out.name, DTYPE_NAMES.get(t.data_type), list(t.dims)))
         self.input_data = data
 
-    def write_prepared(self, path):
+    def write_prepared(self, path, symbolic=False):
         """The model with each int32/int64 tensor input replaced by an initializer of its
-        value."""
+        value. symbolic: also every other input's dims above 1 become dim_params
+        (`<input>_d<k>`) and the outputs' declared shapes are dropped; returns the dims'
+        values ({dim_param: size}) and the inputs' sizes ({input: [sizes]})."""
         model = onnx.ModelProto()
         model.CopyFrom(self.model)
         graph = model.graph
+        bindings, sizes = {}, {}
         keep = []
         for i, inp in enumerate(graph.input):
             if (value_kind(inp.type) == "tensor" and inp.type.tensor_type.elem_type in (6, 7)):
@@ -170,8 +180,25 @@ class Case:
             keep.append(inp)
         del graph.input[:]
         graph.input.extend(keep)
+        if symbolic:
+            for inp in graph.input:
+                if value_kind(inp.type) != "tensor":
+                    continue
+                dims = inp.type.tensor_type.shape.dim
+                sizes[inp.name] = [d.dim_value for d in dims]
+                stem = "".join(c if c.isalnum() else "_" for c in inp.name)
+                for k, d in enumerate(dims):
+                    if d.HasField("dim_value") and d.dim_value > 1:
+                        name = f"{stem}_d{k}"
+                        bindings[name] = d.dim_value
+                        d.dim_param = name
+            for out in graph.output:
+                if value_kind(out.type) == "tensor":
+                    out.type.tensor_type.ClearField("shape")
+            del graph.value_info[:]
         with open(path, "wb") as f:
             f.write(model.SerializeToString())
+        return bindings, sizes
 
 
 def run_case(cli, case, work_dir):
@@ -212,6 +239,56 @@ def run_case(cli, case, work_dir):
             problems.append(f"{name}: dtype {got.get('dtype')}, expected {dtype}")
     if problems:
         return "wrong", "; ".join(problems)
+    return "ok", ""
+
+
+def run_symbolic_case(cli, case, work_dir):
+    """The case with symbolic input dims: every output's shape, evaluated at the case's sizes,
+    must be the expected one. Status "rejected" when the guards (decided on symshape's default
+    hints, not on the case's sizes) do not accept the case's sizes: then the comparison says
+    nothing."""
+    path = os.path.join(work_dir, case.name + ".sym.onnx")
+    bindings, sizes = case.write_prepared(path, symbolic=True)
+    try:
+        proc = subprocess.run([cli, "check", "--json", path], capture_output=True, text=True,
+                              timeout=CASE_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return "crash", f"timed out after {CASE_TIMEOUT} s"
+    if proc.returncode not in (0, 1, 2):
+        return "crash", f"exit code {proc.returncode}; stderr: {proc.stderr.strip()[-2000:]}"
+    if proc.returncode == 2 and not proc.stdout.strip():
+        return "fail", first_line(proc.stderr.replace("symshape: error: ", ""))
+    doc = json.loads(proc.stdout)
+    if doc.get("status") != "ok":
+        return "fail", first_line(doc.get("error") or doc.get("status", "?"))
+    values = {n["name"]: n["value"] for n in doc["nodes"]}
+    text = " ".join(f"{k}={v}" for k, v in bindings.items())
+    lines, expected = [], []
+    for name, _, dims in case.expected:
+        got = values.get(name)
+        if dims is None or not isinstance(got, dict) or "shape" not in got:
+            return "wrong", f"{name}: not a tensor"
+        if len(got["shape"]) != len(dims):
+            return "wrong", f"{name}: rank {len(got['shape'])}, expected {len(dims)}"
+        lines += [f"{e}\t{text}" for e in got["shape"]]
+        expected.append((name, got["shape"], dims))
+    if lines:
+        ev = subprocess.run([cli, "expr", "eval", "--batch", "-"], capture_output=True,
+                            text=True, input="".join(l + "\n" for l in lines))
+        answers = ev.stdout.splitlines()
+        k = 0
+        for name, shape, dims in expected:
+            have = answers[k:k + len(shape)]
+            k += len(shape)
+            if have != [str(d) for d in dims]:
+                problems = f"{name}: {shape} = {have} at {text}, expected {dims}"
+                args = [cli, "check-inputs", path]
+                for inp, s in sizes.items():
+                    args += ["--size", f"{inp}=" + ",".join(str(v) for v in s)]
+                guards = subprocess.run(args, capture_output=True, text=True)
+                if guards.returncode == 1 and guards.stdout.startswith("rejected"):
+                    return "rejected", first_line(guards.stdout)
+                return "wrong", problems
     return "ok", ""
 
 
@@ -267,7 +344,7 @@ def strip_op(reason):
 
 # ---- running them all ----
 
-def run_all(cli, only=None, jobs=None, verbose=False):
+def run_all(cli, only=None, jobs=None, verbose=False, symbolic=False):
     """Generates the cases and runs symshape on each; returns (cases, results, seconds), results
     mapping a case to (status, message), status one of ok, fail, wrong, crash."""
     tmp = tempfile.mkdtemp(prefix="symshape-onnx-node-")
@@ -287,7 +364,8 @@ def run_all(cli, only=None, jobs=None, verbose=False):
         results = {}
         jobs = jobs or max(2, os.cpu_count() or 2)
         with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-            futures = {pool.submit(run_case, cli, c, work): n for n, c in cases.items()}
+            run = run_symbolic_case if symbolic else run_case
+            futures = {pool.submit(run, cli, c, work): n for n, c in cases.items()}
             for future in concurrent.futures.as_completed(futures):
                 results[futures[future]] = future.result()
         if verbose:
@@ -358,7 +436,28 @@ def main():
     parser.add_argument("--only", nargs="*", help="run only these cases")
     parser.add_argument("--verbose", action="store_true", help="print every case's result")
     parser.add_argument("-j", "--jobs", type=int, default=None)
+    parser.add_argument("--symbolic", action="store_true", help="a report, not a test: every "
+                        "input dim above 1 a dim_param, the outputs' expressions evaluated at "
+                        "the case's sizes")
     args, rest = parser.parse_known_args()
+    if args.symbolic:
+        if IMPORT_ERROR is not None:
+            sys.exit(f"onnx cannot be imported: {IMPORT_ERROR}")
+        cases, results, (gen_s, run_s) = run_all(args.cli or default_cli(), only=args.only,
+                                                 jobs=args.jobs, verbose=args.verbose,
+                                                 symbolic=True)
+        counts = collections.Counter(s for s, _ in results.values())
+        print(f"symbolic dims: {counts['ok']}/{len(cases)} ok, {counts['rejected']} rejected by "
+              f"the guards (decided on default hints), {counts['fail']} fail, {counts['wrong']} "
+              f"wrong, {counts['crash']} crash; checked in {run_s:.1f} s")
+        plain = read_expected()
+        bad = {n: r for n, r in results.items() if r[0] in ("fail", "wrong", "crash")
+               and n not in plain}
+        print(f"failing with symbolic dims but passing with constant ones ({len(bad)}), per op:")
+        print("\n".join(summary_by_op(cases, bad)))
+        for n in sorted(bad):
+            print(f"  {n} [{cases[n].op}]: {bad[n][0]}: {bad[n][1]}")
+        return
     if not args.update_expected and not args.only and not args.verbose:
         if args.cli:
             os.environ["SYMSHAPE_CLI"] = args.cli
