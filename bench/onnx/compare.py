@@ -24,6 +24,9 @@ unbacked size; for onnx, a shape whose every dim is a number or one of the input
 (not checked against the truth, which only the outputs have here; onnx's invented `unk__N`
 names do not count).
 
+symshape gets each dynamic dim's range (`--dim batch=2..64 --dim height=33..1024`, ...; see
+tests/python/onnx_models.py), which also sets the example value it decides on.
+
 Times are wall-clock: symshape's is the whole `symshape check --json` process (reading the
 protobuf included), onnx's is the infer_shapes call (the model already in memory), best of 3.
 """
@@ -78,7 +81,8 @@ def evaluate(cli, lines):
 
 def symshape_resolved(cli, path, outputs, spec, truths):
     """[resolved?] per output, the shapes as text, and the seconds."""
-    seconds, proc = best_of(3, lambda: subprocess.run([cli, "check", "--json", path],
+    dims = [a for d in spec.dims for a in ("--dim", d)]
+    seconds, proc = best_of(3, lambda: subprocess.run([cli, "check", "--json", path, *dims],
                                                       capture_output=True, text=True))
     try:
         doc = json.loads(proc.stdout)

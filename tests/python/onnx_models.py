@@ -19,12 +19,19 @@ OPSET = 17
 
 
 class Spec:
-    def __init__(self, name, build, make_input, dynamic, sizes, input_name="x", opset=OPSET):
+    def __init__(self, name, build, make_input, dynamic, sizes, input_name="x", opset=OPSET,
+                 ranges=None):
         self.name = name
         self.build = build            # () -> nn.Module in eval mode
         self.make_input = make_input  # {dim name: size} -> input tensor
         self.dynamic = dynamic        # {axis: dim name} of the input
         self.sizes = sizes            # [{dim name: size}], the first used for export
+        # `--dim NAME=MIN..MAX` for symshape: the ranges every size lies in. They also choose
+        # the example value (hint) symshape decides on: 8 moved into the range. An ONNX model
+        # has no example sizes, and at a small hint a deep feature map is 1 and would be
+        # specialized (as in PyTorch); a vision model's sides start at 33 for that.
+        r = dict(ranges_of(dynamic), **(ranges or {}))
+        self.dims = [f"{name}={lo}..{hi}" for name, (lo, hi) in r.items()]
         self.input_name = input_name
         self.opset = opset
 
@@ -100,6 +107,13 @@ class Flatten(torch.nn.Module):
         return flat * 2, x.reshape(x.shape[0], x.shape[1], -1) + torch.ones(1, 3, 1)
 
 
+RANGES = {"batch": (2, 64), "height": (33, 1024), "width": (33, 1024), "seq": (2, 512)}
+
+
+def ranges_of(dynamic):
+    return {name: RANGES[name] for name in dynamic.values()}
+
+
 def image(sizes):
     return torch.randn(sizes["batch"], 3, sizes["height"], sizes["width"])
 
@@ -115,9 +129,9 @@ TEXT = {0: "batch", 1: "seq"}
 VISION_SIZES = [{"batch": 2, "height": 64, "width": 48},
                 {"batch": 4, "height": 33, "width": 57},
                 {"batch": 3, "height": 96, "width": 80}]
-# The UNet's skip connections need sides divisible by 4.
-UNET_SIZES = [{"batch": 2, "height": 32, "width": 48},
-              {"batch": 4, "height": 64, "width": 20},
+# The UNet's skip connections need sides divisible by 4 (and its range's hint too: 36).
+UNET_SIZES = [{"batch": 2, "height": 36, "width": 48},
+              {"batch": 4, "height": 64, "width": 40},
               {"batch": 3, "height": 44, "width": 36}]
 TEXT_SIZES = [{"batch": 2, "seq": 7}, {"batch": 3, "seq": 2}, {"batch": 4, "seq": 19}]
 
@@ -148,7 +162,8 @@ SPECS = [
          lambda: FirstOutput(torchvision.models.segmentation.lraspp_mobilenet_v3_large(
              weights=None, weights_backbone=None, num_classes=3), "out"),
          image, VISION, VISION_SIZES),
-    Spec("unet", UNet, image, VISION, UNET_SIZES),
+    Spec("unet", UNet, image, VISION, UNET_SIZES, ranges={"height": (36, 1024),
+                                                          "width": (36, 1024)}),
 ]
 BY_NAME = {s.name: s for s in SPECS}
 

@@ -108,7 +108,8 @@ class OnnxModelTest(unittest.TestCase):
         spec = onnx_models.BY_NAME[name]
         model = onnx_models.build(spec)
         path = onnx_models.export(spec, self.tmp.name, model)
-        proc = run_cli("check", "--json", path)
+        dims = [a for d in spec.dims for a in ("--dim", d)]
+        proc = run_cli("check", "--json", path, *dims)
         self.assertIn(proc.returncode, (0, 1, 2), f"{name}: symshape crashed: {proc.stderr}")
         error = None
         doc = None
@@ -157,7 +158,7 @@ class OnnxModelTest(unittest.TestCase):
         # The guards hold at every size compared.
         for sizes in spec.sizes:
             shape = ",".join(str(s) for s in onnx_models.input_shape(spec, sizes))
-            r = run_cli("check-inputs", path, "--size", f"{spec.input_name}={shape}")
+            r = run_cli("check-inputs", path, "--size", f"{spec.input_name}={shape}", *dims)
             self.assertEqual(r.returncode, 0, f"{name}: the guards reject {sizes}: "
                              f"{r.stdout}{r.stderr}")
         if name in EXPECTED_FAILURES:
@@ -188,7 +189,8 @@ class OnnxInferTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             path = onnx_models.export(spec, tmp)
             out = os.path.join(tmp, "inferred.onnx")
-            proc = run_cli("infer", path, "-o", out)
+            proc = run_cli("infer", path, "-o", out,
+                           *[a for d in spec.dims for a in ("--dim", d)])
             self.assertIn(proc.returncode, (0, 1, 2), f"symshape crashed: {proc.stderr}")
             if proc.returncode != 0:
                 if "unknown op" in proc.stderr:
