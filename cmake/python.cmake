@@ -82,3 +82,28 @@ if(SYMSHAPE_PYTHON)
       ENVIRONMENT "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>;SYMSHAPE_CXX=${CMAKE_CXX_COMPILER};SYMSHAPE_LIB=$<TARGET_FILE:symshape>")
   endforeach()
 endif()
+
+# The ONNX tests in tests/python: the CLI on ONNX's backend node tests and on models exported by
+# torch.onnx. They need a Python with onnx (python3-onnx; the model tests also torch and
+# torchvision), not the module, so they are registered whenever the CLI reads ONNX; not in the
+# sanitizer build (tests/onnx/fuzz_test.cc runs the importer there). Without onnx they skip,
+# unless CI is set.
+if(TARGET symshape_cli AND ONNX_FOUND AND TARGET onnx_proto AND NOT SYMSHAPE_SANITIZE)
+  if(DEFINED Python3_EXECUTABLE)
+    set(SYMSHAPE_ONNX_PYTHON "${Python3_EXECUTABLE}")
+  elseif(EXISTS /usr/bin/python3)
+    set(SYMSHAPE_ONNX_PYTHON /usr/bin/python3)
+  else()
+    find_program(SYMSHAPE_ONNX_PYTHON python3)
+  endif()
+  if(SYMSHAPE_ONNX_PYTHON)
+    foreach(suite IN ITEMS onnx_node onnx_models)
+      add_test(NAME python_${suite}
+        COMMAND "${SYMSHAPE_ONNX_PYTHON}" -m unittest -v test_${suite}
+        WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+      set_tests_properties(python_${suite} PROPERTIES
+        LABELS "python;onnx" TIMEOUT 600
+        ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>")
+    endforeach()
+  endif()
+endif()

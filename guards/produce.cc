@@ -7,6 +7,7 @@
 #include "guards/internal.h"
 #include "symshape/expr/functions.h"
 #include "symshape/guards.h"
+#include "symshape/onnx.h"
 #include "symshape/propagate.h"
 #include "symshape/prove.h"
 #include "symshape/simplify.h"
@@ -23,9 +24,10 @@ size_t GuardSet::find_source(std::string_view name_or_identifier) const {
 
 std::vector<GuardInput> graph_inputs(const Graph& graph) {
   std::vector<GuardInput> inputs;
+  const bool onnx = onnx::is_onnx_graph(graph);
   for (const Node& n : graph.nodes) {
     if (n.op != NodeOp::Placeholder || !n.shape) continue;
-    inputs.push_back({n.name, *n.shape, n.stride ? *n.stride : std::vector<Expr>{}});
+    inputs.push_back({n.name, *n.shape, n.stride ? *n.stride : std::vector<Expr>{}, !onnx});
   }
   return inputs;
 }
@@ -207,6 +209,7 @@ class Producer {
       }
     }
     for (const GuardInput& in : inputs) {
+      if (!in.has_strides) continue;
       std::vector<Expr> strides = in.strides.size() == in.sizes.size()
                                       ? in.strides
                                       : TensorMeta::contiguous_strides(in.sizes);

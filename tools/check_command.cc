@@ -1,6 +1,8 @@
 // `symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log]`: propagate shapes and
 // print every node's metadata, the guards and runtime asserts it needed, and any error.
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 #include "symshape/ir.h"
 #include "symshape/propagate.h"
@@ -19,7 +21,9 @@ constexpr FlagSpec kCheckFlags[] = {
 void print_check_usage(std::ostream& os) {
   os << "usage: symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log]\n\n"
         "Propagates shapes through the graph and prints each node's dtype and shape, then the\n"
-        "guards and runtime asserts the shapes depend on, then any error.\n"
+        "guards and runtime asserts the shapes depend on, then any error. A file ending in\n"
+        ".onnx is read as an ONNX model (values by their ONNX names; a shape tensor's known\n"
+        "elements follow ` = `).\n"
         "Exit status: 0 when the graph type-checks, 1 on a shape error, 2 on bad input.\n\n"
      << format_flags(kCheckFlags);
 }
@@ -31,6 +35,15 @@ nlohmann::ordered_json value_json(const Value& v) {
       j["dtype"] = std::string(to_string(v.tensor.dtype));
       j["shape"] = nlohmann::ordered_json::array();
       for (const Expr& s : v.tensor.sizes) j["shape"].push_back(s.str());
+      if (v.data) {
+        // The elements known while shapes were computed (an ONNX model's shape arithmetic).
+        j["data"] = nlohmann::ordered_json::array();
+        if (v.data->real) {
+          for (double x : v.data->reals) j["data"].push_back(x);
+        } else {
+          for (const Expr& e : v.data->ints) j["data"].push_back(e.str());
+        }
+      }
       return j;
     }
     case Value::Kind::List: {
@@ -72,6 +85,11 @@ Value under_final_replacements(const ShapeEnv& env, Value v) {
       for (auto* list : {&v.tensor.sizes, &v.tensor.strides}) {
         for (Expr& e : *list) e = env.substitute(e);
       }
+      if (v.data && !v.data->real) {
+        auto data = std::make_shared<KnownData>(*v.data);
+        for (Expr& e : data->ints) e = env.substitute(e);
+        v.data = std::move(data);
+      }
       break;
     case Value::Kind::Int: v.integer = env.substitute(v.integer); break;
     case Value::Kind::Bool: v.condition = env.substitute(v.condition); break;
@@ -81,6 +99,24 @@ Value under_final_replacements(const ShapeEnv& env, Value v) {
     default: break;
   }
   return v;
+}
+
+// ` = [batch, c, 4]`: an integer tensor's elements when they are known (shape arithmetic in an
+// ONNX model), the first 16 of them; else "". (Known floating elements, small constants such
+// as Resize's scales or a bias, are only in the JSON.)
+std::string known_elements(const Value& v) {
+  if (!v.is_tensor() || !v.data || v.data->real) return "";
+  constexpr size_t kShown = 16;
+  std::ostringstream os;
+  os << " = [";
+  const size_t n = v.data->size();
+  for (size_t i = 0; i < n && i < kShown; ++i) {
+    if (i) os << ", ";
+    os << v.data->ints[i].str();
+  }
+  if (n > kShown) os << ", ... (" << n << " elements)";
+  os << "]";
+  return os.str();
 }
 
 std::string status_name(Propagation::Status s) {
@@ -128,7 +164,8 @@ int run_check(const Args& args) {
     std::cout << doc.dump(2) << "\n";
   } else {
     for (size_t i = 0; i < shown; ++i) {
-      std::cout << graph->nodes[i].name << ": " << values[i].str() << "\n";
+      std::cout << graph->nodes[i].name << ": " << values[i].str() << known_elements(values[i])
+                << "\n";
     }
     print_conditions(std::cout, "guards", env.guards());
     print_conditions(std::cout, "runtime asserts", env.runtime_asserts());

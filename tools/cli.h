@@ -53,6 +53,7 @@ int run_passes(const Args& args);        // lower_command.cc
 int run_ops(const Args& args);           // ops_command.cc
 int run_partition(const Args& args);     // partition_command.cc
 int run_gen(const Args& args);           // gen_command.cc
+int run_infer(const Args& args);         // infer_command.cc
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {

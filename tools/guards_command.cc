@@ -21,7 +21,8 @@ void print_guards_usage(std::ostream& os) {
         "between sources come first, then the guards nothing else implies, then each dim's\n"
         "range. When the guards contradict a declared dim's range, prints what is violated and\n"
         "suggested fixes instead (on stderr; with --lang json, as a JSON document on stdout,\n"
-        "as is a shape error).\n"
+        "as is a shape error). A file ending in .onnx is read as an ONNX model (its inputs have\n"
+        "sizes only: no stride guards).\n"
         "Exit status: 0 ok, 1 on a shape error or a violated declaration, 2 on bad input.\n\n"
      << format_flags(kGuardsFlags);
 }

@@ -24,6 +24,7 @@ constexpr Subcommand kSubcommands[] = {
     {"ops", "list every op with a shape rule, and whether it has a kernel", run_ops},
     {"partition", "split a graph into backend and fallback partitions", run_partition},
     {"gen", "write a generated Llama-style or ResNet-style graph of any size", run_gen},
+    {"infer", "write an ONNX model's inferred shapes into it (value_info, outputs)", run_infer},
 };
 
 void print_usage(std::ostream& out) {

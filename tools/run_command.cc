@@ -13,6 +13,7 @@
 
 #include "symshape/interp.h"
 #include "symshape/ir.h"
+#include "symshape/onnx.h"
 #include "tools/cli.h"
 #include "tools/run_command.h"
 
@@ -408,6 +409,17 @@ int report_run(const RunPlan& plan, const interp::RunResult& result) {
 int run_run(const Args& args) {
   std::optional<RunPlan> plan = plan_run(args, print_run_usage);
   if (!plan) return kExitOk;
+  if (onnx::is_onnx_graph(plan->graph)) {
+    // ONNX's ops have no kernels (yet): say which one stops the run before generating inputs.
+    const interp::KernelRegistry& kernels = interp::KernelRegistry::instance();
+    for (const Node& n : plan->graph.nodes) {
+      if (n.op == NodeOp::CallFunction && n.target != "operator.getitem" &&
+          kernels.find(n.target) == nullptr) {
+        throw Error("cannot run " + quote(n.name) + ": no kernel for " + n.target +
+                    " (symshape runs ONNX models' shapes only: use `symshape check`)");
+      }
+    }
+  }
   return report_run(*plan, interp::run(plan->graph, plan->options));
 }
 

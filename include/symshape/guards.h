@@ -70,6 +70,7 @@ struct GuardInput {
   std::string name;
   std::vector<Expr> sizes;
   std::vector<Expr> strides;  // empty: contiguous
+  bool has_strides = true;    // false: no stride sources (an ONNX tensor has no strides)
 };
 
 // The minimal guard set over these inputs: equalities between sources (each symbol is defined by
@@ -77,7 +78,8 @@ struct GuardInput {
 // guard under the replacements, normalized, unless implied by the ranges, the source equalities
 // and the other guards (duplicates merged); then each symbol's range (infinite ends omitted).
 GuardSet produce_guards(const ShapeEnv& env, const std::vector<GuardInput>& inputs);
-// The graph's placeholders as inputs (declared sizes and strides).
+// The graph's placeholders as inputs (declared sizes and strides; an ONNX model's inputs have
+// sizes only).
 std::vector<GuardInput> graph_inputs(const Graph& graph);
 
 // ---- printers ----

@@ -68,6 +68,26 @@ Expected<std::string> write_inferred(std::string_view bytes, const Graph& graph,
   auto* g = model.mutable_graph();
   std::set<std::string> outputs, inputs;
   for (const auto& i : g->input()) inputs.insert(i.name());
+  // A graph input's dim with neither value nor name gets the name symshape gave it (or the
+  // value a guard fixed), so that the expressions below read the input's own names.
+  for (auto& i : *g->mutable_input()) {
+    const Node* p = graph.find(i.name());
+    if (!p || p->op != NodeOp::Placeholder || !p->shape) continue;
+    if (!i.has_type() || !i.type().has_tensor_type() || !i.type().tensor_type().has_shape())
+      continue;
+    auto* shape = i.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (static_cast<size_t>(shape->dim_size()) != p->shape->size()) continue;
+    for (int d = 0; d < shape->dim_size(); ++d) {
+      auto* dim = shape->mutable_dim(d);
+      if (dim->has_dim_value() || (dim->has_dim_param() && !dim->dim_param().empty())) continue;
+      const Expr e = env.simplify((*p->shape)[static_cast<size_t>(d)]);
+      if (std::optional<int64_t> c = e.as_int64()) {
+        dim->set_dim_value(*c);
+      } else {
+        dim->set_dim_param(names(e));
+      }
+    }
+  }
   for (const auto& i : g->initializer()) inputs.insert(i.name());
   for (auto& o : *g->mutable_output()) {
     outputs.insert(o.name());
