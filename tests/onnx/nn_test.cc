@@ -321,5 +321,104 @@ TEST(OnnxNn, QuantizedOps) {
   EXPECT_EQ(r.shape("mi"), "int32[N, M]");
 }
 
+TEST(OnnxNn, QuantizedAndDeformableConvolutions) {
+  ModelBuilder m(19);
+  m.input("x", 2, {"N", "4", "H", "W"}).input("w", 2, {"6", "4", "3", "3"});
+  m.node("ConvInteger", {"x", "w"}, {"ci"}, {attr_ints("pads", {1, 1, 1, 1})});
+  m.floats("s", {0.5f}, {}).input("zp", 3, {});
+  m.node("QLinearConv", {"x", "s", "zp", "w", "s", "zp", "s", "zp"}, {"qc"});
+  m.input("f", 1, {"N", "4", "H", "W"}).input("fw", 1, {"6", "4", "3", "3"});
+  m.input("offset", 1, {"N", "18", "?", "?"});
+  m.node("DeformConv", {"f", "fw", "offset"}, {"dc"});
+  m.output("ci").output("qc").output("dc");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("ci"), "int32[N, 6, H, W]");
+  EXPECT_EQ(r.shape("qc"), "int8[N, 6, H - 2, W - 2]");
+  EXPECT_EQ(r.shape("dc"), "float32[N, 6, H - 2, W - 2]");
+}
+
+TEST(OnnxNn, MaxUnpoolRoisAndGridSample) {
+  ModelBuilder m(16);
+  m.input("x", 1, {"N", "C", "H", "W"}).input("i", 7, {"N", "C", "H", "W"});
+  m.node("MaxUnpool", {"x", "i"}, {"up"},
+         {attr_ints("kernel_shape", {2, 2}), attr_ints("strides", {2, 2})});
+  m.ints("out", {1, 2, 9, 9});
+  m.node("MaxUnpool", {"x", "i", "out"}, {"shaped"}, {attr_ints("kernel_shape", {2, 2})});
+  m.input("rois", 1, {"R", "4"}).input("bi", 7, {"R"});
+  m.node("RoiAlign", {"x", "rois", "bi"}, {"ra"},
+         {attr_int("output_height", 5), attr_int("output_width", 7)});
+  m.input("grid", 1, {"N", "P", "Q", "2"});
+  m.node("GridSample", {"x", "grid"}, {"gs"});
+  m.output("up").output("shaped").output("ra").output("gs");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("up"), "float32[N, C, 2*H, 2*W]");
+  EXPECT_EQ(r.shape("shaped"), "float32[1, 2, 9, 9]");
+  EXPECT_EQ(r.shape("ra"), "float32[R, C, 5, 7]");
+  EXPECT_EQ(r.shape("gs"), "float32[N, C, P, Q]");
+}
+
+TEST(OnnxNn, GroupAndInstanceNormalization) {
+  ModelBuilder m(18);
+  m.input("x", 1, {"N", "6", "L"}).weight("g", {6});
+  m.node("InstanceNormalization", {"x", "g", "g"}, {"in"});
+  m.node("GroupNormalization", {"x", "g", "g"}, {"gn"}, {attr_int("num_groups", 3)});
+  m.output("in").output("gn");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("in"), "float32[N, 6, L]");
+  EXPECT_EQ(r.shape("gn"), "float32[N, 6, L]");
+
+  ModelBuilder bad(18);
+  bad.input("x", 1, {"N", "6", "L"}).weight("g", {6});
+  bad.node("GroupNormalization", {"x", "g", "g"}, {"gn"}, {attr_int("num_groups", 4)});
+  bad.output("gn");
+  Inferred e = infer(bad.bytes());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("num_groups"), std::string::npos) << e.error();
+}
+
+TEST(OnnxNn, TargetsComputedFromDataAreUnbacked) {
+  ModelBuilder m(18);
+  m.input("x", 1, {"N", "C", "H", "W"}).input("scales", 1, {"4"}).input("pads", 7, {"4"});
+  m.node("Resize", {"x", "", "scales"}, {"r"});
+  m.ints("axes", {2, 3});
+  m.node("Pad", {"x", "pads", "", "axes"}, {"p"});
+  m.output("r").output("p");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("r"), "float32[u0, u1, u2, u3]");
+  EXPECT_EQ(r.shape("p"), "float32[N, C, u4, u5]");
+}
+
+TEST(OnnxNn, PadsComputedFromShapeAreSymbolic) {
+  ModelBuilder m(18);
+  m.input("x", 1, {"N", "L"});
+  m.node("Shape", {"x"}, {"s"});  // [N, L]: pad dim 1 by N before and L after
+  m.ints("axes", {1});
+  m.node("Pad", {"x", "s", "", "axes"}, {"y"});
+  m.output("y");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("y"), "float32[N, 2*L + N]");
+}
+
+TEST(OnnxNn, CenterCropPadCol2ImAndAffineGrid) {
+  ModelBuilder m(18);
+  m.input("x", 1, {"N", "H", "W", "3"}).ints("crop", {10, 12});
+  m.node("CenterCropPad", {"x", "crop"}, {"c"}, {attr_ints("axes", {1, 2})});
+  m.input("cols", 1, {"N", "18", "L"}).ints("image", {5, 6}).ints("block", {3, 3});
+  m.node("Col2Im", {"cols", "image", "block"}, {"im"});
+  m.input("theta", 1, {"4", "2", "3"}).ints("size", {4, 3, 7, 9});
+  m.node("AffineGrid", {"theta", "size"}, {"grid"});
+  m.output("c").output("im").output("grid");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("c"), "float32[N, 10, 12, 3]");
+  EXPECT_EQ(r.shape("im"), "float32[N, 2, 5, 6]");
+  EXPECT_EQ(r.shape("grid"), "float32[4, 7, 9, 2]");
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing
