@@ -387,6 +387,10 @@ Value dropout(Op& op) {
 
 std::vector<Expr> matmul_sizes(Op& op, const TensorMeta& a, const TensorMeta& b) {
   if (a.rank() == 0 || b.rank() == 0) op.bad_input("MatMul inputs must have rank >= 1");
+  if (op.op_type() == "MatMul" && a.dtype != b.dtype) {
+    op.bad_input("inputs have different element types (" + std::string(to_string(a.dtype)) +
+                 " and " + std::string(to_string(b.dtype)) + ")");
+  }
   std::vector<Expr> sa = a.sizes, sb = b.sizes;
   const bool a_vector = sa.size() == 1, b_vector = sb.size() == 1;
   if (a_vector) sa.insert(sa.begin(), Expr(1));
@@ -405,6 +409,7 @@ std::vector<Expr> matmul_sizes(Op& op, const TensorMeta& a, const TensorMeta& b)
 
 Value gemm(Op& op) {
   const TensorMeta a = ranked(op, 0, 2, "A"), b = ranked(op, 1, 2, "B");
+  if (a.dtype != b.dtype) op.bad_input("A and B have different element types");
   const bool ta = op.attr_int("transA", 0) != 0, tb = op.attr_int("transB", 0) != 0;
   const Expr m = a.sizes[ta ? 1 : 0], ka = a.sizes[ta ? 0 : 1];
   const Expr kb = b.sizes[tb ? 1 : 0], n = b.sizes[tb ? 0 : 1];
@@ -866,6 +871,9 @@ Value recurrent(Op& op, int64_t gates, size_t max_outputs) {
   const int64_t layout = op.attr_int("layout", 0);
   if (layout != 0 && layout != 1) op.bad_input("layout must be 0 or 1");
   const Expr seq = x.sizes[layout == 0 ? 0 : 1], batch = x.sizes[layout == 0 ? 1 : 0];
+  if (op.has_attr("hidden_size") && op.attr_int("hidden_size", 0) < 1) {
+    op.bad_input("hidden_size must be >= 1");
+  }
   const Expr hidden = op.has_attr("hidden_size") ? num(op.attr_int("hidden_size", 0)) : r.sizes[2];
   auto check = [&](const Expr& a, const Expr& b, const std::string& what) {
     op.ctx().require_equal(a, b, "rnn", [&] { return what; });
@@ -878,6 +886,23 @@ Value recurrent(Op& op, int64_t gates, size_t max_outputs) {
         "R " + r.str() + " must have " + std::to_string(gates) + " * hidden_size rows");
   check(r.sizes[2], hidden, "R " + r.str() + " must be [dirs, gates * hidden, hidden]");
   check(w.sizes[2], x.sizes[2], "W " + w.str() + " and X " + x.str() + " differ in input size");
+  // The optional inputs: B (input and recurrence biases), initial states, peepholes.
+  auto check_shape = [&](size_t i, const std::vector<Expr>& want, const std::string& what) {
+    if (!op.has_input(i)) return;
+    const TensorMeta t = ranked(op, i, want.size(), what);
+    for (size_t d = 0; d < want.size(); ++d) {
+      check(t.sizes[d], want[d], what + " " + t.str() + " must be " + ops::shape_str(want));
+    }
+  };
+  check_shape(3, {dirs, op.ctx().simplify(num(2 * gates) * hidden)}, "B");
+  const std::vector<Expr> state_sizes =
+      layout == 0 ? std::vector<Expr>{dirs, batch, hidden} : std::vector<Expr>{batch, dirs, hidden};
+  check_shape(4, {batch}, "sequence_lens");
+  check_shape(5, state_sizes, "initial_h");
+  if (max_outputs == 3) {
+    check_shape(6, state_sizes, "initial_c");
+    check_shape(7, {dirs, op.ctx().simplify(num(3) * hidden)}, "P");
+  }
   const Value y = tensor_value(
       x.dtype, layout == 0 ? std::vector<Expr>{seq, dirs, batch, op.ctx().simplify(hidden)}
                            : std::vector<Expr>{batch, seq, dirs, op.ctx().simplify(hidden)});

@@ -420,5 +420,34 @@ TEST(OnnxNn, CenterCropPadCol2ImAndAffineGrid) {
   EXPECT_EQ(r.shape("grid"), "float32[4, 7, 9, 2]");
 }
 
+TEST(OnnxNn, RnnOptionalInputsAreChecked) {
+  ModelBuilder m(14);
+  m.input("x", 1, {"S", "B", "10"}).weight("w", {1, 8, 10}).weight("r", {1, 8, 8});
+  m.input("bias", 1, {"1", "16"}).input("h0", 1, {"1", "B", "8"});
+  m.node("RNN", {"x", "w", "r", "bias", "", "h0"}, {"y", "h"}, {attr_int("hidden_size", 8)});
+  m.output("y").output("h");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("y"), "float32[S, 1, B, 8]");
+
+  ModelBuilder bad(14);
+  bad.input("x", 1, {"S", "B", "10"}).weight("w", {1, 8, 10}).weight("r", {1, 8, 8});
+  bad.input("h0", 1, {"1", "B", "4"});
+  bad.node("RNN", {"x", "w", "r", "", "", "h0"}, {"y"}).output("y");
+  Inferred e = infer(bad.bytes());
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().find("initial_h"), std::string::npos) << e.error();
+}
+
+TEST(OnnxNn, MaxRoiPool) {
+  ModelBuilder m;
+  m.input("x", 1, {"N", "C", "H", "W"}).input("rois", 1, {"R", "5"});
+  m.node("MaxRoiPool", {"x", "rois"}, {"y"}, {attr_ints("pooled_shape", {2, 3})});
+  m.output("y");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("y"), "float32[R, C, 2, 3]");
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing
