@@ -582,11 +582,11 @@ Expr scaled_size(Op& op, const Expr& in, double scale) {
     p /= 2;
     --k;
   }
-  if (k < 0 && k >= -20) {
+  if (k < 0 && k >= -20 && p <= (int64_t{1} << 40)) {
     p <<= -k;
     k = 0;
   }
-  if (k < 0 || k > 62 || p > (int64_t{1} << 40)) {
+  if (k < 0 || k > 62 || p > (int64_t{1} << 60)) {
     op.bad_input("scale " + std::to_string(scale) + " is out of the range symshape handles");
   }
   return op.ctx().simplify(floordiv(in * num(p), num(int64_t{1} << k)));
@@ -661,6 +661,12 @@ Value resize(Op& op) {
     if (better) best = i;
   }
   const Expr num_scale = (*target)[best], den_scale = x.sizes[axes[best]];
+  for (size_t d : axes) {
+    require(op, x.sizes[d] >= Expr(1), "resize_policy", [&] {
+      return "dim " + std::to_string(d) + " of " + x.str() +
+             " is empty; keep_aspect_ratio_policy needs its scale";
+    });
+  }
   for (size_t d : axes) {
     sizes[d] = op.ctx().simplify(floordiv(2 * num_scale * x.sizes[d] + den_scale, 2 * den_scale));
   }
@@ -842,6 +848,10 @@ Value col2im(Op& op) {
   std::optional<std::vector<Expr>> block = op.ints(2);
   if (!block) op.bad_input("block_shape must be known (it decides the channels)");
   const size_t n = block->size();
+  for (const Expr& b : *block) {
+    require(op, b >= Expr(1), "col2im",
+            [&] { return "block_shape has " + b.str() + " (must be >= 1)"; });
+  }
   std::vector<Expr> sizes{x.sizes[0]};
   const Expr per_channel = op.ctx().simplify(product(*block, 0, n));
   require(op, mod(x.sizes[1], per_channel) == Expr(0), "col2im", [&] {

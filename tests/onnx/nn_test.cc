@@ -449,5 +449,45 @@ TEST(OnnxNn, MaxRoiPool) {
   EXPECT_EQ(r.shape("y"), "float32[R, C, 2, 3]");
 }
 
+TEST(OnnxNn, MalformedNodesAreErrorsNotCrashes) {
+  struct Case {
+    std::string op;
+    std::vector<std::string> inputs;
+    std::vector<::onnx::AttributeProto> attrs;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"Conv", {"m", "w4"}, {}, "rank >= 3"},
+      {"Conv", {"x", "m"}, {}, "rank of X"},
+      {"Conv", {"x", "w4"}, {attr_ints("strides", {1})}, "strides"},
+      {"Conv", {"x", "w4"}, {attr_ints("strides", {0, 1})}, "strides"},
+      {"Conv", {"x", "w4"}, {attr_int("group", 0)}, "group"},
+      {"MaxPool", {"x"}, {attr_ints("kernel_shape", {2, 2}), attr_ints("pads", {1, 1})}, "pads"},
+      {"Einsum", {"m"}, {attr_string("equation", "i...j...->ij")}, "two ellipses"},
+      {"Einsum", {"m"}, {attr_string("equation", "ij->k")}, "in no input"},
+      {"Einsum", {"m"}, {attr_string("equation", "i1")}, "bad character"},
+      {"Einsum", {"m", "m"}, {attr_string("equation", "ij")}, "terms"},
+      {"Resize", {"x", "", "bad_scales"}, {}, "scales has"},
+      {"Resize", {"x", "", "zero_scales"}, {}, "positive"},
+      {"Pad", {"x", "odd"}, {}, "pads has"},
+      {"Flatten", {"x"}, {attr_int("axis", 5)}, "axis"},
+      {"DepthToSpace", {"x"}, {}, "blocksize"},
+      {"LayerNormalization", {"x", "x"}, {attr_int("axis", 4)}, "axis"},
+      {"LSTM", {"m", "w4", "w4"}, {}, "rank 3"},
+      {"Gemm", {"m", "x"}, {}, "rank 2"},
+      {"MatMul", {"x", "i"}, {}, "element types"},
+  };
+  for (const Case& c : cases) {
+    ModelBuilder m(13);
+    m.input("x", 1, {"N", "4", "H", "W"}).input("m", 1, {"N", "4"}).input("i", 7, {"W", "N"});
+    m.weight("w4", {8, 4, 3, 3}).floats("bad_scales", {1, 2}).floats("zero_scales", {1, 1, 0, 1});
+    m.ints("odd", {1, 1, 1});
+    m.node(c.op, c.inputs, {"y"}, c.attrs).output("y");
+    Inferred r = infer(m.bytes());
+    ASSERT_FALSE(r.ok()) << c.op << " " << c.message;
+    EXPECT_NE(r.error().find(c.message), std::string::npos) << c.op << ": " << r.error();
+  }
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing
