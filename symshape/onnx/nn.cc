@@ -791,21 +791,6 @@ Value space_to_depth(Op& op) {
                                 op.ctx().simplify(floordiv(x.sizes[3], b))});
 }
 
-Value flatten(Op& op) {
-  const TensorMeta x = op.tensor(0);
-  const auto rank = static_cast<int64_t>(x.rank());
-  int64_t axis = op.attr_int("axis", 1);
-  if (axis < -rank || axis > rank) {
-    op.bad_input("axis " + std::to_string(axis) + " is out of range for rank " +
-                 std::to_string(rank) + " (expected [" + std::to_string(-rank) + ", " +
-                 std::to_string(rank) + "])");
-  }
-  if (axis < 0) axis += rank;
-  const auto a = static_cast<size_t>(axis);
-  return tensor_value(x.dtype, {op.ctx().simplify(product(x.sizes, 0, a)),
-                                op.ctx().simplify(product(x.sizes, a, x.rank()))});
-}
-
 Value grid_sample(Op& op) {
   const TensorMeta x = image(op, 0);
   const TensorMeta grid = op.tensor(1);
@@ -975,7 +960,6 @@ void add_nn_rules(OpRegistry& r) {
   add(r, "CenterCropPad", center_crop_pad);
   add(r, "DepthToSpace", depth_to_space);
   add(r, "SpaceToDepth", space_to_depth);
-  add(r, "Flatten", flatten);
   add(r, "GridSample", grid_sample);
   add(r, "AffineGrid", affine_grid);
   add(r, "Col2Im", col2im);
