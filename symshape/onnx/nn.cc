@@ -1,5 +1,5 @@
 // ONNX's neural-network operators: convolutions, pooling, normalization, Gemm and MatMul,
-// Einsum, quantization, Resize and Pad, layout moves (DepthToSpace, Flatten) and the RNNs.
+// Einsum, quantization, Resize and Pad, layout moves (DepthToSpace, SpaceToDepth) and the RNNs.
 #include <cctype>
 #include <cmath>
 #include <map>
