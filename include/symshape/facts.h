@@ -69,8 +69,23 @@ class Facts {
   Cond substitute(const Cond& c) const;
 
   uint64_t version() const { return version_; }
+  // Unique to this object among all Facts ever made in the process (a copy gets its own), so
+  // that (identity(), version()) names one state of one set of facts: caches key on it.
+  uint64_t identity() const { return identity_.value; }
 
  private:
+  // Draws a fresh number on construction, copy and assignment alike.
+  struct Identity {
+    uint64_t value = next();
+    Identity() = default;
+    Identity(const Identity&) : value(next()) {}
+    Identity& operator=(const Identity&) {
+      value = next();
+      return *this;
+    }
+    static uint64_t next();
+  };
+
   // `sum(coefficient * symbol) + constant >= 0`, integer coefficients.
   struct LinearBound {
     std::vector<std::pair<std::string, Int>> terms;
@@ -102,6 +117,7 @@ class Facts {
   mutable std::vector<bool> queued_;
   mutable bool contradiction_ = false;
   uint64_t version_ = 0;
+  Identity identity_;
 };
 
 }  // namespace symshape

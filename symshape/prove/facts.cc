@@ -1,6 +1,7 @@
 #include <cln/rational.h>
 
 #include <algorithm>
+#include <atomic>
 #include <optional>
 
 #include "symshape/expr/functions.h"
@@ -11,6 +12,11 @@ namespace symshape {
 using Rat = cln::cl_RA;
 
 Facts::Facts(ValueRange default_range) : default_range_(std::move(default_range)) {}
+
+uint64_t Facts::Identity::next() {
+  static std::atomic<uint64_t> counter{0};
+  return ++counter;
+}
 
 ValueRange Facts::range_of(std::string_view symbol) const {
   auto it = ranges_.find(symbol);

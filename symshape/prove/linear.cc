@@ -166,19 +166,16 @@ void deduplicate(std::vector<LinearConstraint>& cs) {
 
 // Whether every constraint is a difference constraint: `x_u - x_v + k >= 0` or `±x_u + k >= 0`
 // (after gcd normalization). Most guards are of this form (`s0 < s1 + 3`, `s0 >= 2`).
+bool is_difference(const LinearConstraint& c) {
+  if (c.equality) return false;
+  if (c.terms.size() == 1) return c.terms[0].second == 1 || c.terms[0].second == -1;
+  if (c.terms.size() != 2) return false;
+  return c.terms[0].second + c.terms[1].second == 0 &&
+         (c.terms[0].second == 1 || c.terms[0].second == -1);
+}
+
 bool all_differences(const std::vector<LinearConstraint>& cs) {
-  for (const LinearConstraint& c : cs) {
-    if (c.equality) return false;
-    if (c.terms.size() == 1) {
-      if (c.terms[0].second != 1 && c.terms[0].second != -1) return false;
-    } else if (c.terms.size() == 2) {
-      if (c.terms[0].second + c.terms[1].second != 0) return false;
-      if (c.terms[0].second != 1 && c.terms[0].second != -1) return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return std::all_of(cs.begin(), cs.end(), is_difference);
 }
 
 // A system of difference constraints (with integer constants) has a solution, integer or
@@ -224,6 +221,26 @@ bool refute_differences(const std::vector<LinearConstraint>& cs, size_t n) {
   return true;  // still relaxing after n + 1 passes over n + 1 nodes: a negative cycle
 }
 
+// Whether the constraints of difference form among cs (an equality `x - y + k == 0` as both of
+// its inequalities) have no solution; false when fewer than two of them.
+bool refute_difference_subset(const std::vector<LinearConstraint>& cs, size_t n) {
+  std::vector<LinearConstraint> differences;
+  for (const LinearConstraint& c : cs) {
+    LinearConstraint ge = c;
+    ge.equality = false;
+    if (!is_difference(ge)) continue;
+    differences.push_back(ge);
+    if (c.equality) {
+      for (auto& term : ge.terms) term.second = -term.second;
+      ge.constant = -ge.constant;
+      std::sort(ge.terms.begin(), ge.terms.end());
+      differences.push_back(std::move(ge));
+    }
+  }
+  if (differences.size() < 2 || differences.size() == cs.size()) return false;
+  return refute_differences(differences, n);
+}
+
 }  // namespace
 
 bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
@@ -238,12 +255,15 @@ bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& 
       case Status::Keep: cs.push_back(std::move(c)); break;
     }
   }
-  if (eliminate_equalities(cs, integer)) return true;
-
   size_t n = integer.size();
   for (const LinearConstraint& c : cs) {
     if (!c.terms.empty()) n = std::max(n, static_cast<size_t>(c.terms.back().first) + 1);
   }
+  // The difference constraints alone (an equality of that form is two of them) often refute the
+  // system already: a chain `a <= b <= c` against `c < a`. A subset without a solution refutes
+  // the whole, and Bellman-Ford decides it in microseconds where elimination takes tens of them.
+  if (refute_difference_subset(cs, n)) return true;
+  if (eliminate_equalities(cs, integer)) return true;
   if (all_differences(cs)) return refute_differences(cs, n);
   std::vector<size_t> lower(n), upper(n);
   // Each round eliminates one variable, so n + 1 rounds always suffice.

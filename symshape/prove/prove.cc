@@ -6,6 +6,8 @@
 #include <cln/rational.h>
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -247,17 +249,69 @@ class LinearProver {
     finish();
   }
 
+  // Gathers every fact, with no goal: the prototype that later decisions under the same facts
+  // copy (prepare_on_prototype) instead of linearizing the facts again. False when the facts are
+  // more than one decision would gather.
+  bool prepare_facts() {
+    if (facts_.assumptions().size() > kMaxAssumptions) return false;
+    std::set<std::string> names;
+    for (const Cond& a : facts_.assumptions()) {
+      for (std::string& n : a.free_symbols()) names.insert(std::move(n));
+    }
+    for (const Divisibility& d : facts_.divisibility()) {
+      for (std::string& n : d.dividend.free_symbols()) names.insert(std::move(n));
+      for (std::string& n : d.divisor.free_symbols()) names.insert(std::move(n));
+    }
+    for (const std::string& n : names) {
+      if (followed_.insert(n).second) pending_.push_back(n);
+    }
+    collect_facts();
+    if (limit_hit) return false;
+    finish();
+    return true;
+  }
+
+  // A copy of a prototype (prepare_facts) takes its goal: the goal's variables new to the facts
+  // are placed after the facts' ones, and the constraints they bring are added.
+  void prepare_on_prototype(const Cond& goal) {
+    const size_t vars_before = vars_.size(), relations_before = facts_rel_.size();
+    add_goal(goal);
+    // Every symbol a fact mentions was followed by the prototype: a new one has no facts.
+    pending_.clear();
+    place(vars_before);
+    for (size_t i = relations_before; i < facts_rel_.size(); ++i)
+      append(facts_rel_[i].d, facts_rel_[i].op, base_);
+  }
+
   // Whether the facts and c (or not c, when negated) have no integer solution together.
   bool refutes(const Cond& c, bool negate_goal) {
     std::vector<Branch> branches;
     size_t next = 0;
     if (!dnf(c, negate_goal, next, branches)) return false;
     for (const Branch& b : branches) {
-      std::vector<detail::LinearConstraint> cs = base_;
+      std::vector<detail::LinearConstraint> goal;
       for (const auto& [index, op] : b) {
-        if (!append(goal_[index], op, cs)) return false;
+        if (!append(goal_[index], op, goal)) return false;
       }
-      if (!refute_split(std::move(cs), 0)) return false;
+      // Only the facts connected to the goal's variables can take part in a refutation (the
+      // others have a solution of their own unless they contradict each other, which is the
+      // one power this gives up).
+      std::vector<bool> in_reach = reach(goal);
+      std::vector<detail::LinearConstraint> cs;
+      for (const detail::LinearConstraint& c : base_) {
+        if (!c.terms.empty() && in_reach[static_cast<size_t>(c.terms[0].first)]) cs.push_back(c);
+      }
+      cs.insert(cs.end(), std::make_move_iterator(goal.begin()),
+                std::make_move_iterator(goal.end()));
+      std::vector<const Linear*> splits;
+      for (const Linear& d : disequalities_) {
+        if (std::any_of(d.terms.begin(), d.terms.end(), [&](const auto& t) {
+              return in_reach[static_cast<size_t>(position_[t.first])];
+            })) {
+          splits.push_back(&d);
+        }
+      }
+      if (!refute_split(std::move(cs), splits, 0)) return false;
     }
     return true;
   }
@@ -582,15 +636,46 @@ class LinearProver {
   // Whether the constraints have no integer solution under every `!=` fact from `from` on: each
   // `d != 0` is the disjunction d < 0 or d > 0, so the system is refuted when it is without the
   // fact, or else when it is on both sides of it.
-  bool refute_split(std::vector<detail::LinearConstraint> cs, size_t from) {
-    if (from == disequalities_.size()) return detail::refute(std::move(cs), integer_);
+  bool refute_split(std::vector<detail::LinearConstraint> cs,
+                    const std::vector<const Linear*>& splits, size_t from) {
+    if (from == splits.size()) return detail::refute(std::move(cs), integer_);
     if (from == 0 && detail::refute(cs, integer_)) return true;  // the `!=` facts not needed
     for (RelOp side : {RelOp::Lt, RelOp::Gt}) {
       std::vector<detail::LinearConstraint> with = cs;
-      if (!append(disequalities_[from], side, with)) return false;
-      if (!refute_split(std::move(with), from + 1)) return false;
+      if (!append(*splits[from], side, with)) return false;
+      if (!refute_split(std::move(with), splits, from + 1)) return false;
     }
     return true;
+  }
+
+  // The variables (by position) that the goal's constraints reach through the facts' shared
+  // variables, the `!=` facts included.
+  std::vector<bool> reach(const std::vector<detail::LinearConstraint>& goal) const {
+    const size_t n = vars_.size();
+    std::vector<size_t> parent(n);
+    for (size_t i = 0; i < n; ++i) parent[i] = i;
+    auto root = [&](size_t x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    auto join = [&](size_t a, size_t b) { parent[root(a)] = root(b); };
+    for (const detail::LinearConstraint& c : base_) {
+      for (size_t i = 1; i < c.terms.size(); ++i)
+        join(static_cast<size_t>(c.terms[0].first), static_cast<size_t>(c.terms[i].first));
+    }
+    for (const Linear& d : disequalities_) {
+      for (size_t i = 1; i < d.terms.size(); ++i) {
+        join(static_cast<size_t>(position_[d.terms[0].first]),
+             static_cast<size_t>(position_[d.terms[i].first]));
+      }
+    }
+    std::vector<bool> goal_root(n, false);
+    for (const detail::LinearConstraint& c : goal) {
+      for (const auto& [v, a] : c.terms) goal_root[root(static_cast<size_t>(v))] = true;
+    }
+    std::vector<bool> out(n, false);
+    for (size_t i = 0; i < n; ++i) out[i] = goal_root[root(i)];
+    return out;
   }
 
   void add_divisibility(const Divisibility& fact) {
@@ -633,8 +718,14 @@ class LinearProver {
   // Orders the variables canonically (so that answers do not depend on GiNaC's hash order) and
   // converts the facts to integer constraints.
   void finish() {
-    std::vector<int> order(vars_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+    place(0);
+    for (const Relation& r : facts_rel_) append(r.d, r.op, base_);  // an unfit fact is dropped
+  }
+
+  // Gives the variables from `from` on their positions, after those of the earlier ones.
+  void place(size_t from) {
+    std::vector<int> order(vars_.size() - from);
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(from + i);
     std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
       const Var& a = vars_[x];
       const Var& b = vars_[y];
@@ -645,13 +736,12 @@ class LinearProver {
       }
       return canonical_compare(a.key, b.key) < 0;
     });
-    position_.assign(vars_.size(), 0);
-    integer_.assign(vars_.size(), false);
+    position_.resize(vars_.size(), 0);
+    integer_.resize(vars_.size(), false);
     for (size_t i = 0; i < order.size(); ++i) {
-      position_[order[i]] = static_cast<int>(i);
-      integer_[i] = vars_[order[i]].integer;
+      position_[order[i]] = static_cast<int>(from + i);
+      integer_[from + i] = vars_[order[i]].integer;
     }
-    for (const Relation& r : facts_rel_) append(r.d, r.op, base_);  // an unfit fact is dropped
   }
 
   // Appends `d op 0` as an integer constraint; false when its numbers do not fit.
@@ -723,6 +813,43 @@ Truth by_assumed_inequality(const Cond& rel, const Facts& facts) {
   return Truth::Unknown;
 }
 
+// The prover of the last facts seen on this thread with every fact gathered, made on the second
+// decision under the same facts (one decision alone gathers only what it needs): decisions under
+// unchanged facts then only linearize their goal.
+struct PrototypeCache {
+  uint64_t identity = 0, version = 0;
+  int decisions = 0;
+  std::shared_ptr<const LinearProver> prover;
+};
+
+std::shared_ptr<const LinearProver> prototype_for(const Facts& facts) {
+  thread_local PrototypeCache cache;
+  if (cache.identity != facts.identity() || cache.version != facts.version())
+    cache = PrototypeCache{facts.identity(), facts.version(), 0, nullptr};
+  if (cache.prover || ++cache.decisions < 2) return cache.prover;
+  auto prover = std::make_shared<LinearProver>(facts);
+  const bool was_hit = limit_hit;
+  if (prover->prepare_facts()) {
+    cache.prover = std::move(prover);
+  } else {
+    limit_hit = was_hit;  // gathering all facts is this cache's business, not the decision's
+    cache.decisions = std::numeric_limits<int>::min();  // too many facts: never again for these
+  }
+  return cache.prover;
+}
+
+// The linear system of the facts and the goal.
+LinearProver prover_for(const Facts& facts, const Cond& goal) {
+  if (std::shared_ptr<const LinearProver> prototype = prototype_for(facts)) {
+    LinearProver p = *prototype;
+    p.prepare_on_prototype(goal);
+    return p;
+  }
+  LinearProver p(facts);
+  p.prepare(goal);
+  return p;
+}
+
 class Decider {
  public:
   explicit Decider(const Facts& facts) : facts_(facts) {}
@@ -736,8 +863,7 @@ class Decider {
         if (t != Truth::Unknown) return t;
         t = by_assumed_inequality(c, facts_);
         if (t != Truth::Unknown) return t;
-        LinearProver p(facts_);
-        p.prepare(c);
+        LinearProver p = prover_for(facts_, c);
         if (p.refutes(c, true)) return Truth::True;
         if (p.refutes(c, false)) return Truth::False;
         return Truth::Unknown;
@@ -755,8 +881,7 @@ class Decider {
         }
         if (all_neutral) return negate(absorbing);
         // Jointly: `a and b` can be false (and `a or b` true) though no operand decides alone.
-        LinearProver p(facts_);
-        p.prepare(c);
+        LinearProver p = prover_for(facts_, c);
         return p.refutes(c, !is_and) ? absorbing : Truth::Unknown;
       }
     }
