@@ -55,7 +55,11 @@ LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::s
                                ShapeEnvOptions env_options) {
   Graph graph = read_graph_arg(path);
   PropagateOptions options = dim_overrides(graph, dim_specs);
-  if (onnx::is_onnx_graph(graph)) options.registry = &onnx::registry();
+  if (onnx::is_onnx_graph(graph)) {
+    options.registry = &onnx::registry();
+    // An ONNX model's dims come without example sizes: the default hints are guesses.
+    env_options.hints_are_guesses = true;
+  }
   LoadedGraph loaded{std::move(graph), std::make_unique<ShapeEnv>(env_options), {}};
   loaded.result = propagate(loaded.graph, *loaded.env, options);
   return loaded;

@@ -92,6 +92,9 @@ struct ShapeEnvOptions {
   bool duck_shape = true;           // DimPolicy::Duck shares symbols between equal hints
   bool specialize_zero_one = true;  // hints 0 and 1 become constants; others range over [2, inf]
   bool log = false;                 // keep the event log
+  // The hints are guesses, not example sizes: a rule that finds an equality false at the hints
+  // first tries move_hint_to_satisfy (OpContext::require_equal does).
+  bool hints_are_guesses = false;
 };
 
 class SymBool;
@@ -207,6 +210,13 @@ class ShapeEnv {
   ValueRange bound(const Expr& e);
   // e's value under the hints; nullopt when it involves an unbacked symbol.
   std::optional<Int> size_hint(const Expr& e) const;
+  // Moves one symbol's hint so that `a == b` holds at the hints, when a - b (under the
+  // replacements) is linear in a single backed symbol with an integer solution inside its
+  // range, and every guard recorded so far still holds at the moved hint; false (and nothing
+  // changed) otherwise. For graphs whose hints are guesses rather than examples (an ONNX
+  // model's dims: ShapeEnvOptions::hints_are_guesses), so that a size the graph forces
+  // (`Reshape([N], [2, 12])` makes N 24) is taken instead of contradicting the guess.
+  bool move_hint_to_satisfy(const Expr& a, const Expr& b);
   // True when e involves an unbacked symbol (after replacements).
   bool is_data_dependent(const Expr& e) const;
 

@@ -285,7 +285,12 @@ The shapes of every node of a graph under one ShapeEnv: ok, status ('ok', 'shape
   m.def(
       "propagate",
       [](const Graph& graph, EnvPtr env, const py::object& dims, bool skip_unknown_ops) {
-        if (!env) env = std::make_shared<Env>(ShapeEnvOptions{});
+        if (!env) {
+          ShapeEnvOptions options;
+          // An ONNX model's dims come without example sizes: the default hints are guesses.
+          options.hints_are_guesses = onnx::is_onnx_graph(graph);
+          env = std::make_shared<Env>(options);
+        }
         PropagateOptions o = propagate_options(graph, dims, skip_unknown_ops);
         PyPropagation p{propagate(graph, env->env, o), env, graph};
         return p;

@@ -314,6 +314,47 @@ std::optional<Int> ShapeEnv::size_hint(const Expr& e) const {
   return symshape::evaluate(s, hints_);
 }
 
+bool ShapeEnv::move_hint_to_satisfy(const Expr& a, const Expr& b) {
+  const Expr d = simplify(a - b);
+  const std::vector<std::string> names = d.free_symbols();
+  if (names.size() != 1 || has_unbacked(names)) return false;
+  const std::string& name = names.front();
+  auto hint = hints_.find(name);
+  if (hint == hints_.end()) return false;
+  // d == c*s + r with integer c and r: read them off at s = 0 and s = 1, and check linearity at
+  // s = 2 (d holds no other symbol).
+  auto at = [&](long long v) { return symshape::evaluate(d, Bindings{{name, Int(v)}}); };
+  Int r, c;
+  try {
+    r = at(0);
+    c = at(1) - r;
+    if (at(2) != r + 2 * c || c == 0) return false;
+  } catch (const Error&) {
+    return false;
+  }
+  if (!cln::zerop(cln::mod(r, c))) return false;
+  const Int value = -cln::exquo(r, c);
+  if (!facts_.range_of(name).contains(value)) return false;
+  Bindings moved = hints_;
+  moved[name] = value;
+  for (const Guard& g : guards_) {
+    try {
+      if (!symshape::evaluate(substitute(g.cond), moved)) return false;
+    } catch (const Error&) {
+      return false;
+    }
+  }
+  record("move hint " + name + ": " + to_string(hint->second) + " -> " + to_string(value));
+  auto duck = duck_by_hint_.find(to_string(hint->second));
+  if (duck != duck_by_hint_.end() && duck->second == name) duck_by_hint_.erase(duck);
+  hint->second = value;
+  for (SymbolInfo& info : symbols_) {
+    if (info.name == name) info.hint = value;
+  }
+  ++epoch_;
+  return true;
+}
+
 // ---- decisions -----------------------------------------------------------------------------
 
 namespace {

@@ -238,6 +238,9 @@ void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rul
     assert_runtime(eq, rule);
     return;
   }
+  // Guessed hints give way to a size the graph forces (before the guess is recorded as a guard).
+  if (env_.options().hints_are_guesses && env_.size_hint(a) != env_.size_hint(b))
+    env_.move_hint_to_satisfy(a, b);
   if (!decide(eq, rule)) fail(message());
 }
 

@@ -338,3 +338,25 @@ TEST(ShapeEnvDecisions, ConstrainRangeOfABackedSymbolMustHoldAtItsHint) {
 
 }  // namespace
 }  // namespace symshape
+
+namespace symshape {
+namespace {
+
+TEST(ShapeEnvMoveHint, MovesTheOneSymbolOfALinearEquationWhenTheGuardsStillHold) {
+  ShapeEnv env;
+  SymInt x = env.create_symbol(8, "L['x'].size()[0]");
+  SymInt y = env.create_symbol(9, "L['y'].size()[0]");
+  EXPECT_TRUE(env.evaluate(x != 5));  // a guard the moved hint must keep
+  EXPECT_TRUE(env.move_hint_to_satisfy((x * 2 + 4).expr(), Expr(52)));
+  EXPECT_EQ(env.size_hint(x.expr()), Int(24));
+  EXPECT_TRUE(env.move_hint_to_satisfy(x.expr(), (y * 3).expr() - Expr(3)) == false);  // two symbols
+  EXPECT_FALSE(env.move_hint_to_satisfy((x * 2).expr(), Expr(7)));   // no integer solution
+  EXPECT_FALSE(env.move_hint_to_satisfy(x.expr(), Expr(5)));         // the guard x != 5
+  EXPECT_FALSE(env.move_hint_to_satisfy(x.expr(), Expr(1)));         // outside [2, inf]
+  EXPECT_FALSE(env.move_hint_to_satisfy((x * x).expr(), Expr(36)));  // not linear
+  EXPECT_EQ(env.size_hint(x.expr()), Int(24));
+  EXPECT_EQ(env.size_hint(y.expr()), Int(9));
+}
+
+}  // namespace
+}  // namespace symshape

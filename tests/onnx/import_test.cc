@@ -129,3 +129,39 @@ TEST(OnnxImport, DeclaredOutputShapesAreChecked) {
 
 }  // namespace
 }  // namespace symshape::onnx::testing
+
+namespace symshape::onnx::testing {
+namespace {
+
+// An ONNX model's dims have no example sizes, so a size the graph forces is taken rather than
+// contradicting the default hint of 8.
+TEST(OnnxImport, ASizeTheGraphForcesReplacesTheGuessedHint) {
+  ModelBuilder m;
+  m.input("x", 1, {"N"}).ints("target", {2, 12});
+  m.node("Reshape", {"x", "target"}, {"y"}).output("y");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("y"), "float32[2, 12]");
+  EXPECT_EQ(r.shape("x"), "float32[24]");
+
+  ModelBuilder b;
+  b.input("x", 1, {"N", "3"}).input("y", 1, {"M"});
+  b.node("Add", {"x", "y"}, {"z"}).output("z");
+  Inferred rb = infer(b.bytes());
+  ASSERT_TRUE(rb.ok()) << rb.error();
+  EXPECT_EQ(rb.shape("z"), "float32[N, 3]");
+  EXPECT_EQ(rb.shape("y"), "float32[3]");
+}
+
+TEST(OnnxImport, AForcedSizeThatContradictsAnEarlierGuardIsStillAnError) {
+  ModelBuilder m;
+  m.input("x", 1, {"N"}).ints("a", {2, 12}).ints("b", {5, 5});
+  m.node("Reshape", {"x", "a"}, {"y"}).node("Reshape", {"x", "b"}, {"z"});
+  m.output("y").output("z");
+  Inferred r = infer(m.bytes());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().find("z"), std::string::npos) << r.error();
+}
+
+}  // namespace
+}  // namespace symshape::onnx::testing

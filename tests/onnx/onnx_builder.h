@@ -183,7 +183,13 @@ class ModelBuilder : public GraphBuilder {
 // A model read and propagated.
 struct Inferred {
   Graph graph;
-  std::unique_ptr<ShapeEnv> env = std::make_unique<ShapeEnv>();
+  // As the CLI reads a model: its dims' hints are guesses.
+  std::unique_ptr<ShapeEnv> env = std::make_unique<ShapeEnv>(guessed_hints());
+  static ShapeEnvOptions guessed_hints() {
+    ShapeEnvOptions o;
+    o.hints_are_guesses = true;
+    return o;
+  }
   Propagation result;
   std::string import_error;  // when the model did not import
 
