@@ -246,6 +246,25 @@ Value stacked(Op& op, const Iteration& it, const Value& v, size_t k, const Expr&
   return tensor_value(t.dtype, sizes);
 }
 
+// Whether the body's condition output is its condition input passed through (directly or by
+// Identity nodes): the loop then runs until the trip count.
+bool passes_condition_through(const Subgraph& body) {
+  if (body.formals.size() < 2 || body.graph.nodes.empty()) return false;
+  const Node& out = body.graph.nodes.back();
+  if (out.op != NodeOp::Output || out.args.empty() || out.args[0].kind != Arg::Kind::List ||
+      out.args[0].items.empty() || out.args[0].items[0].kind != Arg::Kind::Node)
+    return false;
+  std::string name = out.args[0].items[0].text;
+  for (size_t hops = 0; hops <= body.graph.nodes.size(); ++hops) {
+    if (name == body.formals[1]) return true;
+    const Node* n = body.graph.find(name);
+    if (!n || n->target != "onnx.Identity" || n->args.empty() || n->args[0].kind != Arg::Kind::Node)
+      return false;
+    name = n->args[0].text;
+  }
+  return false;
+}
+
 Value loop_rule(Op& op) {
   const Subgraph body = subgraph(op, "body");
   const size_t n = op.num_inputs() < 2 ? 0 : op.num_inputs() - 2;
@@ -265,7 +284,8 @@ Value loop_rule(Op& op) {
   const Value iteration = tensor_value(DType::Int64, {});
   const Value holds = int_tensor(DType::Bool, {}, {Expr(1)});
   Iteration it = iterate(op, body, {iteration, holds}, carried, {}, 1);
-  const std::optional<bool> stays = known_truth(op, it.outs[0]);
+  std::optional<bool> stays = known_truth(op, it.outs[0]);
+  if (!stays && passes_condition_through(body)) stays = true;
   Expr count;
   if (initial && !*initial) {
     count = Expr(0);
