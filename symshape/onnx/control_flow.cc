@@ -308,38 +308,61 @@ Value loop_rule(Op& op) {
   return outputs(op, std::move(out));
 }
 
+// Scan: opset 9 on, the state values and scan inputs as they are, each scan input along its
+// scan_input_axes entry; opset 8 has a leading input sequence_lens and a batch dim (0) on every
+// input and output, the sequence along dim 1.
 Value scan_rule(Op& op) {
-  if (op.opset() < 9) {
-    op.bad_input("Scan before opset 9 (with a batch dim and sequence_lens) is not supported");
-  }
+  const bool batched = op.opset() < 9;
+  const size_t first = batched ? 1 : 0;  // opset 8: input 0 is sequence_lens (optional)
   const Subgraph body = subgraph(op, "body");
   std::optional<int64_t> m_attr = op.optional_attr_int("num_scan_inputs");
   if (!m_attr) op.bad_input("attribute 'num_scan_inputs' is required");
-  if (*m_attr < 1 || static_cast<size_t>(*m_attr) > op.num_inputs()) {
+  if (*m_attr < 1 || static_cast<size_t>(*m_attr) + first > op.num_inputs()) {
     op.bad_input("num_scan_inputs is " + std::to_string(*m_attr) + " for " +
                  std::to_string(op.num_inputs()) + " inputs");
   }
   const auto m = static_cast<size_t>(*m_attr);
-  const size_t n = op.num_inputs() - m;
-  std::vector<int64_t> in_axes = op.attr_ints("scan_input_axes");
-  if (in_axes.empty()) in_axes.assign(m, 0);
+  const size_t n = op.num_inputs() - first - m;
+  std::vector<int64_t> in_axes = batched ? std::vector<int64_t>{} : op.attr_ints("scan_input_axes");
+  if (in_axes.empty()) in_axes.assign(m, batched ? 1 : 0);
   if (in_axes.size() != m) {
     op.bad_input("scan_input_axes has " + std::to_string(in_axes.size()) + " entries for " +
                  std::to_string(m) + " scan inputs");
   }
+  // Opset 8's batch dim: the same on every input, and dropped for the body.
+  std::optional<Expr> batch;
+  auto unbatch = [&](const TensorMeta& t, const std::string& what) {
+    if (!batched) return t;
+    if (t.rank() == 0) op.bad_input(what + " has no batch dim: " + t.str());
+    if (!batch) {
+      batch = t.sizes[0];
+    } else {
+      const Expr b = *batch;
+      op.ctx().require_equal(t.sizes[0], b, "scan", [&] {
+        return what + " " + t.str() + " has batch size " + t.sizes[0].str() + ", not " + b.str();
+      });
+    }
+    TensorMeta out = t;
+    out.sizes.erase(out.sizes.begin());
+    out.strides.clear();
+    return out;
+  };
   std::vector<Value> carried, elements;
-  for (size_t i = 0; i < n; ++i) carried.push_back(op.input(i));
+  for (size_t i = 0; i < n; ++i) {
+    carried.push_back(Value::of(unbatch(op.tensor(first + i), "state input " + std::to_string(i))));
+  }
   std::optional<Expr> length;
   for (size_t j = 0; j < m; ++j) {
-    const TensorMeta t = op.tensor(n + j);
-    if (t.rank() == 0) op.bad_input("scan input " + std::to_string(j) + " is a scalar");
-    const size_t a = op.axis(in_axes[j], t.rank(), "scan_input_axes entry");
+    const std::string what = "scan input " + std::to_string(j);
+    const TensorMeta t = unbatch(op.tensor(first + n + j), what);
+    if (t.rank() == 0) op.bad_input(what + " has no scan axis");
+    const size_t a = batched ? 0 : op.axis(in_axes[j], t.rank(), "scan_input_axes entry");
     if (!length) {
       length = t.sizes[a];
     } else {
       const Expr l = *length;
       op.ctx().require_equal(t.sizes[a], l, "scan", [&] {
-        return "scan input " + std::to_string(j) + " " + t.str() + " has " + t.sizes[a].str() +
+        return what + " " + t.str() + " has " + t.sizes[a].str() +
                " elements along its scan axis, scan input 0 has " + l.str();
       });
     }
@@ -349,7 +372,8 @@ Value scan_rule(Op& op) {
   }
   Iteration it = iterate(op, body, {}, carried, elements, 0);
   const size_t k_count = it.outs.size() - n;
-  std::vector<int64_t> out_axes = op.attr_ints("scan_output_axes");
+  std::vector<int64_t> out_axes =
+      batched ? std::vector<int64_t>{} : op.attr_ints("scan_output_axes");
   if (out_axes.empty()) out_axes.assign(k_count, 0);
   if (out_axes.size() != k_count) {
     op.bad_input("scan_output_axes has " + std::to_string(out_axes.size()) + " entries for " +
@@ -358,6 +382,13 @@ Value scan_rule(Op& op) {
   std::vector<Value> out = it.finals;
   for (size_t k = 0; k < k_count; ++k)
     out.push_back(stacked(op, it, it.outs[n + k], k, *length, out_axes[k]));
+  if (batched) {
+    // Without any input there is no batch size: an opset-8 Scan has at least one scan input.
+    for (Value& v : out) {
+      v.tensor.sizes.insert(v.tensor.sizes.begin(), *batch);
+      v = Value::of(ops::contiguous(v.tensor.dtype, v.tensor.sizes));
+    }
+  }
   return outputs(op, std::move(out));
 }
 

@@ -433,5 +433,53 @@ TEST(OnnxControlFlow, ScanAlongAxes) {
   EXPECT_EQ(r.shape("outs"), "float32[C, T]");
 }
 
+TEST(OnnxControlFlow, Opset8ScanHasABatchDim) {
+  ModelBuilder m(8);
+  m.input("init", 1, {"B", "C"}).input("seq", 1, {"B", "T", "C"});
+  GraphBuilder body;
+  body.untyped_input("state").untyped_input("elem");
+  body.node("Add", {"state", "elem"}, {"next"});
+  body.node("Identity", {"next"}, {"out"});
+  body.output("next").output("out");
+  m.node("Scan", {"", "init", "seq"}, {"final", "outs"},
+         {attr_graph("body", body.graph), attr_int("num_scan_inputs", 1)});
+  m.output("final").output("outs");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("final"), "float32[B, C]");
+  EXPECT_EQ(r.shape("outs"), "float32[B, T, C]");
+}
+
+TEST(OnnxControlFlow, LoopWhoseBodyPassesItsConditionThroughRunsMTimes) {
+  ModelBuilder m(13);
+  m.input("x", 1, {"N"}).ints("M", {4}, {});
+  bool_scalar(m, "cond", true);
+  GraphBuilder body;
+  body.input("i", 7, {}).input("c", 9, {}).untyped_input("acc");
+  body.node("Identity", {"c"}, {"c_out"});
+  body.node("Relu", {"acc"}, {"acc_out"});
+  body.output("c_out").output("acc_out").output("acc_out");
+  m.node("Loop", {"M", "cond", "x"}, {"final", "all"}, {attr_graph("body", body.graph)});
+  m.output("final").output("all");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("all"), "float32[4, N]");
+
+  // The same loop under a condition from data runs at most M times.
+  ModelBuilder d(13);
+  d.input("x", 1, {"N"}).ints("M", {4}, {}).input("cond", 9, {});
+  GraphBuilder body2;
+  body2.input("i", 7, {}).input("c", 9, {}).untyped_input("acc");
+  body2.node("Relu", {"acc"}, {"acc_out"});
+  body2.node("Not", {"c"}, {"c_out"});
+  body2.output("c_out").output("acc_out").output("acc_out");
+  d.node("Loop", {"M", "cond", "x"}, {"final", "all"}, {attr_graph("body", body2.graph)});
+  d.output("final").output("all");
+  Inferred e = infer(d.bytes());
+  ASSERT_TRUE(e.ok()) << e.error();
+  EXPECT_EQ(e.shape("all"), "float32[u0, N]");
+  EXPECT_EQ(e.env->bound(Expr::symbol("u0")).str(), "[0, 4]");
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing
