@@ -481,5 +481,39 @@ TEST(OnnxControlFlow, LoopWhoseBodyPassesItsConditionThroughRunsMTimes) {
   EXPECT_EQ(e.env->bound(Expr::symbol("u0")).str(), "[0, 4]");
 }
 
+TEST(OnnxControlFlow, AnIfInsideALoopReadsTheOuterGraph) {
+  ModelBuilder m(13);
+  m.input("x", 1, {"N", "C"}).input("flag", 9, {}).ints("M", {3}, {});
+  GraphBuilder then_b = branch("Relu", "x", "a");
+  GraphBuilder else_b = branch("Sigmoid", "x", "b");
+  GraphBuilder body;
+  body.input("i", 7, {}).input("c", 9, {});
+  body.node("Identity", {"c"}, {"c_out"});
+  body.node("If", {"flag"}, {"picked"},
+            {attr_graph("then_branch", then_b.graph), attr_graph("else_branch", else_b.graph)});
+  body.output("c_out").output("picked");
+  m.node("Loop", {"M", ""}, {"stack"}, {attr_graph("body", body.graph)});
+  m.output("stack");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("stack"), "float32[3, N, C]");
+}
+
+TEST(OnnxControlFlow, ABodyWithTheWrongInputsIsBadInput) {
+  ModelBuilder m(13);
+  m.input("x", 1, {"N"}).ints("M", {3}, {});
+  GraphBuilder body;
+  body.input("i", 7, {});
+  body.node("Identity", {"i"}, {"c_out"});
+  body.output("c_out");
+  m.node("Loop", {"M", "", "x"}, {"y"}, {attr_graph("body", body.graph)});
+  m.output("y");
+  Inferred r = infer(m.bytes());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.result.status, Propagation::Status::InputError);
+  EXPECT_NE(r.error().find("Loop body has 1 inputs, Loop gives it 3"), std::string::npos)
+      << r.error();
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing
