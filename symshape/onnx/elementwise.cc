@@ -42,16 +42,15 @@ void same_type_binary(OpRegistry& r, const std::string& name, IntFn on_ints) {
   add(r, name, [on_ints](Op& op) {
     const DType a = op.tensor(0).dtype, b = op.tensor(1).dtype;
     if (a != b) {
-      op.bad_input("inputs have different element types (" + std::string(to_string(a)) + " and " +
-                   std::string(to_string(b)) + "); ONNX requires one type");
+      op.bad_input("inputs have different element types (" + std::string(to_string(a)) +
+                   " and " + std::string(to_string(b)) + "); ONNX requires one type");
     }
     return broadcast_binary(op, a, on_ints);
   });
 }
 
 void unary(OpRegistry& r, const std::string& name) {
-  add(r, name,
-      [](Op& op) { return Value::of(ops::contiguous(op.tensor(0).dtype, op.tensor(0).sizes)); });
+  add(r, name, [](Op& op) { return Value::of(ops::contiguous(op.tensor(0).dtype, op.tensor(0).sizes)); });
 }
 
 // Variadic with broadcasting: Sum, Mean, Max, Min.
@@ -72,51 +71,14 @@ void variadic(OpRegistry& r, const std::string& name) {
 }  // namespace
 
 void add_elementwise_rules(OpRegistry& r) {
-  for (const char* name : {"Abs",
-                           "Neg",
-                           "Ceil",
-                           "Floor",
-                           "Round",
-                           "Sign",
-                           "Reciprocal",
-                           "Sqrt",
-                           "Exp",
-                           "Log",
-                           "Sin",
-                           "Cos",
-                           "Tan",
-                           "Asin",
-                           "Acos",
-                           "Atan",
-                           "Sinh",
-                           "Cosh",
-                           "Asinh",
-                           "Acosh",
-                           "Atanh",
-                           "Erf",
-                           "Tanh",
-                           "Sigmoid",
-                           "Relu",
-                           "LeakyRelu",
-                           "Elu",
-                           "Selu",
-                           "Celu",
-                           "HardSigmoid",
-                           "HardSwish",
-                           "Softplus",
-                           "Softsign",
-                           "ThresholdedRelu",
-                           "Shrink",
-                           "Identity",
-                           "Not",
-                           "BitwiseNot",
-                           "Mish",
-                           "Gelu",
-                           "Softmax",
-                           "LogSoftmax",
-                           "Hardmax",
-                           "LpNormalization",
-                           "MeanVarianceNormalization"}) {
+  for (const char* name :
+       {"Abs",     "Neg",       "Ceil",      "Floor",     "Round",       "Sign",     "Reciprocal",
+        "Sqrt",    "Exp",       "Log",       "Sin",       "Cos",         "Tan",      "Asin",
+        "Acos",    "Atan",      "Sinh",      "Cosh",      "Asinh",       "Acosh",    "Atanh",
+        "Erf",     "Tanh",      "Sigmoid",   "Relu",      "LeakyRelu",   "Elu",      "Selu",
+        "Celu",    "HardSigmoid", "HardSwish", "Softplus", "Softsign",   "ThresholdedRelu",
+        "Shrink",  "Identity",  "Not",       "BitwiseNot", "Mish",       "Gelu",     "Softmax",
+        "LogSoftmax", "Hardmax", "LpNormalization", "MeanVarianceNormalization"}) {
     unary(r, name);
   }
   same_type_binary(r, "Add", [](OpContext&, const Expr& a, const Expr& b) { return a + b; });

@@ -167,8 +167,7 @@ Value reshape_rule(Op& op) {
       sizes.emplace_back(1);
     } else if (c && *c == 0 && !allowzero) {
       if (d >= x.rank()) {
-        op.bad_input("shape[" + std::to_string(d) +
-                     "] is 0 (copy the input's dim) but the input has rank " +
+        op.bad_input("shape[" + std::to_string(d) + "] is 0 (copy the input's dim) but the input has rank " +
                      std::to_string(x.rank()));
       }
       sizes.push_back(x.sizes[d]);
@@ -182,8 +181,8 @@ Value reshape_rule(Op& op) {
   if (inferred) {
     const Expr rest = op.ctx().simplify(product(sizes));
     op.ctx().require_equal(mod(numel, rest), Expr(0), "reshape", [&] {
-      return "cannot reshape " + x.str() + " into " + ops::shape_str(*target) + ": " + numel.str() +
-             " elements are not a multiple of " + rest.str();
+      return "cannot reshape " + x.str() + " into " + ops::shape_str(*target) + ": " +
+             numel.str() + " elements are not a multiple of " + rest.str();
     });
     sizes[*inferred] = op.ctx().simplify(floordiv(numel, rest));
   } else {
