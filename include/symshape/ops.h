@@ -39,6 +39,8 @@ class OpContext {
   OpContext(ShapeEnv& env, const Node& node, ValueLookup values);
 
   const Node& node() const { return node_; }
+  // The ShapeEnv the rule decides in (control flow propagates its subgraphs under the same one).
+  ShapeEnv& env() const { return env_; }
 
   // ---- arguments, by their name in the call's signature (schema.h) ----
   // The call is bound to one overload of its target's signature on first use; a call that fits

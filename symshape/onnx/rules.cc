@@ -295,6 +295,7 @@ const OpRegistry& registry() {
     add_shape_rules(*out);
     add_nn_rules(*out);
     add_misc_rules(*out);
+    add_control_flow_rules(*out);
     return out;
   }();
   return *r;

@@ -93,6 +93,7 @@ void add(OpRegistry& r, const std::string& op_type, Rule rule);
 void add_elementwise_rules(OpRegistry& r);  // elementwise.cc: math, logic, activations, Where
 void add_shape_rules(OpRegistry& r);        // shape.cc: Shape, Reshape, Gather, Slice, Concat, ...
 void add_nn_rules(OpRegistry& r);           // nn.cc: Conv, pools, norms, Resize, Pad, Gemm, ...
-void add_misc_rules(OpRegistry& r);         // misc.cc: reductions, data-dependent, control flow
+void add_misc_rules(OpRegistry& r);         // misc.cc: reductions, data-dependent, signal, losses
+void add_control_flow_rules(OpRegistry& r);  // control_flow.cc: If, Loop, Scan
 
 }  // namespace symshape::onnx
