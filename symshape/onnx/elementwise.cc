@@ -372,20 +372,6 @@ void add_elementwise_rules(OpRegistry& r) {
   for (const char* name : {"IsNaN", "IsInf"}) {
     add(r, name, [](Op& op) { return tensor_value(DType::Bool, op.tensor(0).sizes); });
   }
-  // Random values of the input's shape: Bernoulli and the *Like generators, of the `dtype`
-  // attribute's element type, else the input's.
-  for (const char* name : {"Bernoulli", "RandomUniformLike", "RandomNormalLike"}) {
-    add(r, name, [](Op& op) {
-      const TensorMeta x = op.tensor(0);
-      DType dtype = x.dtype;
-      if (std::optional<int64_t> d = op.optional_attr_int("dtype")) {
-        std::optional<DType> t = dtype_of_elem_type(static_cast<int>(*d));
-        if (!t) op.bad_input("unsupported dtype " + std::to_string(*d));
-        dtype = *t;
-      }
-      return tensor_value(dtype, x.sizes);
-    });
-  }
   add(r, "Where", where_rule);
   add(r, "Clip", clip_rule);
   add(r, "PRelu", prelu_rule);
