@@ -508,6 +508,24 @@ void add_training(OpRegistry& r, const std::string& type, size_t groups,
 
 }  // namespace
 
+// TfIdfVectorizer: [C] or [N, C] of token ids gives float32 [K] or [N, K], K one more than the
+// largest output index.
+Value tfidf_rule(Op& op) {
+  const TensorMeta x = op.tensor(0);
+  if (x.rank() != 1 && x.rank() != 2) op.bad_input("input must be [C] or [N, C], got " + x.str());
+  const std::vector<int64_t> indexes = op.attr_ints("ngram_indexes");
+  if (indexes.empty()) op.bad_input("attribute 'ngram_indexes' is required");
+  int64_t largest = 0;
+  for (int64_t i : indexes) {
+    if (i < 0) op.bad_input("ngram_indexes has a negative index " + std::to_string(i));
+    largest = std::max(largest, i);
+  }
+  std::vector<Expr> sizes;
+  if (x.rank() == 2) sizes.push_back(x.sizes[0]);
+  sizes.emplace_back(static_cast<long long>(largest) + 1);
+  return tensor_value(DType::Float32, sizes);
+}
+
 void add_misc_rules(OpRegistry& r) {
   for (const char* name :
        {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
@@ -536,6 +554,7 @@ void add_misc_rules(OpRegistry& r) {
   add(r, "MelWeightMatrix", mel_rule);
 
   add(r, "Det", det_rule);
+  add(r, "TfIdfVectorizer", tfidf_rule);
   add(r, "NegativeLogLikelihoodLoss", nll_rule);
   add(r, "SoftmaxCrossEntropyLoss", sce_rule);
 

@@ -216,6 +216,22 @@ TEST(OnnxMisc, RandomOperators) {
   EXPECT_EQ(r.shape("s"), "int64[B, 7]");
 }
 
+TEST(OnnxMisc, TfIdfVectorizerCountsUpToTheLargestIndex) {
+  ModelBuilder m(9);
+  m.input("x", 6, {"N", "12"}).input("t", 7, {"C"});
+  m.node("TfIdfVectorizer", {"x"}, {"y"}, {attr_ints("ngram_indexes", {0, 1, 6, 2})});
+  m.node("TfIdfVectorizer", {"t"}, {"z"}, {attr_ints("ngram_indexes", {3})});
+  m.output("y").output("z");
+  Inferred r = infer(m.bytes());
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.shape("y"), "float32[N, 7]");
+  EXPECT_EQ(r.shape("z"), "float32[4]");
+  ModelBuilder bad(9);
+  bad.input("x", 6, {"N", "12", "2"});
+  bad.node("TfIdfVectorizer", {"x"}, {"y"}, {attr_ints("ngram_indexes", {0})}).output("y");
+  EXPECT_FALSE(infer(bad.bytes()).ok());
+}
+
 TEST(OnnxMisc, WindowsOfKnownAndDataSizes) {
   ModelBuilder m(17);
   m.input("x", 1, {"L"}).input("n", 7, {});

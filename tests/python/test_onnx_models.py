@@ -35,18 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Models that may fail until the rules they need exist: the reason (the ops, as of writing).
 # Take a model off once it passes (the test prints which).
-EXPECTED_FAILURES = {
-    "resnet18": "needs onnx.Conv, MaxPool, GlobalAveragePool, Flatten, Gemm (nn rules)",
-    "mobilenet_v2": "needs onnx.Conv, Clip, GlobalAveragePool, Flatten, Gemm (nn rules)",
-    "shufflenet_v2": "needs onnx.Conv, MaxPool, Split, Transpose, ReduceMean, Gemm",
-    "efficientnet_b0": "needs onnx.Conv, Sigmoid, GlobalAveragePool, Flatten, Gemm",
-    "vit": "needs onnx.Conv, Transpose, Expand, LayerNormalization, MatMul, Softmax, Split",
-    "transformer_encoder": "needs onnx.Transpose, MatMul, Softmax, LayerNormalization, "
-                           "ReduceMean",
-    "lstm": "needs onnx.ConstantOfShape, Expand, LSTM, Squeeze, Transpose",
-    "lraspp_mobilenet_v3": "needs onnx.Conv, HardSwish, HardSigmoid, Resize",
-    "unet": "needs onnx.Conv, MaxPool, Resize",
-}
+EXPECTED_FAILURES = {}  # every model checks; a model added here names what it lacks
 
 
 def default_cli():
