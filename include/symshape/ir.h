@@ -74,7 +74,7 @@ struct KnownData {
 struct Value {
   enum class Kind { None, Tensor, Int, Float, Bool, List };
   Kind kind = Kind::None;
-  TensorMeta tensor;          // Kind::Tensor
+  TensorMeta tensor;  // Kind::Tensor
   // Kind::Tensor: its elements when they are known (shape arithmetic on ONNX's int64 tensors);
   // nullptr otherwise. Shared, since values are copied along the graph.
   std::shared_ptr<const KnownData> data;

@@ -2,8 +2,8 @@
 #include <fstream>
 
 #include "python/src/bindings.h"
-#include "symshape/onnx.h"
 #include "symshape/ir.h"
+#include "symshape/onnx.h"
 #include "symshape/propagate.h"
 
 namespace symshape::python {

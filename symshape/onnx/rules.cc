@@ -1,8 +1,7 @@
 // The ONNX rules' node view and registry.
-#include "symshape/onnx/rules.h"
-
-#include "symshape/ops/families.h"
 #include "symshape/onnx.h"
+#include "symshape/onnx/rules.h"
+#include "symshape/ops/families.h"
 
 namespace symshape::onnx {
 
@@ -158,8 +157,7 @@ std::optional<std::vector<int64_t>> Op::optional_attr_ints(std::string_view name
   if (!a || a->kind == Arg::Kind::None) return std::nullopt;
   std::vector<int64_t> out;
   auto one = [&](const Arg& item) {
-    std::optional<int64_t> v =
-        item.kind == Arg::Kind::Int ? item.integer.as_int64() : std::nullopt;
+    std::optional<int64_t> v = item.kind == Arg::Kind::Int ? item.integer.as_int64() : std::nullopt;
     if (!v) bad_input("attribute '" + std::string(name) + "' is not a list of ints: " + a->str());
     out.push_back(*v);
   };
@@ -182,8 +180,8 @@ std::vector<double> Op::attr_floats(std::string_view name) const {
   auto one = [&](const Arg& item) {
     if (item.kind == Arg::Kind::Float) {
       out.push_back(item.real);
-    } else if (std::optional<int64_t> v = item.kind == Arg::Kind::Int ? item.integer.as_int64()
-                                                                       : std::nullopt) {
+    } else if (std::optional<int64_t> v =
+                   item.kind == Arg::Kind::Int ? item.integer.as_int64() : std::nullopt) {
       out.push_back(static_cast<double>(*v));
     } else {
       bad_input("attribute '" + std::string(name) + "' is not a list of floats: " + a->str());

@@ -38,7 +38,7 @@ class Op {
   // ---- inputs, by position; an optional input left out (or passed as "") is absent ----
   size_t num_inputs() const { return node().args.size(); }
   bool has_input(size_t i) const;
-  Value input(size_t i) const;  // bad input when absent
+  Value input(size_t i) const;        // bad input when absent
   TensorMeta tensor(size_t i) const;  // bad input when absent or not a tensor
   // The input's elements when they are known while shapes are computed (a Shape's sizes, a
   // constant, arithmetic on those); nullopt when they depend on the data. Integral inputs only
@@ -90,10 +90,10 @@ using Rule = std::function<Value(Op&)>;
 void add(OpRegistry& r, const std::string& op_type, Rule rule);
 
 // The families (one file each).
-void add_elementwise_rules(OpRegistry& r);  // elementwise.cc: math, logic, activations, Where
-void add_shape_rules(OpRegistry& r);        // shape.cc: Shape, Reshape, Gather, Slice, Concat, ...
-void add_nn_rules(OpRegistry& r);           // nn.cc: Conv, pools, norms, Resize, Pad, Gemm, ...
-void add_misc_rules(OpRegistry& r);         // misc.cc: reductions, data-dependent, signal, losses
+void add_elementwise_rules(OpRegistry& r);   // elementwise.cc: math, logic, activations, Where
+void add_shape_rules(OpRegistry& r);         // shape.cc: Shape, Reshape, Gather, Slice, Concat, ...
+void add_nn_rules(OpRegistry& r);            // nn.cc: Conv, pools, norms, Resize, Pad, Gemm, ...
+void add_misc_rules(OpRegistry& r);          // misc.cc: reductions, data-dependent, signal, losses
 void add_control_flow_rules(OpRegistry& r);  // control_flow.cc: If, Loop, Scan
 
 }  // namespace symshape::onnx

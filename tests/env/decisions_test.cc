@@ -349,7 +349,8 @@ TEST(ShapeEnvMoveHint, MovesTheOneSymbolOfALinearEquationWhenTheGuardsStillHold)
   EXPECT_TRUE(env.evaluate(x != 5));  // a guard the moved hint must keep
   EXPECT_TRUE(env.move_hint_to_satisfy((x * 2 + 4).expr(), Expr(52)));
   EXPECT_EQ(env.size_hint(x.expr()), Int(24));
-  EXPECT_TRUE(env.move_hint_to_satisfy(x.expr(), (y * 3).expr() - Expr(3)) == false);  // two symbols
+  EXPECT_TRUE(env.move_hint_to_satisfy(x.expr(), (y * 3).expr() - Expr(3)) ==
+              false);                                                // two symbols
   EXPECT_FALSE(env.move_hint_to_satisfy((x * 2).expr(), Expr(7)));   // no integer solution
   EXPECT_FALSE(env.move_hint_to_satisfy(x.expr(), Expr(5)));         // the guard x != 5
   EXPECT_FALSE(env.move_hint_to_satisfy(x.expr(), Expr(1)));         // outside [2, inf]

@@ -9,9 +9,8 @@
 //   EXPECT_EQ(r.shape("y"), "float32[N, 8, H, W]");
 #pragma once
 
-#include <onnx/onnx_pb.h>
-
 #include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
 
 #include <memory>
 #include <string>
@@ -68,7 +67,8 @@ inline ::onnx::AttributeProto attr_graph(const std::string& name, const ::onnx::
 
 // A value's type: elem type and dims, each a number ("3") or a dim_param ("N"); "?" for a dim
 // with neither.
-inline void set_type(::onnx::ValueInfoProto* v, int elem_type, const std::vector<std::string>& dims) {
+inline void set_type(::onnx::ValueInfoProto* v, int elem_type,
+                     const std::vector<std::string>& dims) {
   auto* t = v->mutable_type()->mutable_tensor_type();
   t->set_elem_type(elem_type);
   auto* shape = t->mutable_shape();
@@ -86,7 +86,8 @@ inline void set_type(::onnx::ValueInfoProto* v, int elem_type, const std::vector
 // Builds a GraphProto (the main graph, or a subgraph for If / Loop / Scan).
 class GraphBuilder {
  public:
-  GraphBuilder& input(const std::string& name, int elem_type, const std::vector<std::string>& dims) {
+  GraphBuilder& input(const std::string& name, int elem_type,
+                      const std::vector<std::string>& dims) {
     set_type(graph.add_input(), elem_type, dims);
     graph.mutable_input(graph.input_size() - 1)->set_name(name);
     return *this;
@@ -150,7 +151,8 @@ class GraphBuilder {
     graph.add_output()->set_name(name);
     return *this;
   }
-  GraphBuilder& output(const std::string& name, int elem_type, const std::vector<std::string>& dims) {
+  GraphBuilder& output(const std::string& name, int elem_type,
+                       const std::vector<std::string>& dims) {
     set_type(graph.add_output(), elem_type, dims);
     graph.mutable_output(graph.output_size() - 1)->set_name(name);
     return *this;

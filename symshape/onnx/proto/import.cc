@@ -56,8 +56,8 @@ class TensorReader {
     };
     auto expect = [&](int have) {
       if (static_cast<size_t>(have) != n) {
-        throw Error(what_ + ": holds " + std::to_string(have) + " values for " +
-                    std::to_string(n) + " elements");
+        throw Error(what_ + ": holds " + std::to_string(have) + " values for " + std::to_string(n) +
+                    " elements");
       }
     };
     switch (*d) {
@@ -273,7 +273,9 @@ class Importer {
     p.name = input.name();
     const std::string what = "graph input " + quote(input.name());
     if (!input.has_type() || !input.type().has_tensor_type()) {
-      if (top) throw Error(origin_ + ": " + what + " is not a tensor (sequences, maps and optionals are not supported)");
+      if (top)
+        throw Error(origin_ + ": " + what +
+                    " is not a tensor (sequences, maps and optionals are not supported)");
       // A subgraph's input: its control-flow rule gives the value.
       p.dtype = DType::Float32;
       p.shape = std::vector<Expr>{};
@@ -357,7 +359,8 @@ class Importer {
         return t;
       }
     }
-    throw Error(origin_ + ": " + what + " has no value symshape can read (sparse and string constants are not supported)");
+    throw Error(origin_ + ": " + what +
+                " has no value symshape can read (sparse and string constants are not supported)");
   }
 
   Arg attribute(const ::onnx::AttributeProto& a, const std::string& node_name, Graph& g,
@@ -404,8 +407,8 @@ class Importer {
       }
       case ::onnx::AttributeProto::TENSOR: {
         const std::string name = unique_name(node_name + "." + a.name(), defined);
-        g.nodes.push_back(constant_node(name, a.t(), "attribute " + quote(a.name()) + " of node " +
-                                                          quote(node_name)));
+        g.nodes.push_back(constant_node(
+            name, a.t(), "attribute " + quote(a.name()) + " of node " + quote(node_name)));
         defined.insert(name);
         return Arg::node(name);
       }
@@ -434,12 +437,14 @@ class Importer {
   void import_node(const ::onnx::NodeProto& node, int index, Graph& g,
                    std::set<std::string>& defined, std::vector<std::string>& outer, bool top) {
     const std::string prefix = domain_prefix(node.domain());
-    const std::string label = node.name().empty() ? node.op_type() + " #" + std::to_string(index)
-                                                  : quote(node.name());
+    const std::string label =
+        node.name().empty() ? node.op_type() + " #" + std::to_string(index) : quote(node.name());
     const std::string what = "node " + label + " (" + node.op_type() + ")";
     for (const std::string& in : node.input()) {
       if (in.empty() || defined.count(in)) continue;
-      if (top) throw Error(origin_ + ": " + what + " reads " + quote(in) + ", which is not defined before it");
+      if (top)
+        throw Error(origin_ + ": " + what + " reads " + quote(in) +
+                    ", which is not defined before it");
       note_outer(in, defined, outer);
     }
     if (prefix == "onnx" && node.op_type() == "Constant") {
@@ -467,7 +472,8 @@ class Importer {
     }
     if (!single) extra["outputs"] = outputs.size();
     n.extra = std::move(extra);
-    if (defined.count(n.name)) throw Error(origin_ + ": " + what + ": " + quote(n.name) + " is defined twice");
+    if (defined.count(n.name))
+      throw Error(origin_ + ": " + what + ": " + quote(n.name) + " is defined twice");
     defined.insert(n.name);
     const std::string producer = n.name;
     g.nodes.push_back(std::move(n));
@@ -528,7 +534,8 @@ Expected<Graph> read_model(std::string_view bytes, const std::string& origin,
   ::onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Expected<Graph>::failure(origin + ": not an ONNX model (the protobuf does not parse; a truncated or corrupt file?)");
+    return Expected<Graph>::failure(
+        origin + ": not an ONNX model (the protobuf does not parse; a truncated or corrupt file?)");
   }
   try {
     Graph g = Importer(options, origin).run(model);
