@@ -177,16 +177,6 @@ std::optional<std::vector<size_t>> broadcast_index(const std::vector<int64_t>& i
   return result;
 }
 
-std::optional<std::vector<int64_t>> constant_sizes(Op& op, const std::vector<Expr>& sizes) {
-  std::vector<int64_t> out;
-  for (const Expr& e : sizes) {
-    std::optional<int64_t> c = op.ctx().simplify(e).as_int64();
-    if (!c) return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
-
 Value where_rule(Op& op) {
   const TensorMeta c = op.tensor(0), x = op.tensor(1), y = op.tensor(2);
   if (c.dtype != DType::Bool) op.bad_input("condition must be bool, got " + c.str());

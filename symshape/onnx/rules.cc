@@ -213,6 +213,16 @@ size_t Op::axis(int64_t axis, size_t rank, std::string_view what) const {
   return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
+std::optional<std::vector<int64_t>> constant_sizes(Op& op, const std::vector<Expr>& sizes) {
+  std::vector<int64_t> out;
+  for (const Expr& e : sizes) {
+    std::optional<int64_t> c = op.ctx().simplify(e).as_int64();
+    if (!c) return std::nullopt;
+    out.push_back(*c);
+  }
+  return out;
+}
+
 Value tensor_value(DType dtype, std::vector<Expr> sizes) {
   return Value::of(ops::contiguous(dtype, std::move(sizes)));
 }

@@ -72,6 +72,9 @@ class Op {
   OpContext& ctx_;
 };
 
+// The sizes as plain integers (after simplifying) when all are constant.
+std::optional<std::vector<int64_t>> constant_sizes(Op& op, const std::vector<Expr>& sizes);
+
 // A tensor value of dtype and sizes (contiguous).
 Value tensor_value(DType dtype, std::vector<Expr> sizes);
 // A tensor with known integral elements (rank 1 of data.size(), or the given sizes).

@@ -48,17 +48,6 @@ size_t shape_length(Op& op, size_t i, std::string_view what) {
   return static_cast<size_t>(*n);
 }
 
-// The sizes as plain integers when all are constant.
-std::optional<std::vector<int64_t>> constant_sizes(Op& op, const std::vector<Expr>& sizes) {
-  std::vector<int64_t> out;
-  for (const Expr& e : sizes) {
-    std::optional<int64_t> c = op.ctx().simplify(e).as_int64();
-    if (!c) return std::nullopt;
-    out.push_back(*c);
-  }
-  return out;
-}
-
 // The known elements of input i, when it has them and they match its (constant) element count.
 std::optional<std::vector<Expr>> known_elements(Op& op, size_t i) {
   std::optional<std::vector<Expr>> e = op.ints(i);
