@@ -202,11 +202,9 @@ class Case:
         return bindings, sizes
 
 
-def run_case(cli, case, work_dir):
-    """Runs symshape on the case; returns (ok, message). A crash or timeout raises
-    CaseCrash."""
-    path = os.path.join(work_dir, case.name + ".onnx")
-    case.write_prepared(path)
+def check_json(cli, path):
+    """`symshape check --json` on the model: ("ok", values by node name), or a status
+    ("crash", "fail") and its message."""
     try:
         proc = subprocess.run([cli, "check", "--json", path], capture_output=True, text=True,
                               timeout=CASE_TIMEOUT)
@@ -223,7 +221,17 @@ def run_case(cli, case, work_dir):
         return "crash", f"exit code {proc.returncode} without a JSON document: {proc.stderr!r}"
     if doc.get("status") != "ok":
         return "fail", first_line(doc.get("error") or doc.get("status", "?"))
-    values = {n["name"]: n["value"] for n in doc["nodes"]}
+    return "ok", {n["name"]: n["value"] for n in doc["nodes"]}
+
+
+def run_case(cli, case, work_dir):
+    """Runs symshape on the case; returns (status, message): "ok", "wrong" (a shape or dtype
+    differs), "fail" (symshape reports an error) or "crash" (a crash or a timeout)."""
+    path = os.path.join(work_dir, case.name + ".onnx")
+    case.write_prepared(path)
+    status, values = check_json(cli, path)
+    if status != "ok":
+        return status, values
     problems = []
     for name, dtype, dims in case.expected:
         got = values.get(name)
@@ -250,19 +258,9 @@ def run_symbolic_case(cli, case, work_dir):
     nothing."""
     path = os.path.join(work_dir, case.name + ".sym.onnx")
     bindings, sizes = case.write_prepared(path, symbolic=True)
-    try:
-        proc = subprocess.run([cli, "check", "--json", path], capture_output=True, text=True,
-                              timeout=CASE_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        return "crash", f"timed out after {CASE_TIMEOUT} s"
-    if proc.returncode not in (0, 1, 2):
-        return "crash", f"exit code {proc.returncode}; stderr: {proc.stderr.strip()[-2000:]}"
-    if proc.returncode == 2 and not proc.stdout.strip():
-        return "fail", first_line(proc.stderr.replace("symshape: error: ", ""))
-    doc = json.loads(proc.stdout)
-    if doc.get("status") != "ok":
-        return "fail", first_line(doc.get("error") or doc.get("status", "?"))
-    values = {n["name"]: n["value"] for n in doc["nodes"]}
+    status, values = check_json(cli, path)
+    if status != "ok":
+        return status, values
     text = " ".join(f"{k}={v}" for k, v in bindings.items())
     lines, expected = [], []
     for name, _, dims in case.expected:
