@@ -312,3 +312,129 @@ bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& 
 }
 
 }  // namespace symshape::detail
+
+// ---- the range of one variable (bounds of a linear form under the facts) ---------------------
+
+namespace symshape::detail {
+
+std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
+                                      const std::vector<bool>& integer, int target,
+                                      const LinearLimits& limits) {
+  std::vector<LinearConstraint> cs;
+  cs.reserve(constraints.size());
+  for (LinearConstraint& c : constraints) {
+    if (!canonicalize(c)) continue;  // dropping a constraint only widens the range
+    switch (normalize(c, integer)) {
+      case Status::Contradiction: return std::nullopt;
+      case Status::Drop: break;
+      case Status::Keep: cs.push_back(std::move(c)); break;
+    }
+  }
+  size_t n = std::max(integer.size(), static_cast<size_t>(target) + 1);
+  for (const LinearConstraint& c : cs) {
+    if (!c.terms.empty()) n = std::max(n, static_cast<size_t>(c.terms.back().first) + 1);
+  }
+  // Equalities are substituted away on a pivot other than the target; one over the target
+  // alone becomes its two inequalities.
+  while (true) {
+    auto eq = std::find_if(cs.begin(), cs.end(), [target](const LinearConstraint& c) {
+      return c.equality && !(c.terms.size() == 1 && c.terms[0].first == target);
+    });
+    if (eq == cs.end()) break;
+    LinearConstraint e = std::move(*eq);
+    cs.erase(eq);
+    auto pivot = e.terms.end();
+    for (auto it = e.terms.begin(); it != e.terms.end(); ++it) {
+      if (it->first == target) continue;
+      if (pivot == e.terms.end() || std::abs(it->second) < std::abs(pivot->second)) pivot = it;
+    }
+    const int v = pivot->first;
+    const int64_t a = pivot->second;
+    std::vector<LinearConstraint> next;
+    next.reserve(cs.size());
+    for (LinearConstraint& c : cs) {
+      int64_t b = coefficient_of(c, v);
+      if (b == 0) {
+        next.push_back(std::move(c));
+        continue;
+      }
+      auto d = combine(a < 0 ? -a : a, c, a < 0 ? b : -b, e);
+      if (!d) continue;
+      switch (normalize(*d, integer)) {
+        case Status::Contradiction: return std::nullopt;
+        case Status::Drop: break;
+        case Status::Keep: next.push_back(std::move(*d)); break;
+      }
+    }
+    cs = std::move(next);
+  }
+  // What equalities are left are over the target alone: a*t + k == 0 is both directions.
+  const size_t count = cs.size();
+  for (size_t i = 0; i < count; ++i) {
+    if (!cs[i].equality) continue;
+    cs[i].equality = false;
+    LinearConstraint other = cs[i];
+    for (auto& term : other.terms) term.second = -term.second;
+    other.constant = -other.constant;
+    cs.push_back(std::move(other));
+  }
+  std::vector<size_t> lower(n), upper(n);
+  for (size_t round = 0; round <= n; ++round) {
+    deduplicate(cs);
+    std::fill(lower.begin(), lower.end(), 0);
+    std::fill(upper.begin(), upper.end(), 0);
+    for (const LinearConstraint& c : cs) {
+      for (const auto& [v, a] : c.terms) ++(a > 0 ? lower : upper)[v];
+    }
+    int best = -1;
+    long best_cost = 0;
+    for (size_t v = 0; v < n; ++v) {
+      if (static_cast<int>(v) == target || lower[v] + upper[v] == 0) continue;
+      long cost = static_cast<long>(lower[v] * upper[v]) - static_cast<long>(lower[v] + upper[v]);
+      if (best < 0 || cost < best_cost) {
+        best = static_cast<int>(v);
+        best_cost = cost;
+      }
+    }
+    if (best < 0) break;  // only the target is left
+    std::vector<LinearConstraint> lows, ups, next;
+    for (LinearConstraint& c : cs) {
+      int64_t a = coefficient_of(c, best);
+      (a > 0 ? lows : a < 0 ? ups : next).push_back(std::move(c));
+    }
+    for (const LinearConstraint& lo : lows) {
+      int64_t a = coefficient_of(lo, best);
+      for (const LinearConstraint& up : ups) {
+        int64_t b = -coefficient_of(up, best);
+        int64_t g = std::gcd(a, b);
+        auto d = combine(b / g, lo, a / g, up);
+        if (!d) continue;
+        switch (normalize(*d, integer)) {
+          case Status::Contradiction: return std::nullopt;
+          case Status::Drop: break;
+          case Status::Keep: next.push_back(std::move(*d)); break;
+        }
+        if (next.size() > limits.max_constraints) return ProjectedRange{};
+      }
+    }
+    cs = std::move(next);
+  }
+  // What is left bounds the target alone: a*t + k >= 0.
+  ProjectedRange out;
+  const bool integral = static_cast<size_t>(target) < integer.size() && integer[target];
+  for (const LinearConstraint& c : cs) {
+    if (c.terms.size() != 1 || c.terms[0].first != target) continue;
+    const int64_t a = c.terms[0].second, k = c.constant;
+    if (!integral) continue;
+    if (a > 0) {
+      int64_t lo = -floor_div(k, a);  // t >= ceil(-k/a)
+      if (!out.lo || lo > *out.lo) out.lo = lo;
+    } else {
+      int64_t hi = floor_div(k, -a);  // t <= floor(k/(-a))
+      if (!out.hi || hi < *out.hi) out.hi = hi;
+    }
+  }
+  return out;
+}
+
+}  // namespace symshape::detail

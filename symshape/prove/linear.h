@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -33,5 +34,23 @@ struct LinearLimits {
 // which is sound.
 bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
             const LinearLimits& limits = {});
+
+}  // namespace symshape::detail
+
+namespace symshape::detail {
+
+// The bounds that constraints put on one integer variable (a missing end: none found).
+struct ProjectedRange {
+  std::optional<int64_t> lo, hi;
+};
+
+// The range of x[target] over the integer solutions of the constraints: every other variable
+// is eliminated (Fourier–Motzkin, with refute()'s gcd tightening), and the constraints left on
+// x[target] give its bounds, rounded inward. Sound but not always tight (rational relaxation).
+// nullopt when the constraints were found to have no solution; no bounds when an elimination
+// step grows beyond limits.max_constraints.
+std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
+                                      const std::vector<bool>& integer, int target,
+                                      const LinearLimits& limits = {});
 
 }  // namespace symshape::detail

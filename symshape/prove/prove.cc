@@ -60,7 +60,7 @@ Rat rational_of(const ex& e) {
 // e's range, or all integers when the range analysis refuses (a possibly-zero divisor).
 ValueRange safe_bound(const ex& e, const Facts& facts) {
   try {
-    return bound(Expr(e), facts);
+    return detail::bound_with(Expr(e), facts, {});  // the linear tier is this file's own
   } catch (const Error&) {
     return ValueRange::all();
   }
@@ -196,6 +196,11 @@ struct Relation {
   RelOp op;
 };
 
+// Bounds by projection: at most this many max / min atoms are resolved first, and an
+// elimination step may leave at most this many constraints.
+constexpr size_t kMaxMinMaxChoices = 4;
+constexpr size_t kMaxProjectionConstraints = 200;
+
 // `!=` facts a decision splits on (2^k systems per branch at most).
 constexpr size_t kMaxDisequalities = 4;
 
@@ -314,6 +319,45 @@ class LinearProver {
       if (!refute_split(std::move(cs), splits, 0)) return false;
     }
     return true;
+  }
+
+  // The range of e under the facts connected to it (detail::linear_range): e's linear form L
+  // becomes a new variable t == s*L (s clearing L's denominators) and every other variable is
+  // projected out. A max or min atom whose argument order the facts settle is first tied to
+  // that argument (max(c, a) == c for c >= a + 3). All integers when nothing is found.
+  ValueRange range_of(const ex& e) {
+    Linear target = linearize(e);
+    collect_facts();
+    // max / min atoms (of e or of the facts), with the difference of their arguments.
+    struct Choice {
+      int var;
+      bool is_max;
+      Linear difference;  // first argument - second
+    };
+    std::vector<Choice> choices;
+    for (size_t i = 0; i < vars_.size() && choices.size() < kMaxMinMaxChoices; ++i) {
+      if (vars_[i].rank != kAtom) continue;
+      Fn f = function_of(vars_[i].key);
+      if (f != Fn::Max && f != Fn::Min) continue;
+      const ex key = vars_[i].key;
+      choices.push_back(
+          {static_cast<int>(i), f == Fn::Max, linearize(key.op(0)) - linearize(key.op(1))});
+    }
+    collect_facts();  // whatever the arguments brought (they were linearized already)
+    finish();
+    for (const Choice& c : choices) {
+      auto r = project_linear(c.difference);
+      if (!r) return ValueRange::empty();  // the facts have no solution
+      const ex key = vars_[static_cast<size_t>(c.var)].key;
+      int side = -1;  // the argument the call equals
+      if (r->lo() && *r->lo() >= 0) side = c.is_max ? 0 : 1;
+      if (r->hi() && *r->hi() <= 0) side = c.is_max ? 1 : 0;
+      if (side < 0) continue;
+      Linear tie = Linear::of(c.var) - linearize(key.op(static_cast<size_t>(side)));
+      append(tie, RelOp::Eq, base_);
+    }
+    auto r = project_linear(target);
+    return r ? *r : ValueRange::empty();
   }
 
  private:
@@ -744,6 +788,44 @@ class LinearProver {
     }
   }
 
+  // The range of the integer value d over the gathered constraints (nullopt: no solution).
+  std::optional<ValueRange> project_linear(const Linear& d) const {
+    Int scale = cln::denominator(d.constant);
+    for (const auto& [v, a] : d.terms) scale = cln::lcm(scale, cln::denominator(a));
+    auto fit = [&](const Rat& x) -> std::optional<int64_t> {
+      auto v = to_int64(cln::the<Int>(x * scale));
+      if (!v || *v > detail::kLinearLimit || *v < -detail::kLinearLimit) return std::nullopt;
+      return v;
+    };
+    // t - scale*d == 0, t a new integer variable after every other.
+    const int t = static_cast<int>(vars_.size());
+    detail::LinearConstraint c;
+    c.equality = true;
+    for (const auto& [v, a] : d.terms) {
+      auto x = fit(a);
+      if (!x) return ValueRange::all();
+      c.terms.emplace_back(position_[static_cast<size_t>(v)], -*x);
+    }
+    auto k = fit(d.constant);
+    if (!k) return ValueRange::all();
+    c.constant = -*k;
+    c.terms.emplace_back(t, 1);
+    std::sort(c.terms.begin(), c.terms.end());
+    std::vector<detail::LinearConstraint> cs = base_;
+    cs.push_back(std::move(c));
+    std::vector<bool> integer = integer_;
+    integer.resize(vars_.size() + 1, false);
+    integer[static_cast<size_t>(t)] = true;
+    detail::LinearLimits limits;
+    limits.max_constraints = kMaxProjectionConstraints;
+    auto p = detail::project(std::move(cs), integer, t, limits);
+    if (!p) return std::nullopt;
+    std::optional<Int> lo, hi;  // d == t/scale, an integer: rounded inward
+    if (p->lo) lo = cln::ceiling1(Int(*p->lo), scale);
+    if (p->hi) hi = cln::floor1(Int(*p->hi), scale);
+    return ValueRange(lo, hi);
+  }
+
   // Appends `d op 0` as an integer constraint; false when its numbers do not fit.
   bool append(const Linear& d, RelOp op, std::vector<detail::LinearConstraint>& out) const {
     if (op == RelOp::Ne) return true;
@@ -928,6 +1010,18 @@ constexpr size_t kMaxAssumptionsToSimplifyMinMax = 8;
 }  // namespace
 
 namespace detail {
+ValueRange linear_range(const Expr& e, const Facts& facts) {
+  const bool was_hit = limit_hit;
+  try {
+    LinearProver p(facts);
+    ValueRange r = p.range_of(e.ex());
+    limit_hit = was_hit;
+    return r;
+  } catch (const std::exception&) {
+    limit_hit = was_hit;
+    return ValueRange::all();
+  }
+}
 bool& inside_simplify() {
   thread_local bool inside = false;
   return inside;

@@ -183,6 +183,17 @@ class Analyzer {
         Info a = visit((rest + q * call.op(0)).expand());
         Range remainder{Num(0), c - Num(1), false, false};
         alt = detail::integers(detail::add(a.range, detail::scale(remainder, -kc)));
+      } else if (f == Fn::Mod && kind_of(call.op(1)) != Kind::Numeric) {
+        // E % D for a divisor D >= 1 lies in [0, D - 1] pointwise (for D <= -1, in
+        // [D + 1, 0]), so the sum lies between L and L + k*(D -+ 1): a - 5 % a >= 1.
+        Info d = visit(call.op(1));
+        const bool positive = d.range.lo && *d.range.lo >= Num(1);
+        const bool negative = d.range.hi && *d.range.hi <= Num(-1);
+        if (!positive && !negative) continue;
+        GiNaC::ex far = (rest + kx * (call.op(1) + (positive ? -1 : 1))).expand();
+        Info a = visit(rest), b = visit(far);
+        if (!a.integral || !b.integral) continue;
+        alt = detail::hull(a.range, b.range);
       } else {
         continue;
       }
@@ -518,6 +529,9 @@ class Analyzer {
 
 namespace detail {
 
+// Bounds by projection are sought under at most this many assumptions.
+constexpr size_t kMaxLinearFacts = 32;
+
 ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& options) {
   // The expression is an integer, so its range rounds inward even when its parts are rational.
   Analyzer a(facts, options);
@@ -530,12 +544,30 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
       if (!both.is_empty()) r = both;
     }
   }
+  if (options.linear_facts && !r.is_point() && !facts.assumptions().empty() &&
+      facts.assumptions().size() <= kMaxLinearFacts) {
+    bool connected = false;
+    for (const std::string& s : e.free_symbols()) {
+      if (!facts.assumptions_mentioning(s).empty()) {
+        connected = true;
+        break;
+      }
+    }
+    if (connected) {
+      ValueRange both = r.intersect(linear_range(e, facts));
+      if (!both.is_empty()) r = both;  // empty: contradictory facts, keep the plain range
+    }
+  }
   return r;
 }
 
 }  // namespace detail
 
-ValueRange bound(const Expr& e, const Facts& facts) { return detail::bound_with(e, facts, {}); }
+ValueRange bound(const Expr& e, const Facts& facts) {
+  detail::BoundOptions options;
+  options.linear_facts = true;
+  return detail::bound_with(e, facts, options);
+}
 
 ModularSet modular_set(const Expr& e, const Facts& facts) {
   Analyzer a(facts);

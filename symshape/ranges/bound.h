@@ -13,11 +13,21 @@ struct BoundOptions {
   bool substitutions = true;
   // Sums that meet a symbol under a division are bounded by cases on its remainder.
   bool remainder_splits = true;
+  // The range is also sought over the assumed relations connected to e, with every other
+  // variable projected out (linear_range): b - a in [2, 5] under a + 2 <= b <= a + 5. Costly,
+  // so only the public bound() asks for it, and only where an assumption mentions e's symbols.
+  bool linear_facts = false;
 };
 
 // bound() with the given parts. prove()'s linear tier bounds its atoms with all three off: it
 // reasons over the linear facts itself, and more (redundant) bounds only make its elimination
 // grow.
 ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& options);
+
+// The range of e as the linear tier of prove() sees it: the assumed relations connected to e's
+// symbols (and the definitions of its max, min, // and % atoms) as linear constraints, every
+// variable but e's value eliminated. Empty when the facts were found to contradict each other;
+// all integers when nothing is found. In prove.cc.
+ValueRange linear_range(const Expr& e, const Facts& facts);
 
 }  // namespace symshape::detail

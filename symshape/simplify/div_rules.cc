@@ -190,6 +190,79 @@ ex drop_inner_mods(const ex& n, const ex& c) {
   return changed ? poly_normal(sum_of(out)) : n;
 }
 
+// Rule: a function of one remainder r == E % c2 (2 <= c2 <= 16) that is linear over its values
+// r in [0, c2 - 1]: n == m*r + k gives (n // c or n % c) == a + b*r when that holds at every r:
+// (x % 2 + 1)//2 == x % 2, (x % 2 + 7) // 2 == x % 2 + 3.
+std::optional<ex> linear_in_remainder(const ex& n, const Int& c, bool floor) {
+  ex call;
+  Int m = 0, k = 0;
+  for (const ex& t : terms_of(n)) {
+    if (is_integer(t)) {
+      k = int_of(t);
+      continue;
+    }
+    Term term = split_term(t);
+    if (!call.is_zero() || call_of(term.rest) != Fn::Mod || !term.coeff.is_integer()) {
+      return std::nullopt;
+    }
+    call = term.rest;
+    m = int_of(term.coeff);
+  }
+  if (call.is_zero() || !is_integer(call.op(1))) return std::nullopt;
+  const Int c2 = int_of(call.op(1));
+  if (c2 < 2 || c2 > 16) return std::nullopt;
+  auto value = [&](const Int& r) {
+    Int v = m * r + k;
+    return floor ? floor_div(v, c) : cln::mod(v, c);
+  };
+  const Int a = value(0), b = value(1) - a;
+  for (Int r = 2; r < c2; r = r + 1) {
+    if (value(r) != a + b * r) return std::nullopt;
+  }
+  return ex_of(a) + ex_of(b) * call;
+}
+
+ex reduce_coefficients(const ex& n, const Int& c) {
+  std::vector<ex> out;
+  bool changed = false;
+  for (const ex& t : terms_of(n)) {
+    Term term = split_term(t);
+    if (!is_integer(t) && term.coeff.is_integer() && cln::abs(int_of(term.coeff)) >= c &&
+        integer_polynomial(term.rest)) {
+      out.push_back(ex_of(cln::mod(int_of(term.coeff), c)) * term.rest);
+      changed = true;
+    } else {
+      out.push_back(t);
+    }
+  }
+  return changed ? poly_normal(sum_of(out)) : n;
+}
+
+// Rule: a symbol x of n that takes two values a, a + 1 under the facts: n // c (or n % c) is
+// f(a) + (x - a)*(f(a + 1) - f(a)), f(v) being the division with v put for x and simplified,
+// taken when that difference is a constant: (360*x + y)//16 == 22*x for x in [0, 1] and
+// y in [0, 6]. (Wherever the facts hold, x is a or a + 1, and each f(v) equals the division
+// with x == v there.)
+std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floor) {
+  for (const ex& t : terms_of(n)) {
+    const ex x = split_term(t).rest;
+    if (!is_symbol(x)) continue;
+    ValueRange r = s.range(x);
+    if (!r.lo() || !r.hi() || *r.hi() - *r.lo() != 1) continue;
+    const Int a = *r.lo();
+    auto at = [&](const Int& v) {
+      ex nv = poly_normal(n.subs(x == ex_of(v)));
+      return s.run(floor ? floordiv(Expr(nv), Expr(ex_of(c))).ex()
+                         : mod(Expr(nv), Expr(ex_of(c))).ex());
+    };
+    ex lo = at(a), hi = at(a + 1);
+    ex step = poly_normal(hi - lo);
+    if (!is_integer(step)) continue;
+    return poly_normal(lo + step * (x - ex_of(a)));
+  }
+  return std::nullopt;
+}
+
 // n // c for a constant c != 0.
 ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
@@ -221,6 +294,8 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   }
   // Rule: 0 <= r < c gives 0 (beyond what the range showed: relations between symbols).
   if (s.below_divisor(sp.rest, ex_of(c))) return sp.quotient;
+  if (auto l = linear_in_remainder(sp.rest, c, true)) return sp.quotient + *l;
+  if (auto v = two_valued(s, sp.rest, c, true)) return sp.quotient + *v;
   return sp.quotient + make_floordiv(sp.rest, ex_of(c));
 }
 
@@ -267,6 +342,9 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
   ex r = split_multiples(s, n, ex_of(c)).rest;
   if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
+  // Rule: a coefficient m with |m| >= |c| of an integer term t is reduced modulo c (the two
+  // differ by a multiple of c*t): (9600*x) % 6400 == (3200*x) % 6400, (3*x) % 2 == x % 2.
+  r = reduce_coefficients(r, cln::abs(c));
   // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
   Int g = cln::gcd(integer_content(r), cln::abs(c));
   if (g > 1) {
@@ -295,6 +373,8 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
     if (k == floor_div(*rr.hi(), c)) return poly_normal(r - ex_of(k * c));
   }
   if (c > 0 && s.below_divisor(r, ex_of(c))) return r;
+  if (auto l = linear_in_remainder(r, c, false)) return *l;
+  if (auto v = two_valued(s, r, c, false)) return *v;
   // Rule: bounded low terms, (32*x + y) % 64 == 32*(x % 2) + y for y in [0, 31].
   if (c > 0) {
     if (auto b = split_blocks(s, r, c)) {
@@ -314,8 +394,10 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
   }
   // Rule: d divides n (polynomially or by a fact) gives 0 (needs d != 0).
   if ((poly_quotient(n, d) || s.multiple_by_facts(n, d)) && s.nonzero(d)) return 0;
-  // Rule: a positive common factor comes out, (a*k) % (b*k) == k*(a % b) for k > 0.
-  if (auto cf = common_symbolic_factor(n, d); cf && s.positive(cf->g)) {
+  // Rule: a common factor comes out, (a*k) % (b*k) == k*(a % b) for k != 0: the quotients
+  // (a*k) / (b*k) and a / b are the same rational, so (a*k) // (b*k) == a // b and
+  // a*k - b*k*(a // b) == k*(a % b).
+  if (auto cf = common_symbolic_factor(n, d); cf && s.nonzero(cf->g)) {
     return cf->g * make_mod(cf->n, cf->d);
   }
   // Rule: drop multiples of d, (d*x + y) % d == y % d.

@@ -131,6 +131,7 @@ class Simplifier {
   ex run_args(const ex& e, Fn f);
   ex run_polynomial(const ex& e);
   ex recombine(const ex& e);
+  ex relate_offsets(const ex& e);
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
   const std::vector<std::pair<ex, ex>>& normalized_facts();

@@ -6,6 +6,7 @@
 
 #include "symshape/expr/functions.h"
 #include "symshape/prove/limits.h"
+#include "symshape/ranges/bound.h"
 #include "symshape/simplify.h"
 #include "symshape/simplify/simplifier.h"
 
@@ -74,7 +75,7 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 
 ex Simplifier::run_polynomial(const ex& e) {
   RunMap m(*this);
-  return merge_remainders(*this, recombine(poly_normal(e.map(m))));
+  return relate_offsets(merge_remainders(*this, recombine(poly_normal(e.map(m)))));
 }
 
 namespace {
@@ -166,6 +167,143 @@ ex Simplifier::recombine(const ex& e) {
   return cur;
 }
 
+namespace {
+
+// Divisions related by relate_offsets: by constants up to this (one value per residue).
+constexpr int kMaxOffsetModulus = 16;
+
+// A term m*(E // c) or m*(E % c) with an integer m, a constant 2 <= c <= kMaxOffsetModulus and
+// E == x + k for a constant k and a non-constant x.
+struct OffsetTerm {
+  Int m, c, k;
+  ex x;
+  bool floor;
+};
+
+std::optional<OffsetTerm> offset_term(const ex& t) {
+  Term term = split_term(t);
+  Fn f = call_of(term.rest);
+  if ((f != Fn::FloorDiv && f != Fn::Mod) || !term.coeff.is_integer()) return std::nullopt;
+  const ex& d = term.rest.op(1);
+  if (!is_integer(d) || int_of(d) < 2 || int_of(d) > kMaxOffsetModulus) return std::nullopt;
+  Int k = 0;
+  std::vector<ex> rest;
+  for (const ex& u : terms_of(term.rest.op(0))) {
+    if (is_integer(u)) {
+      k = k + int_of(u);
+    } else {
+      rest.push_back(u);
+    }
+  }
+  if (rest.empty()) return std::nullopt;
+  return OffsetTerm{int_of(term.coeff), int_of(d), k, sum_of(rest), f == Fn::FloorDiv};
+}
+
+}  // namespace
+
+// Rule: divisions of x + k by one constant c with different offsets k (and of -x + k) are
+// related through q == x // c and r == x % c: (s*x + k) // c == s*q + (s*r + k) // c and
+// (s*x + k) % c == (s*r + k) % c for s == +-1. Their sum is A*q + F(r), F tabulated over
+// r in [0, c - 1], and rewritten as the smallest of: A*q + b*r + a (b*x + a when A == b*c) when F
+// is linear in r, A*((x + j) // c) + a for A == +-1, b*((x + j) % c) + a for A == 0:
+// x % 2 + (x + 1) % 2 == 1, (x + 1)//2 - x//2 == x % 2, x//2 + x % 2 == (x + 1)//2. Taken when
+// the sum gets smaller.
+ex Simplifier::relate_offsets(const ex& e) {
+  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod))) return e;
+  std::vector<ex> terms = terms_of(e);
+  std::vector<std::optional<OffsetTerm>> parsed;
+  size_t found = 0;
+  for (const ex& t : terms) {
+    parsed.push_back(offset_term(t));
+    if (parsed.back()) ++found;
+  }
+  if (found < 2) return e;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    if (!parsed[i]) continue;
+    const ex x = parsed[i]->x;
+    const Int c = parsed[i]->c;
+    // The members: the terms over x or -x by c.
+    std::vector<std::pair<size_t, int>> members;
+    for (size_t j = i; j < terms.size(); ++j) {
+      if (!parsed[j] || parsed[j]->c != c) continue;
+      if (parsed[j]->x.is_equal(x)) {
+        members.emplace_back(j, 1);
+      } else if (poly_normal(parsed[j]->x + x).is_zero()) {
+        members.emplace_back(j, -1);
+      }
+    }
+    if (members.size() < 2) continue;
+    const long n = cln::cl_I_to_long(c);
+    Int a_q = 0;
+    std::vector<Int> f(static_cast<size_t>(n), Int(0));
+    size_t before = 1;  // the sum node
+    for (const auto& [j, sign] : members) {
+      const OffsetTerm& o = *parsed[j];
+      before += node_count(terms[j]);
+      if (o.floor) a_q = a_q + o.m * sign;
+      for (long r = 0; r < n; ++r) {
+        Int v = Int(sign) * Int(r) + o.k;
+        f[static_cast<size_t>(r)] =
+            f[static_cast<size_t>(r)] + o.m * (o.floor ? floor_div(v, c) : cln::mod(v, c));
+      }
+    }
+    const ex cx = ex_of(c);
+    const ex q = floordiv(Expr(x), Expr(cx)).ex(), rx = mod(Expr(x), Expr(cx)).ex();
+    auto fits = [&](auto&& g) {
+      for (long r = 0; r < n; ++r) {
+        if (f[static_cast<size_t>(r)] != g(Int(r))) return false;
+      }
+      return true;
+    };
+    std::vector<ex> candidates;
+    const Int a0 = f[0], b = f[1] - f[0];
+    if (fits([&](const Int& r) { return a0 + b * r; })) {
+      candidates.push_back(a_q == b * c ? ex_of(b) * x + ex_of(a0)
+                                        : ex_of(a_q) * q + ex_of(b) * rx + ex_of(a0));
+    }
+    for (Int j = 0; j < c; j = j + 1) {
+      ex shifted = poly_normal(x + ex_of(j));
+      if (a_q == 1 || a_q == -1) {
+        if (fits([&](const Int& r) { return a0 + a_q * floor_div(r + j, c); })) {
+          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted), Expr(cx)).ex() + ex_of(a0));
+        }
+      } else if (a_q == 0) {
+        for (int sb : {1, -1}) {
+          const Int base = f[0] - Int(sb) * cln::mod(j, c);
+          if (fits([&](const Int& r) { return base + Int(sb) * cln::mod(r + j, c); })) {
+            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted), Expr(cx)).ex() + ex_of(base));
+          }
+        }
+      }
+    }
+    std::optional<ex> best;
+    size_t best_size = before;
+    for (const ex& cand : candidates) {
+      size_t size = node_count(cand);
+      if (size < best_size) {
+        best = cand;
+        best_size = size;
+      }
+    }
+    if (!best) continue;
+    std::vector<ex> rest;
+    std::vector<bool> used(terms.size(), false);
+    for (const auto& [j, sign] : members) used[j] = true;
+    for (size_t j = 0; j < terms.size(); ++j) {
+      if (!used[j]) rest.push_back(terms[j]);
+    }
+    rest.push_back(*best);
+    ex out = poly_normal(sum_of(rest));
+    if (depth_ < kMaxDepth) {
+      ++depth_;
+      out = run(out);
+      --depth_;
+    }
+    return node_count(out) < node_count(e) ? out : e;
+  }
+  return e;
+}
+
 ex Simplifier::run_function(const ex& e) {
   Fn f = call_of(e);
   ex cur;
@@ -239,7 +377,9 @@ ValueRange Simplifier::range(const ex& e) {
   if (auto it = ranges_.find(e); it != ranges_.end()) return it->second;
   ValueRange r;
   try {
-    r = bound(Expr(e), facts_);
+    // Without bounds by projection over the relations: costly on every sub-term, and the
+    // rules that need a relation ask prove().
+    r = detail::bound_with(Expr(e), facts_, {});
   } catch (const Error&) {
     r = ValueRange::all();
   }

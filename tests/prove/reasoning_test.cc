@@ -300,6 +300,65 @@ TEST(Reasoning, Issue14Gaps) {
   EXPECT_EQ(simplify(parse_c("6*(a % 4) != 0"), f).str(), "a % 4 != 0");
 }
 
+TEST(Reasoning, BoundsByProjection) {
+  run_table(
+      "bounds by projection",
+      {
+          {"a=1..30 b=1..30 c=1..30", "a + 2 <= b; b <= a + 5", Ask::Bound, "b - a", "[2, 5]"},
+          {"a=1..30 b=1..30 c=1..30", "a + 2 <= b; b <= a + 5; a + b >= c", Ask::Bound,
+           "c - 2*a - 5", "[-60, 0]"},
+          {"a=1..20 b=1..20", "2*a + 3*b >= 10", Ask::Bound, "a + b", "[4, 40]"},
+          {"a=1..20 b=1..20", "max(a, b) == 5; min(a, b) == 3", Ask::Bound, "a", "[3, 5]"},
+          {"a=1..20 b=1..20", "max(a, b) == 5; min(a, b) == 3", Ask::Bound, "max(a, b) + b",
+           "[8, 10]"},
+          {"a=1..12 b=1..12 c=1..12 d=1..12", "b == a; c >= b + 3; d//2 == max(c, a)//3 + 2",
+           Ask::Bound, "d//2 - c//3", "[2, 2]"},
+          {"a=1..12 c=1..12 d=1..12", "c >= a + 3; max(d, a) == a + 3", Ask::Bound, "d - a",
+           "[-8, 3]"},
+          {"a=-40..40", "1 <= a % 58", Ask::Bound, "a % 58 - 1", "[0, 56]"},
+          {"x=-10..10 y=-10..10", "x - y >= -3; x - y <= 4", Ask::Bound, "2*y - 2*x + 1",
+           "[-7, 7]"},
+          {"x=-10..10 y=-10..10", "2*x == 3*y", Ask::Bound, "x - y", "[-3, 3]"},
+      });
+}
+
+TEST(Reasoning, RemainderBySymbolInSum) {
+  run_table("remainder in a sum",
+            {
+                {"a=1..30", "", Ask::Bound, "a - 5 % a", "[1, 30]"},
+                {"a=1..20 b=1..20", "", Ask::Bound, "-a + (b - 5) % a", "[-20, -1]"},
+                {"a=-20..-1 x=-20..20", "", Ask::Bound, "x % a - a", "[1, 20]"},
+                {"a=2..9 x=0..40", "", Ask::Bound, "2*(x % a) - 2*a", "[-18, -2]"},
+            });
+}
+
+TEST(Reasoning, DivisionsWithOffsets) {
+  run_table("divisions with offsets",
+            {
+                {"x=-30..30", "", Ask::Simplify, "x % 2 + (x + 1) % 2", "1"},
+                {"x=-30..30", "", Ask::Simplify, "(x + 1)//2 - x//2", "x % 2"},
+                {"x=-30..30", "", Ask::Simplify, "x//2 - (x - 1)//2", "-(x % 2) + 1"},
+                {"x=-30..30", "", Ask::Simplify, "x//2 + x % 2", "(x + 1)//2"},
+                {"x=-30..30", "", Ask::Simplify, "(x + 1)//2 - x % 2", "x//2"},
+                {"s=-30..30", "", Ask::Simplify, "(s + 1)//2 + (-s)//2", "0"},
+                {"x=-30..30", "", Ask::Simplify, "3*(x//3) + x % 3", "x"},
+                {"x=-30..30", "", Ask::Simplify, "(x + 4)//3 - (x + 1)//3", "1"},
+                {"x=-30..30 y=-5..5", "", Ask::Simplify, "(x + y + 2) % 3 + (-x - y) % 3", "2"},
+                {"x=-30..30", "", Ask::Simplify, "(x % 2 + 1)//2", "x % 2"},
+                {"x=-30..30", "", Ask::Simplify, "(x % 2 + 7)//2", "x % 2 + 3"},
+                {"x=-30..30", "", Ask::Simplify, "(3*(x % 4) + 1) % 2", "(x + 1) % 2"},
+                {"x=-30..30", "", Ask::Simplify, "(9600*x) % 6400", "3200*(x % 2)"},
+                {"x=-30..30", "", Ask::Simplify, "(7*x + 1) % 3", "(x + 1) % 3"},
+                {"x=0..1 y=0..6", "", Ask::Simplify, "(360*x + y)//16", "22*x"},
+                {"x=0..1 y=0..6", "", Ask::Simplify, "(360*x + y)//25", "14*x"},
+                {"x=3..4 y=0..6", "", Ask::Simplify, "(360*x + y) % 16", "-8*x + y + 32"},
+                {"x=-6..6 z=-6..6", "x != 0; z != 0", Ask::Simplify, "(x*32*x) % (x*z)",
+                 "x*((32*x) % z)"},
+                {"a=-10..10 b=-5..5 k=-4..4", "b != 0; k != 0", Ask::Prove,
+                 "(a*k) % (b*k) == k*(a % b)", "true"},
+            });
+}
+
 // Random `==`, `!=` and `<=` facts (linear, scaled, and products of symbols, which become
 // substitutions), random goals and terms over small boxes: prove() must never be wrong, bound()
 // must hold every value, simplify() must keep every value. Prints the share of goals decided
