@@ -205,7 +205,8 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
 // related through q == x // c and r == x % c: (s*x + k) // c == s*q + (s*r + k) // c and
 // (s*x + k) % c == (s*r + k) % c for s == +-1. Their sum is A*q + F(r), F tabulated over
 // r in [0, c - 1], and rewritten as the smallest of: A*q + b*r + a (b*x + a when A == b*c) when F
-// is linear in r, A*((x + j) // c) + a for A == +-1, b*((x + j) % c) + a for A == 0:
+// is linear in r, A*((x + j) // c) + a for A == +-1, b*((x + j) % c) + a and
+// b*((x % c + j) // c) + a for A == 0:
 // x % 2 + (x + 1) % 2 == 1, (x + 1)//2 - x//2 == x % 2, x//2 + x % 2 == (x + 1)//2. Taken when
 // the sum gets smaller.
 ex Simplifier::relate_offsets(const ex& e) {
@@ -269,6 +270,10 @@ ex Simplifier::relate_offsets(const ex& e) {
         }
       } else if (a_q == 0) {
         for (int sb : {1, -1}) {
+          if (j > 0 && fits([&](const Int& r) { return a0 + Int(sb) * floor_div(r + j, c); })) {
+            ex step = floordiv(Expr(rx + ex_of(j)), Expr(cx)).ex();
+            candidates.push_back(ex_of(Int(sb)) * step + ex_of(a0));
+          }
           const Int base = f[0] - Int(sb) * cln::mod(j, c);
           if (fits([&](const Int& r) { return base + Int(sb) * cln::mod(r + j, c); })) {
             candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted), Expr(cx)).ex() + ex_of(base));

@@ -344,6 +344,7 @@ TEST(Reasoning, DivisionsWithOffsets) {
                 {"x=-30..30", "", Ask::Simplify, "3*(x//3) + x % 3", "x"},
                 {"x=-30..30", "", Ask::Simplify, "(x + 4)//3 - (x + 1)//3", "1"},
                 {"x=-30..30 y=-5..5", "", Ask::Simplify, "(x + y + 2) % 3 + (-x - y) % 3", "2"},
+                {"x=-30..30", "", Ask::Simplify, "(x + 5)//3 - x//3", "(x % 3 + 2)//3 + 1"},
                 {"x=-30..30", "", Ask::Simplify, "(x % 2 + 1)//2", "x % 2"},
                 {"x=-30..30", "", Ask::Simplify, "(x % 2 + 7)//2", "x % 2 + 3"},
                 {"x=-30..30", "", Ask::Simplify, "(3*(x % 4) + 1) % 2", "(x + 1) % 2"},
