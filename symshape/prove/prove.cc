@@ -332,7 +332,7 @@ class LinearProver {
     struct Choice {
       int var;
       bool is_max;
-      Linear difference;  // first argument - second
+      Linear first, second;  // the arguments
     };
     std::vector<Choice> choices;
     for (size_t i = 0; i < vars_.size() && choices.size() < kMaxMinMaxChoices; ++i) {
@@ -341,19 +341,20 @@ class LinearProver {
       if (f != Fn::Max && f != Fn::Min) continue;
       const ex key = vars_[i].key;
       choices.push_back(
-          {static_cast<int>(i), f == Fn::Max, linearize(key.op(0)) - linearize(key.op(1))});
+          {static_cast<int>(i), f == Fn::Max, linearize(key.op(0)), linearize(key.op(1))});
     }
     collect_facts();  // whatever the arguments brought (they were linearized already)
     finish();
     for (const Choice& c : choices) {
-      auto r = project_linear(c.difference);
+      auto r = project_linear(c.first - c.second);
       if (!r) return ValueRange::empty();  // the facts have no solution
-      const ex key = vars_[static_cast<size_t>(c.var)].key;
-      int side = -1;  // the argument the call equals
+      int side = -1;                       // the argument the call equals
       if (r->lo() && *r->lo() >= 0) side = c.is_max ? 0 : 1;
       if (r->hi() && *r->hi() <= 0) side = c.is_max ? 1 : 0;
       if (side < 0) continue;
-      Linear tie = Linear::of(c.var) - linearize(key.op(static_cast<size_t>(side)));
+      // No new variable may appear once the positions are placed: the arguments' forms were
+      // kept from before.
+      Linear tie = Linear::of(c.var) - (side == 0 ? c.first : c.second);
       append(tie, RelOp::Eq, base_);
     }
     auto r = project_linear(target);
