@@ -434,6 +434,7 @@ std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
       if (!out.hi || hi < *out.hi) out.hi = hi;
     }
   }
+  if (out.lo && out.hi && *out.lo > *out.hi) return std::nullopt;  // bounds that cross
   return out;
 }
 

@@ -360,6 +360,59 @@ TEST(Reasoning, DivisionsWithOffsets) {
             });
 }
 
+// Random sums of divisions of x + k (and of -x + k) by one small constant, remainders under a
+// division, and divisions over a two-valued symbol u: simplify() must keep every value.
+TEST(Reasoning, RandomDivisionsWithOffsetsKeepEveryValue) {
+  std::mt19937 rng(1124);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Facts facts(ValueRange::all());
+  facts.set_range("u", ValueRange::closed(Int(2), Int(3)));
+  facts.set_range("y", ValueRange::closed(Int(-3), Int(3)));
+  int rewritten = 0;
+  for (int round = 0; round < 400; ++round) {
+    const int c = pick(2, 5);
+    std::string text;
+    const int n = pick(2, 4);
+    for (int i = 0; i < n; ++i) {
+      if (!text.empty()) text += " + ";
+      const int m = pick(-3, 3), k = pick(-6, 6);
+      const std::string base = pick(0, 1) ? "x" : "-x";
+      switch (pick(0, 3)) {
+        case 0:
+          text += std::to_string(m) + "*((" + base + " + " + std::to_string(k) + ")//" +
+                  std::to_string(c) + ")";
+          break;
+        case 1:
+          text += std::to_string(m) + "*((" + base + " + " + std::to_string(k) + ") % " +
+                  std::to_string(c) + ")";
+          break;
+        case 2:
+          text += "(" + std::to_string(m) + "*(x % " + std::to_string(pick(2, 6)) + ") + " +
+                  std::to_string(k) + ")//" + std::to_string(c);
+          break;
+        default:
+          text += "(" + std::to_string(pick(-400, 400)) + "*u + y + " + std::to_string(k) +
+                  (pick(0, 1) ? ")//" : ") % ") + std::to_string(pick(2, 40));
+          break;
+      }
+    }
+    SCOPED_TRACE(text);
+    Expr e = parse_e(text);
+    Expr got = simplify(e, facts);
+    if (!got.identical(e)) ++rewritten;
+    for (int x = -30; x <= 30; ++x) {
+      for (int u = 2; u <= 3; ++u) {
+        for (int y = -3; y <= 3; ++y) {
+          Bindings b{{"x", Int(x)}, {"u", Int(u)}, {"y", Int(y)}};
+          ASSERT_TRUE(evaluate(got, b) == evaluate(e, b))
+              << got.str() << " differs at x=" << x << " u=" << u << " y=" << y;
+        }
+      }
+    }
+  }
+  EXPECT_GT(rewritten, 100);
+}
+
 // Random `==`, `!=` and `<=` facts (linear, scaled, and products of symbols, which become
 // substitutions), random goals and terms over small boxes: prove() must never be wrong, bound()
 // must hold every value, simplify() must keep every value. Prints the share of goals decided
