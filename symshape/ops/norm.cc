@@ -480,8 +480,9 @@ Value attention_math(OpContext& ctx) {
 
 // _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
 // dropout_p, is_causal, return_debug_mask, *, scale): (output [B, H, L, Ev], logsumexp
-// [B, H, L] float32 (or [0] without compute_log_sumexp), cum_seq_q, cum_seq_k (None), max_q L,
-// max_k S, philox_seed [], philox_offset [], debug_attn_mask [0]).
+// [B, H, L] float32, cum_seq_q, cum_seq_k (None), max_q L, max_k S, philox_seed [],
+// philox_offset [], debug_attn_mask (None)). As PyTorch's meta registration: the logsumexp is
+// [B, H, L] whether or not compute_log_sumexp asks for it, and no debug mask is returned.
 Value cudnn_attention(OpContext& ctx) {
   const std::string op = "_scaled_dot_product_cudnn_attention";
   TensorMeta q = ctx.tensor("query");
@@ -494,14 +495,12 @@ Value cudnn_attention(OpContext& ctx) {
   if (auto bias = ctx.optional_tensor("attn_bias")) {
     broadcast_shapes(ctx, {b[0], b[1], l, s}, bias->sizes);
   }
-  TensorMeta lse = ctx.boolean("compute_log_sumexp", false)
-                       ? contiguous(DType::Float32, {b[0], b[1], l})
-                       : contiguous(DType::Float32, {Expr(0)});
+  ctx.boolean("compute_log_sumexp", false);
+  TensorMeta lse = contiguous(DType::Float32, {b[0], b[1], l});
   return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
                       Value::of(lse), Value::none(), Value::none(), Value::of_int(l),
                       Value::of_int(s), Value::of(contiguous(DType::Int64, {})),
-                      Value::of(contiguous(DType::Int64, {})),
-                      Value::of(contiguous(q.dtype, {Expr(0)}))});
+                      Value::of(contiguous(DType::Int64, {})), Value::none()});
 }
 
 }  // namespace

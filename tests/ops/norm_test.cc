@@ -300,5 +300,22 @@ TEST(EfficientAttention, LogsumexpIsPaddedToThirtyTwo) {
   EXPECT_EQ(lse.str(), "(float32[2, 4, 100, 16], float32[2, 4, 128], int64[], int64[])");
 }
 
+// PyTorch's meta registration (torch/_meta_registrations.py,
+// meta__scaled_dot_product_cudnn_attention): output [B, H, L, Ev], logsumexp [B, H, L] float32
+// allocated whether or not compute_log_sumexp asks for it, cum_seq_q / cum_seq_k None, max_q L,
+// max_k S, 0-dim philox seed and offset, and no debug mask (None).
+TEST(CudnnAttention, OutputsAsPyTorchsMeta) {
+  const Input v = tensor("v", {"batch", "8", "S", "48"}, DType::Float16);
+  for (bool lse : {true, false}) {
+    OpRun r = run_op({kQuery, kKey, v}, "aten._scaled_dot_product_cudnn_attention.default",
+                     {T("q"), T("k"), T("v"), None(), B(lse)});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r.str(),
+              "(float16[batch, 8, L, 48], float32[batch, 8, L], None, None, L, S, int64[], "
+              "int64[], None)")
+        << "compute_log_sumexp=" << lse;
+  }
+}
+
 }  // namespace
 }  // namespace symshape::testing
