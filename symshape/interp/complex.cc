@@ -113,6 +113,7 @@ Kernel from_parts(const char* first, const char* second, bool polar) {
 
 // The FFT dims of a call (normalized, distinct, at least one) and its normalization mode.
 std::vector<size_t> fft_dims(const KernelContext& ctx, const Tensor& t, const std::string& op) {
+  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
   std::vector<size_t> dims;
   for (int64_t d : ctx.int_list("dim")) {
     const size_t n = ctx.normalize_dim(d, t.rank());

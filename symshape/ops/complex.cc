@@ -61,6 +61,7 @@ Value part(OpContext& ctx, bool imaginary) {
 // The FFT dims of _fft_r2c / _fft_c2r: constants, normalized, distinct and at least one; the
 // normalization mode is 0 (none), 1 (by 1/sqrt(n)) or 2 (by 1/n).
 std::vector<size_t> fft_dims(const OpContext& ctx, const TensorMeta& t, const std::string& op) {
+  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
   std::vector<size_t> dims;
   for (const Expr& e : ctx.int_list("dim")) {
     std::optional<int64_t> v = e.as_int64();

@@ -169,6 +169,9 @@ TEST(FftR2c, OneSidedHalvesTheLastDim) {
   EXPECT_EQ(twice.result.status, Propagation::Status::InputError);
   OpRun norm = run_op({x}, "aten._fft_r2c.default", {T("x"), Ints({1}), I(3), B(true)});
   EXPECT_EQ(norm.result.status, Propagation::Status::InputError);
+  OpRun scalar =
+      run_op({tensor("x", {})}, "aten._fft_r2c.default", {T("x"), Ints({0}), I(0), B(true)});
+  EXPECT_EQ(scalar.result.status, Propagation::Status::InputError);
 }
 
 TEST(FftC2r, LastDimTakesLastDimSize) {
