@@ -12,13 +12,10 @@ std::string shape_str(const std::vector<Expr>& sizes) {
 
 namespace {
 
-// cond decided statically, else size-obliviously (PyTorch's guard_size_oblivious), else on the
-// hints with a guard.
-bool decide_layout(const OpContext& ctx, const Cond& c) {
-  Truth t = ctx.known(c);
-  if (t != Truth::Unknown) return t == Truth::True;
-  return ctx.decide_size_oblivious(c, "elementwise_layout");
-}
+// Whether cond is known to hold. Layout decisions never guard: a comparison the context cannot
+// decide statically counts as not holding (the dims it would order stay as the other operands
+// and the default order leave them).
+bool holds(const OpContext& ctx, const Cond& c) { return ctx.known(c) == Truth::True; }
 
 std::vector<Expr> strides_or_contiguous(const TensorMeta& t) {
   return t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
@@ -31,7 +28,7 @@ bool dense_in_order(const OpContext& ctx, const TensorMeta& t, const std::vector
   Expr expected = 1;
   for (size_t i = order.size(); i-- > 0;) {
     const size_t d = order[i];
-    if (!decide_layout(ctx, t.sizes[d] == 1 || strides[d] == expected)) return false;
+    if (!holds(ctx, t.sizes[d] == 1 || strides[d] == expected)) return false;
     expected = expected * t.sizes[d];
   }
   return true;
@@ -84,9 +81,9 @@ std::vector<Expr> elementwise_strides(const OpContext& ctx,
     const size_t offset = ndim - std::min(ndim, t->rank());
     for (size_t i = 0; i < t->rank() && i < ndim; ++i) {
       const size_t d = offset + i;
-      const bool broadcast = ctx.known(t->sizes[i] == 1) == Truth::True &&
-                             ctx.known(shape[d] == 1) != Truth::True &&
-                             decide_layout(ctx, shape[d] != 1);
+      // A size-1 dim against a dim not known to be 1 counts as broadcast (size-obliviously: a
+      // symbolic size is taken to be at least 2).
+      const bool broadcast = holds(ctx, t->sizes[i] == 1) && !holds(ctx, shape[d] == 1);
       out[d] = broadcast ? Expr(0) : strides[i];
     }
     op_strides.push_back(std::move(out));
@@ -97,10 +94,10 @@ std::vector<Expr> elementwise_strides(const OpContext& ctx,
     for (const std::vector<Expr>& st : op_strides) {
       const Expr& s0 = st[dim0];
       const Expr& s1 = st[dim1];
-      if (ctx.known(s0 == 0) == Truth::True || ctx.known(s1 == 0) == Truth::True) continue;
-      if (decide_layout(ctx, s0 < s1)) return -1;
-      if (decide_layout(ctx, s0 > s1)) return 1;
-      if (decide_layout(ctx, shape[dim0] > shape[dim1])) return 1;
+      if (holds(ctx, s0 == 0) || holds(ctx, s1 == 0)) continue;
+      if (holds(ctx, s0 < s1)) return -1;
+      if (holds(ctx, s0 > s1)) return 1;
+      if (holds(ctx, s0 == s1) && holds(ctx, shape[dim0] > shape[dim1])) return 1;
     }
     return 0;
   };

@@ -40,8 +40,8 @@ std::string shape_str(const std::vector<Expr>& sizes);
 // the same-shape fast path). All inputs contiguous (or channels_last, rank 4) and of the output's
 // shape: that layout. Otherwise the dims are ordered by the operands' strides (broadcast dims
 // not deciding, equal strides going to the smaller size) and the output is dense in that order.
-// Comparisons of symbolic strides are decided statically where possible, else size-obliviously
-// (a guard only when that cannot decide either).
+// Comparisons of symbolic strides are decided statically only: the layout never adds a guard,
+// and a comparison that cannot be decided tells nothing (the operand is passed over).
 std::vector<Expr> elementwise_strides(const OpContext& ctx,
                                       const std::vector<const TensorMeta*>& inputs,
                                       bool scalar_operand, const std::vector<Expr>& shape);
