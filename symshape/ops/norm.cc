@@ -388,6 +388,18 @@ TensorMeta with_strides(TensorMeta t, std::vector<Expr> strides) {
   return t;
 }
 
+// A fresh [B, H, L, Ev] attention output laid out like the query, as PyTorch's meta allocates it
+// (flash: empty_like(query.transpose(1, 2)).transpose(1, 2); cudnn: alloc_with_matching_layout):
+// the query's dim order (by its strides), dense.
+TensorMeta like_query(const OpContext& ctx, const TensorMeta& q, DType dtype,
+                      std::vector<Expr> sizes) {
+  TensorMeta order = q;
+  order.sizes = sizes;
+  TensorMeta out = contiguous(dtype, sizes);
+  out.strides = elementwise_strides(ctx, {&order}, false, sizes);
+  return out;
+}
+
 // _scaled_dot_product_flash_attention (query, key, value, dropout_p, is_causal,
 // return_debug_mask, *, scale): (output [B, H, L, E], logsumexp [B, H, L] float32, cum_seq_q,
 // cum_seq_k (None), max_q L, max_k S, philox_seed [2], philox_offset [], debug_attn_mask).
@@ -418,7 +430,7 @@ Value flash_attention(OpContext& ctx) {
     debug = contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(width)});
   }
   // The seed and offset are uint64 in PyTorch, which the IR has no dtype for: int64 stands in.
-  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(e)})),
+  return Value::list({Value::of(like_query(ctx, q, q.dtype, {b[0], b[1], l, ctx.simplify(e)})),
                       Value::of(contiguous(DType::Float32, {b[0], b[1], l})), Value::none(),
                       Value::none(), Value::of_int(l), Value::of_int(s),
                       Value::of(contiguous(DType::Int64, {Expr(2)})),
@@ -497,10 +509,11 @@ Value cudnn_attention(OpContext& ctx) {
   }
   ctx.boolean("compute_log_sumexp", false);
   TensorMeta lse = contiguous(DType::Float32, {b[0], b[1], l});
-  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
-                      Value::of(lse), Value::none(), Value::none(), Value::of_int(l),
-                      Value::of_int(s), Value::of(contiguous(DType::Int64, {})),
-                      Value::of(contiguous(DType::Int64, {})), Value::none()});
+  return Value::list(
+      {Value::of(like_query(ctx, q, q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
+       Value::of(lse), Value::none(), Value::none(), Value::of_int(l), Value::of_int(s),
+       Value::of(contiguous(DType::Int64, {})), Value::of(contiguous(DType::Int64, {})),
+       Value::none()});
 }
 
 }  // namespace
