@@ -179,7 +179,13 @@ void register_elementwise(OpRegistry& r) {
   add("lerp", pointwise({"self", "end", "weight"}, Out::Promoted, SIZE_MAX, false));
   add("addcmul", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
   add("addcdiv", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
-  add("masked_fill", pointwise({"self", "mask"}, Out::Same));
+  // masked_fill fills a contiguous clone of self broadcast with mask (PyTorch's masked_fill):
+  // row-major whatever self's layout.
+  add("masked_fill", [](OpContext& ctx) {
+    Value out = pointwise({"self", "mask"}, Out::Same)(ctx);
+    out.tensor.strides = TensorMeta::contiguous_strides(out.tensor.sizes);
+    return out;
+  });
 
   // Unary ops keeping the dtype, then those computing in floating point, then predicates.
   // abs of a complex tensor is its (real) magnitude.

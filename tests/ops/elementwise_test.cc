@@ -422,6 +422,16 @@ TEST(ElementwiseLayout, ChannelsLastIsKept) {
             "[60, 20, 5, 1]");
   EXPECT_EQ(layout({x}, {{"op", "aten.clamp.default", {T("x"), F(0.0)}}}), "[60, 1, 15, 3]");
   EXPECT_EQ(layout({x, y}, {{"op", "aten.clamp.Tensor", {T("x"), T("y")}}}), "[60, 1, 15, 3]");
+  EXPECT_EQ(layout({x, y}, {{"op", "aten.lerp.Scalar", {T("x"), T("y"), F(0.5)}}}),
+            "[60, 1, 15, 3]");
+  EXPECT_EQ(layout({x}, {{"op", "aten.addcmul.default", {T("x"), T("x"), T("x")}}}),
+            "[60, 1, 15, 3]");
+  EXPECT_EQ(layout({x}, {{"op", "aten.nan_to_num.default", {T("x")}}}), "[60, 1, 15, 3]");
+  // masked_fill fills a contiguous clone: x.masked_fill(m, 0.) is (60, 20, 5, 1).
+  EXPECT_EQ(layout({x, {"m", {"2", "3", "4", "5"}, {}}},
+                   {{"b", "aten.gt.Scalar", {T("m"), I(0)}},
+                    {"op", "aten.masked_fill.Scalar", {T("x"), T("b"), F(0.0)}}}),
+            "[60, 20, 5, 1]");
   // channels_last_3d: torch.randn(2, 3, 4, 5, 6).to(memory_format=torch.channels_last_3d) * 2
   // is (360, 1, 90, 18, 3).
   const Strided x3 = {"x", {"2", "3", "4", "5", "6"}, {"360", "1", "90", "18", "3"}};
