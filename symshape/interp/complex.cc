@@ -8,6 +8,7 @@
 // shapes and strides are PyTorch's; only writes through the result (or later writes to the input)
 // are not seen by the other. conj (PyTorch's lazy conjugate view) is likewise a conjugated copy
 // with the input's layout.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -108,9 +109,145 @@ Kernel from_parts(const char* first, const char* second, bool polar) {
   };
 }
 
+// ---- the real FFTs PyTorch's Core ATen opset names (_fft_r2c, _fft_c2r), computed directly ----
+
+// The FFT dims of a call (normalized, distinct, at least one) and its normalization mode.
+std::vector<size_t> fft_dims(const KernelContext& ctx, const Tensor& t, const std::string& op) {
+  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
+  std::vector<size_t> dims;
+  for (int64_t d : ctx.int_list("dim")) {
+    const size_t n = ctx.normalize_dim(d, t.rank());
+    if (std::find(dims.begin(), dims.end(), n) != dims.end())
+      ctx.bad_input(op + ": dim " + std::to_string(n) + " appears twice");
+    dims.push_back(n);
+  }
+  if (dims.empty()) ctx.bad_input(op + ": needs at least one dim");
+  const int64_t norm = ctx.integer("normalization");
+  if (norm < 0 || norm > 2) ctx.bad_input(op + ": normalization must be 0, 1 or 2");
+  return dims;
+}
+
+// The scale of normalization mode norm for a transform of n points in all: 1, 1/sqrt(n), 1/n.
+double fft_scale(int64_t norm, double n) {
+  return norm == 0 ? 1.0 : norm == 1 ? 1.0 / std::sqrt(n) : 1.0 / n;
+}
+
+// The discrete Fourier transform along dim d of a row-major buffer, in place:
+// X[k] = sum_j x[j] exp(sign * 2 pi i j k / n).
+void dft_along(std::vector<Complex>& buf, const std::vector<int64_t>& sizes, size_t d, int sign) {
+  const int64_t n = sizes[d];
+  int64_t inner = 1, outer = 1;
+  for (size_t i = d + 1; i < sizes.size(); ++i) inner *= sizes[i];
+  for (size_t i = 0; i < d; ++i) outer *= sizes[i];
+  std::vector<Complex> line(n);
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * n * inner + i;
+      for (int64_t k = 0; k < n; ++k) {
+        Complex sum = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          const double angle = sign * 2 * std::numbers::pi * static_cast<double>((j * k) % n) /
+                               static_cast<double>(n);
+          sum += buf[base + j * inner] * std::polar(1.0, angle);
+        }
+        line[k] = sum;
+      }
+      for (int64_t k = 0; k < n; ++k) buf[base + k * inner] = line[k];
+    }
+  }
+}
+
+std::vector<Complex> complex_values(const Tensor& t) {
+  std::vector<Complex> out;
+  out.reserve(static_cast<size_t>(t.numel()));
+  for (const Scalar& v : t.values()) out.push_back(v.as_complex());
+  return out;
+}
+
+// _fft_r2c(self, dim, normalization, onesided): the forward FFT of a real tensor over dim; one-
+// sided keeps the first n//2 + 1 frequencies of the last dim.
+RValue fft_r2c(KernelContext& ctx) {
+  const std::string op = "_fft_r2c";
+  Tensor t = ctx.tensor("self");
+  if (!is_floating(t.dtype())) ctx.bad_input(op + " expects a floating point input");
+  require_complex_capable(ctx, t.dtype(), op);
+  const std::vector<size_t> dims = fft_dims(ctx, t, op);
+  for (size_t d : dims) {
+    if (t.sizes()[d] < 1) ctx.fail(op + ": invalid number of data points (0)");
+  }
+  std::vector<Complex> buf = complex_values(t);
+  double points = 1;
+  for (size_t d : dims) {
+    dft_along(buf, t.sizes(), d, -1);
+    points *= static_cast<double>(t.sizes()[d]);
+  }
+  const double scale = fft_scale(ctx.integer("normalization"), points);
+  std::vector<int64_t> sizes = t.sizes();
+  const size_t last = dims.back();
+  if (ctx.boolean("onesided", true)) sizes[last] = t.sizes()[last] / 2 + 1;
+  Tensor out = Tensor::zeros(real_to_complex(t.dtype()), sizes);
+  for_each_index(sizes, [&](std::span<const int64_t> index) {
+    int64_t flat = 0;
+    for (size_t d = 0; d < sizes.size(); ++d) flat = flat * t.sizes()[d] + index[d];
+    out.set(index, Scalar::of_complex(buf[static_cast<size_t>(flat)] * scale));
+  });
+  return RValue::of(out);
+}
+
+// _fft_c2r(self, dim, normalization, last_dim_size): the inverse FFT over dim of a spectrum
+// one-sided in the last dim, real: the other dims are transformed back as complex, then the
+// last dim is extended by Hermitian symmetry to last_dim_size points (X[n - k] = conj(X[k]);
+// the imaginary parts of the zero and Nyquist frequencies drop out, as pocketfft's c2r) and
+// transformed back; entries past n//2 are not read.
+RValue fft_c2r(KernelContext& ctx) {
+  const std::string op = "_fft_c2r";
+  Tensor t = complex_tensor(ctx, "self");
+  const std::vector<size_t> dims = fft_dims(ctx, t, op);
+  const int64_t n = ctx.integer("last_dim_size");
+  if (n < 1) ctx.fail(op + ": expected last_dim_size >= 1, got " + std::to_string(n));
+  const size_t last = dims.back();
+  // The spectrum with the last dim extended to n points.
+  std::vector<int64_t> full = t.sizes();
+  full[last] = n;
+  std::vector<Complex> buf(static_cast<size_t>(Tensor::zeros(DType::Bool, full).numel()));
+  const int64_t have = t.sizes()[last];
+  // First the frequencies 0..n//2 the spectrum holds (the rest zero for now) ...
+  for_each_index(full, [&](std::span<const int64_t> index) {
+    const int64_t k = index[last];
+    if (k > n / 2 || k >= have) return;
+    int64_t flat = 0;
+    for (size_t d = 0; d < full.size(); ++d) flat = flat * full[d] + index[d];
+    buf[static_cast<size_t>(flat)] = t.at(index).as_complex();
+  });
+  double points = 1;
+  for (size_t d : dims) points *= static_cast<double>(full[d]);
+  // ... transformed back over the other dims, then mirrored along the last.
+  for (size_t i = 0; i + 1 < dims.size(); ++i) dft_along(buf, full, dims[i], +1);
+  int64_t inner = 1, outer = 1;
+  for (size_t i = last + 1; i < full.size(); ++i) inner *= full[i];
+  for (size_t i = 0; i < last; ++i) outer *= full[i];
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      const int64_t base = o * n * inner + i;
+      buf[base] = buf[base].real();
+      if (n % 2 == 0) buf[base + (n / 2) * inner] = buf[base + (n / 2) * inner].real();
+      for (int64_t k = n / 2 + 1; k < n; ++k)
+        buf[base + k * inner] = std::conj(buf[base + (n - k) * inner]);
+    }
+  }
+  dft_along(buf, full, last, +1);
+  const double scale = fft_scale(ctx.integer("normalization"), points);
+  Tensor out = Tensor::zeros(complex_to_real(t.dtype()), full);
+  for (size_t i = 0; i < buf.size(); ++i)
+    out.set_flat(static_cast<int64_t>(i), Scalar::of_float(buf[i].real() * scale));
+  return RValue::of(out);
+}
+
 }  // namespace
 
 void register_complex(KernelRegistry& r) {
+  r.add("aten._fft_r2c", fft_r2c);
+  r.add("aten._fft_c2r", fft_c2r);
   // view_as_real: [..] complex -> [.., 2] real, strides doubled and a last stride of 1.
   r.add("aten.view_as_real", [](KernelContext& ctx) {
     Tensor t = complex_tensor(ctx, "self");

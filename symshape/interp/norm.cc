@@ -1130,9 +1130,10 @@ RValue attention_math(KernelContext& ctx) {
 }
 
 // _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
-// dropout_p, is_causal, return_debug_mask, *, scale): (output, logsumexp [B, H, L] float32 or
-// [0], cum_seq_q, cum_seq_k (None), max_q, max_k, philox_seed [], philox_offset [],
-// debug_attn_mask [0]).
+// dropout_p, is_causal, return_debug_mask, *, scale): (output, logsumexp [B, H, L] float32
+// (computed even when compute_log_sumexp is false, as PyTorch's meta always allocates it),
+// cum_seq_q, cum_seq_k (None), max_q, max_k, philox_seed [], philox_offset [],
+// debug_attn_mask (None)).
 RValue cudnn_attention(KernelContext& ctx) {
   const std::string op = "_scaled_dot_product_cudnn_attention";
   Tensor q = ctx.tensor("query");
@@ -1142,14 +1143,12 @@ RValue cudnn_attention(KernelContext& ctx) {
   const int64_t b = q.size(0), h = q.size(1), l = q.size(2), s = k.size(2);
   Attention a = fused(ctx, q, k, v, ctx.optional_tensor("attn_bias"), ctx.real("dropout_p", 0.0),
                       ctx.boolean("is_causal", false), op);
-  Tensor lse = ctx.boolean("compute_log_sumexp", false)
-                   ? store<double>(DType::Float32, {b, h, l}, a.lse)
-                   : Tensor::zeros(DType::Float32, {0});
+  ctx.boolean("compute_log_sumexp", false);
+  Tensor lse = store<double>(DType::Float32, {b, h, l}, a.lse);
   return RValue::list({RValue::of(store<double>(q.dtype(), {b, h, l, v.size(3)}, a.out)),
                        RValue::of(lse), RValue::none(), RValue::none(), RValue::of_int(l),
                        RValue::of_int(s), RValue::of(Tensor::zeros(DType::Int64, {})),
-                       RValue::of(Tensor::zeros(DType::Int64, {})),
-                       RValue::of(Tensor::zeros(q.dtype(), {0}))});
+                       RValue::of(Tensor::zeros(DType::Int64, {})), RValue::none()});
 }
 
 }  // namespace

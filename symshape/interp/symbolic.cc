@@ -145,6 +145,34 @@ RValue constrain_range(KernelContext& ctx, bool for_size) {
   return RValue::none();
 }
 
+// sym_is_contiguous(self, memory_format=contiguous_format): PyTorch's is_contiguous in the
+// format's dim order (channels_last: rank 4, channels_last_3d: rank 5; other ranks are not).
+RValue sym_is_contiguous(KernelContext& ctx) {
+  const Tensor t = ctx.tensor("self");
+  const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
+  const std::string format = a && a->kind != Arg::Kind::None ? a->text : "contiguous_format";
+  std::vector<size_t> order;
+  if (format == "contiguous_format") {
+    if (t.numel() == 0) return RValue::of_bool(true);
+    for (size_t d = 0; d < t.rank(); ++d) order.push_back(d);
+  } else if (format == "channels_last" || format == "channels_last_3d") {
+    if (t.rank() != (format == "channels_last" ? 4u : 5u)) return RValue::of_bool(false);
+    order.push_back(0);
+    for (size_t d = 2; d < t.rank(); ++d) order.push_back(d);
+    order.push_back(1);
+  } else {
+    ctx.bad_input("sym_is_contiguous: unsupported memory format " + format);
+  }
+  int64_t expected = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    const size_t d = order[i];
+    if (t.sizes()[d] == 1) continue;
+    if (t.strides()[d] != expected) return RValue::of_bool(false);
+    expected *= t.sizes()[d];
+  }
+  return RValue::of_bool(true);
+}
+
 }  // namespace
 
 void register_symbolic(KernelRegistry& r) {
@@ -152,6 +180,7 @@ void register_symbolic(KernelRegistry& r) {
   r.add("aten.sym_stride", stride_of);
   r.add("aten.sym_numel",
         [](KernelContext& ctx) { return RValue::of_int(ctx.tensor("self").numel()); });
+  r.add("aten.sym_is_contiguous", sym_is_contiguous);
   r.add("aten.sym_storage_offset",
         [](KernelContext& ctx) { return RValue::of_int(ctx.tensor("self").offset()); });
   r.add("aten.size", size_of);

@@ -10,6 +10,120 @@ std::string shape_str(const std::vector<Expr>& sizes) {
   return s + "]";
 }
 
+namespace {
+
+// Whether cond is known to hold. Layout decisions never guard: a comparison the context cannot
+// decide statically counts as not holding (the dims it would order stay as the other operands
+// and the default order leave them).
+bool holds(const OpContext& ctx, const Cond& c) { return ctx.known(c) == Truth::True; }
+
+std::vector<Expr> strides_or_contiguous(const TensorMeta& t) {
+  return t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
+}
+
+// Whether t is contiguous in the dim order `order` (slowest first): PyTorch's is_contiguous,
+// where a size-1 dim's stride does not matter.
+bool dense_in_order(const OpContext& ctx, const TensorMeta& t, const std::vector<size_t>& order) {
+  const std::vector<Expr> strides = strides_or_contiguous(t);
+  Expr expected = 1;
+  for (size_t i = order.size(); i-- > 0;) {
+    const size_t d = order[i];
+    if (!holds(ctx, t.sizes[d] == 1 || strides[d] == expected)) return false;
+    expected = expected * t.sizes[d];
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<Expr> elementwise_strides(const OpContext& ctx,
+                                      const std::vector<const TensorMeta*>& inputs,
+                                      bool scalar_operand, const std::vector<Expr>& shape) {
+  const size_t ndim = shape.size();
+  if (ndim <= 1 || inputs.empty()) return TensorMeta::contiguous_strides(shape);
+  // The fast paths: every operand a tensor of the output's shape, all contiguous (which wins)
+  // or all channels_last.
+  bool same_shape = !scalar_operand;
+  for (const TensorMeta* t : inputs) {
+    if (!same_shape) break;
+    if (t->rank() != ndim) {
+      same_shape = false;
+      break;
+    }
+    for (size_t d = 0; d < ndim && same_shape; ++d)
+      same_shape = ctx.known(t->sizes[d] == shape[d]) == Truth::True;
+  }
+  if (same_shape) {
+    std::vector<size_t> row_major(ndim);
+    for (size_t d = 0; d < ndim; ++d) row_major[d] = d;
+    bool all = true;
+    for (const TensorMeta* t : inputs) all = all && dense_in_order(ctx, *t, row_major);
+    if (all) return TensorMeta::contiguous_strides(shape);
+    if (ndim == 4) {
+      all = true;
+      for (const TensorMeta* t : inputs) all = all && dense_in_order(ctx, *t, {0, 2, 3, 1});
+      if (all) {
+        std::vector<Expr> strides(4);
+        strides[1] = 1;
+        strides[3] = shape[1];
+        strides[2] = ctx.simplify(shape[1] * shape[3]);
+        strides[0] = ctx.simplify(shape[1] * shape[3] * shape[2]);
+        return strides;
+      }
+    }
+  }
+  // Each operand's strides over the output's dims: 0 for a dim it lacks or broadcasts (size 1
+  // against a larger size).
+  std::vector<std::vector<Expr>> op_strides;
+  for (const TensorMeta* t : inputs) {
+    const std::vector<Expr> strides = strides_or_contiguous(*t);
+    std::vector<Expr> out(ndim, Expr(0));
+    const size_t offset = ndim - std::min(ndim, t->rank());
+    for (size_t i = 0; i < t->rank() && i < ndim; ++i) {
+      const size_t d = offset + i;
+      // A size-1 dim against a dim not known to be 1 counts as broadcast (size-obliviously: a
+      // symbolic size is taken to be at least 2).
+      const bool broadcast = holds(ctx, t->sizes[i] == 1) && !holds(ctx, shape[d] == 1);
+      out[d] = broadcast ? Expr(0) : strides[i];
+    }
+    op_strides.push_back(std::move(out));
+  }
+  // PyTorch's reorder_dimensions: perm[0] is the fastest dim. 1: dim0 goes after (is slower
+  // than) dim1, -1: before, 0: no operand tells.
+  auto should_swap = [&](size_t dim0, size_t dim1) {
+    for (const std::vector<Expr>& st : op_strides) {
+      const Expr& s0 = st[dim0];
+      const Expr& s1 = st[dim1];
+      if (holds(ctx, s0 == 0) || holds(ctx, s1 == 0)) continue;
+      if (holds(ctx, s0 < s1)) return -1;
+      if (holds(ctx, s0 > s1)) return 1;
+      if (holds(ctx, s0 == s1) && holds(ctx, shape[dim0] > shape[dim1])) return 1;
+    }
+    return 0;
+  };
+  std::vector<size_t> perm(ndim);
+  for (size_t i = 0; i < ndim; ++i) perm[i] = ndim - 1 - i;
+  for (size_t i = 1; i < ndim; ++i) {
+    size_t dim1 = i;
+    for (size_t dim0 = i; dim0-- > 0;) {
+      const int comparison = should_swap(perm[dim0], perm[dim1]);
+      if (comparison > 0) {
+        std::swap(perm[dim0], perm[dim1]);
+        dim1 = dim0;
+      } else if (comparison < 0) {
+        break;
+      }
+    }
+  }
+  std::vector<Expr> strides(ndim);
+  Expr step = 1;
+  for (size_t k = 0; k < ndim; ++k) {
+    strides[perm[k]] = ctx.simplify(step);
+    step = step * shape[perm[k]];
+  }
+  return strides;
+}
+
 TensorMeta contiguous(DType dtype, std::vector<Expr> sizes) {
   TensorMeta t;
   t.dtype = dtype;

@@ -1,4 +1,6 @@
 // Complex tensors: views between complex and real-with-a-trailing-2, and constructors.
+#include <algorithm>
+
 #include "symshape/ops/families.h"
 
 namespace symshape::ops {
@@ -56,9 +58,60 @@ Value part(OpContext& ctx, bool imaginary) {
   return Value::of(out);
 }
 
+// The FFT dims of _fft_r2c / _fft_c2r: constants, normalized, distinct and at least one; the
+// normalization mode is 0 (none), 1 (by 1/sqrt(n)) or 2 (by 1/n).
+std::vector<size_t> fft_dims(const OpContext& ctx, const TensorMeta& t, const std::string& op) {
+  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
+  std::vector<size_t> dims;
+  for (const Expr& e : ctx.int_list("dim")) {
+    std::optional<int64_t> v = e.as_int64();
+    if (!v) ctx.bad_input(op + ": dim must be constants, got " + e.str());
+    const size_t d = ctx.normalize_dim(*v, t.rank());
+    if (std::find(dims.begin(), dims.end(), d) != dims.end())
+      ctx.bad_input(op + ": dim " + std::to_string(d) + " appears twice");
+    dims.push_back(d);
+  }
+  if (dims.empty()) ctx.bad_input(op + ": needs at least one dim");
+  const int64_t norm = ctx.constant("normalization");
+  if (norm < 0 || norm > 2) ctx.bad_input(op + ": normalization must be 0, 1 or 2");
+  return dims;
+}
+
 }  // namespace
 
 void register_complex(OpRegistry& r) {
+  // _fft_r2c(self, dim, normalization, onesided): the FFT of a real (floating) tensor over dim,
+  // complex; onesided keeps the last dim's first n//2 + 1 frequencies (PyTorch's meta_fft_r2c).
+  r.add("aten._fft_r2c", [](OpContext& ctx) {
+    const std::string op = "_fft_r2c";
+    TensorMeta t = ctx.tensor("self");
+    if (!is_floating(t.dtype)) {
+      ctx.bad_input(op + " expects a floating point input, got " + std::string(to_string(t.dtype)));
+    }
+    require_complex_capable(ctx, t.dtype, op);
+    std::vector<size_t> dims = fft_dims(ctx, t, op);
+    for (size_t d : dims) {
+      require(ctx, t.sizes[d] >= 1, "fft_points",
+              op + ": invalid number of data points (" + t.sizes[d].str() + ")");
+    }
+    std::vector<Expr> sizes = t.sizes;
+    if (ctx.boolean("onesided", true)) {
+      sizes[dims.back()] = ctx.simplify(floordiv(sizes[dims.back()], 2) + 1);
+    }
+    return Value::of(contiguous(real_to_complex(t.dtype), sizes));
+  });
+  // _fft_c2r(self, dim, normalization, last_dim_size): the inverse FFT of a one-sided complex
+  // spectrum over dim, real, the last dim last_dim_size long (PyTorch's meta_fft_c2r).
+  r.add("aten._fft_c2r", [](OpContext& ctx) {
+    const std::string op = "_fft_c2r";
+    TensorMeta t = complex_tensor(ctx, "self");
+    std::vector<size_t> dims = fft_dims(ctx, t, op);
+    Expr n = ctx.simplify(ctx.integer("last_dim_size"));
+    require(ctx, n >= 1, "fft_last_dim_size", op + ": expected last_dim_size >= 1, got " + n.str());
+    std::vector<Expr> sizes = t.sizes;
+    sizes[dims.back()] = n;
+    return Value::of(contiguous(complex_to_real(t.dtype), sizes));
+  });
   // view_as_real: [..] complex -> [.., 2] real.
   r.add("aten.view_as_real", [](OpContext& ctx) {
     TensorMeta t = complex_tensor(ctx, "self");

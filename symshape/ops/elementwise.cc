@@ -11,6 +11,7 @@ struct Operand {
   bool zero_dim = false;
   DType dtype = DType::Float32;
   std::vector<Expr> sizes;
+  TensorMeta meta;  // a tensor's
 };
 
 Operand operand(const OpContext& ctx, std::string_view name) {
@@ -24,6 +25,7 @@ Operand operand(const OpContext& ctx, std::string_view name) {
       o.is_tensor = true;
       o.dtype = v.tensor.dtype;
       o.sizes = v.tensor.sizes;
+      o.meta = v.tensor;
       o.zero_dim = v.tensor.rank() == 0;
       break;
     case Value::Kind::Int: o.dtype = DType::Int64; break;
@@ -73,10 +75,28 @@ std::vector<Expr> broadcast_all(const OpContext& ctx, const std::vector<Operand>
 
 enum class Out { Promoted, Bool, Floating, Same };
 
+// The output of an elementwise op over ops, laid out as PyTorch's TensorIterator lays it out
+// (symshape/ops/common.cc, elementwise_strides). Numbers are operands of TensorIterator when
+// `numbers_count` (a binary op wraps them into 0-dim tensors); clamp's bounds are not.
+TensorMeta laid_out(const OpContext& ctx, const std::vector<Operand>& ops, DType dtype,
+                    std::vector<Expr> shape, bool numbers_count = true) {
+  std::vector<const TensorMeta*> tensors;
+  bool scalar = false;
+  for (const Operand& o : ops) {
+    if (!o.present) continue;
+    if (o.is_tensor) tensors.push_back(&o.meta);
+    if (o.is_tensor ? o.zero_dim : numbers_count) scalar = true;
+  }
+  TensorMeta out = contiguous(dtype, shape);
+  out.strides = elementwise_strides(ctx, tensors, scalar, shape);
+  return out;
+}
+
 // A binary (or n-ary) op over the named operands; the first `required` of them
 // must be given (all unless said otherwise: clamp's min and max are optional).
-ShapeRule pointwise(std::vector<std::string> operands, Out out, size_t required = SIZE_MAX) {
-  return [operands, out, required](OpContext& ctx) {
+ShapeRule pointwise(std::vector<std::string> operands, Out out, size_t required = SIZE_MAX,
+                    bool numbers_count = true) {
+  return [operands, out, required, numbers_count](OpContext& ctx) {
     std::vector<Operand> ops;
     for (const std::string& name : operands) {
       ops.push_back(operand(ctx, name));
@@ -91,7 +111,7 @@ ShapeRule pointwise(std::vector<std::string> operands, Out out, size_t required 
       case Out::Same: dtype = ops[0].dtype; break;
       case Out::Promoted: break;
     }
-    return Value::of(contiguous(dtype, broadcast_all(ctx, ops)));
+    return Value::of(laid_out(ctx, ops, dtype, broadcast_all(ctx, ops), numbers_count));
   };
 }
 
@@ -143,7 +163,7 @@ void register_elementwise(OpRegistry& r) {
           std::string(to_string(ops[0].dtype)));
     }
     std::vector<Expr> shape = broadcast_all(ctx, ops);
-    return Value::of(contiguous(result_type({ops[1], ops[2]}), shape));
+    return Value::of(laid_out(ctx, ops, result_type({ops[1], ops[2]}), shape));
   });
   // clamp(self, min=None, max=None): at least one bound; not defined on complex values.
   for (const char* op : {"clamp", "clip"}) {
@@ -151,30 +171,61 @@ void register_elementwise(OpRegistry& r) {
       if (!ctx.has("min") && !ctx.has("max")) {
         ctx.bad_input("at least one of 'min' or 'max' must not be None");
       }
-      Value out = pointwise({"self", "min", "max"}, Out::Promoted, 1)(ctx);
+      Value out = pointwise({"self", "min", "max"}, Out::Promoted, 1, false)(ctx);
       if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
       return out;
     });
   }
-  add("lerp", pointwise({"self", "end", "weight"}, Out::Promoted));
+  add("lerp", pointwise({"self", "end", "weight"}, Out::Promoted, SIZE_MAX, false));
   add("addcmul", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
   add("addcdiv", pointwise({"self", "tensor1", "tensor2"}, Out::Promoted));
-  add("masked_fill", pointwise({"self", "mask"}, Out::Same));
+  // masked_fill fills a contiguous clone of self broadcast with mask (PyTorch's masked_fill):
+  // row-major whatever self's layout.
+  add("masked_fill", [](OpContext& ctx) {
+    Value out = pointwise({"self", "mask"}, Out::Same)(ctx);
+    out.tensor.strides = TensorMeta::contiguous_strides(out.tensor.sizes);
+    return out;
+  });
 
   // Unary ops keeping the dtype, then those computing in floating point, then predicates.
   // abs of a complex tensor is its (real) magnitude.
   add("abs", [](OpContext& ctx) {
-    TensorMeta t = ctx.tensor("self");
-    return Value::of(contiguous(is_complex(t.dtype) ? complex_to_real(t.dtype) : t.dtype, t.sizes));
+    ctx.tensor("self");
+    std::vector<Operand> ops = {operand(ctx, "self")};
+    const DType d = ops[0].dtype;
+    return Value::of(laid_out(ctx, ops, is_complex(d) ? complex_to_real(d) : d, ops[0].sizes));
   });
-  for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc", "clone",
-                         "bitwise_not", "hardtanh", "leaky_relu", "relu6", "alias", "positive"}) {
+  for (const char* op : {"neg", "relu", "sign", "floor", "ceil", "round", "trunc", "bitwise_not",
+                         "hardtanh", "leaky_relu", "relu6"}) {
     add(op, pointwise({"self"}, Out::Same));
   }
-  for (const char* op : {"fill", "zero", "detach", "contiguous", "elu", "celu", "selu",
-                         "hardshrink", "threshold", "nan_to_num", "frac", "lift_fresh_copy"}) {
+  for (const char* op : {"fill", "zero", "elu", "celu", "selu", "hardshrink", "threshold",
+                         "nan_to_num", "frac", "lift_fresh_copy"}) {
     add(op, pointwise({"self"}, Out::Same));
   }
+  // Views of self (alias, detach; positive returns self): self's layout as it is.
+  for (const char* op : {"alias", "detach", "positive"}) {
+    add(op, [](OpContext& ctx) {
+      TensorMeta t = ctx.tensor("self");
+      if (t.strides.size() != t.rank()) t.strides = TensorMeta::contiguous_strides(t.sizes);
+      return Value::of(t);
+    });
+  }
+  // contiguous(self, memory_format=contiguous_format): row-major (other formats as before).
+  add("contiguous", [](OpContext& ctx) {
+    TensorMeta t = ctx.tensor("self");
+    return Value::of(contiguous(t.dtype, t.sizes));
+  });
+  // clone(self, memory_format=None): preserve (the default) lays the copy out as an elementwise
+  // op over self; contiguous_format is row-major.
+  add("clone", [](OpContext& ctx) {
+    const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
+    if (a && a->kind != Arg::Kind::None && a->text != "preserve_format") {
+      TensorMeta t = ctx.tensor("self");
+      return Value::of(contiguous(t.dtype, t.sizes));
+    }
+    return pointwise({"self"}, Out::Same)(ctx);
+  });
   // dropout(input, p, train) and dropout_(self, p, train); native_dropout_backward(grad_output,
   // mask, scale).
   add("dropout", [](OpContext& ctx) {
@@ -192,7 +243,7 @@ void register_elementwise(OpRegistry& r) {
   for (const auto& [op, bound] : {std::pair{"clamp_min", "min"}, std::pair{"clamp_max", "max"}}) {
     add(op, [bound](OpContext& ctx) {
       if (!ctx.has(bound)) ctx.bad_input("missing argument '" + std::string(bound) + "'");
-      Value out = pointwise({"self", bound}, Out::Promoted)(ctx);
+      Value out = pointwise({"self", bound}, Out::Promoted, SIZE_MAX, false)(ctx);
       if (is_complex(out.tensor.dtype)) ctx.bad_input("clamp is not supported for complex types");
       return out;
     });

@@ -34,6 +34,17 @@ std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>
 TensorMeta contiguous(DType dtype, std::vector<Expr> sizes);
 // "[s0, 4]"
 std::string shape_str(const std::vector<Expr>& sizes);
+// The strides PyTorch's TensorIterator gives the output of an elementwise op: `inputs` are its
+// tensor operands in call order (the first decides ties), `shape` their broadcast shape, and
+// `scalar_operand` says a wrapped number or 0-dim tensor is among the operands (which rules out
+// the same-shape fast path). All inputs contiguous (or channels_last, rank 4) and of the output's
+// shape: that layout. Otherwise the dims are ordered by the operands' strides (broadcast dims
+// not deciding, equal strides going to the smaller size) and the output is dense in that order.
+// Comparisons of symbolic strides are decided statically only: the layout never adds a guard,
+// and a comparison that cannot be decided tells nothing (the operand is passed over).
+std::vector<Expr> elementwise_strides(const OpContext& ctx,
+                                      const std::vector<const TensorMeta*>& inputs,
+                                      bool scalar_operand, const std::vector<Expr>& shape);
 // The dims a reduction reduces: `dim` may be absent/empty (all dims), an int or a list;
 // normalized, sorted, unique.
 std::vector<size_t> reduction_dims(const OpContext& ctx, size_t rank);

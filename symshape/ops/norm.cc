@@ -388,6 +388,18 @@ TensorMeta with_strides(TensorMeta t, std::vector<Expr> strides) {
   return t;
 }
 
+// A fresh [B, H, L, Ev] attention output laid out like the query, as PyTorch's meta allocates it
+// (flash: empty_like(query.transpose(1, 2)).transpose(1, 2); cudnn: alloc_with_matching_layout):
+// the query's dim order (by its strides), dense.
+TensorMeta like_query(const OpContext& ctx, const TensorMeta& q, DType dtype,
+                      std::vector<Expr> sizes) {
+  TensorMeta order = q;
+  order.sizes = sizes;
+  TensorMeta out = contiguous(dtype, sizes);
+  out.strides = elementwise_strides(ctx, {&order}, false, sizes);
+  return out;
+}
+
 // _scaled_dot_product_flash_attention (query, key, value, dropout_p, is_causal,
 // return_debug_mask, *, scale): (output [B, H, L, E], logsumexp [B, H, L] float32, cum_seq_q,
 // cum_seq_k (None), max_q L, max_k S, philox_seed [2], philox_offset [], debug_attn_mask).
@@ -418,7 +430,7 @@ Value flash_attention(OpContext& ctx) {
     debug = contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(width)});
   }
   // The seed and offset are uint64 in PyTorch, which the IR has no dtype for: int64 stands in.
-  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(e)})),
+  return Value::list({Value::of(like_query(ctx, q, q.dtype, {b[0], b[1], l, ctx.simplify(e)})),
                       Value::of(contiguous(DType::Float32, {b[0], b[1], l})), Value::none(),
                       Value::none(), Value::of_int(l), Value::of_int(s),
                       Value::of(contiguous(DType::Int64, {Expr(2)})),
@@ -480,8 +492,9 @@ Value attention_math(OpContext& ctx) {
 
 // _scaled_dot_product_cudnn_attention (query, key, value, attn_bias, compute_log_sumexp,
 // dropout_p, is_causal, return_debug_mask, *, scale): (output [B, H, L, Ev], logsumexp
-// [B, H, L] float32 (or [0] without compute_log_sumexp), cum_seq_q, cum_seq_k (None), max_q L,
-// max_k S, philox_seed [], philox_offset [], debug_attn_mask [0]).
+// [B, H, L] float32, cum_seq_q, cum_seq_k (None), max_q L, max_k S, philox_seed [],
+// philox_offset [], debug_attn_mask (None)). As PyTorch's meta registration: the logsumexp is
+// [B, H, L] whether or not compute_log_sumexp asks for it, and no debug mask is returned.
 Value cudnn_attention(OpContext& ctx) {
   const std::string op = "_scaled_dot_product_cudnn_attention";
   TensorMeta q = ctx.tensor("query");
@@ -494,14 +507,13 @@ Value cudnn_attention(OpContext& ctx) {
   if (auto bias = ctx.optional_tensor("attn_bias")) {
     broadcast_shapes(ctx, {b[0], b[1], l, s}, bias->sizes);
   }
-  TensorMeta lse = ctx.boolean("compute_log_sumexp", false)
-                       ? contiguous(DType::Float32, {b[0], b[1], l})
-                       : contiguous(DType::Float32, {Expr(0)});
-  return Value::list({Value::of(contiguous(q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
-                      Value::of(lse), Value::none(), Value::none(), Value::of_int(l),
-                      Value::of_int(s), Value::of(contiguous(DType::Int64, {})),
-                      Value::of(contiguous(DType::Int64, {})),
-                      Value::of(contiguous(q.dtype, {Expr(0)}))});
+  ctx.boolean("compute_log_sumexp", false);
+  TensorMeta lse = contiguous(DType::Float32, {b[0], b[1], l});
+  return Value::list(
+      {Value::of(like_query(ctx, q, q.dtype, {b[0], b[1], l, ctx.simplify(v.sizes[3])})),
+       Value::of(lse), Value::none(), Value::none(), Value::of_int(l), Value::of_int(s),
+       Value::of(contiguous(DType::Int64, {})), Value::of(contiguous(DType::Int64, {})),
+       Value::none()});
 }
 
 }  // namespace

@@ -58,6 +58,7 @@ ParamType element_type(std::string_view base, bool list, std::string_view text) 
       {"SymInt", ParamType::Int, ParamType::IntList},
       {"float", ParamType::Float, ParamType::FloatList},
       {"bool", ParamType::Bool, ParamType::BoolList},
+      {"SymBool", ParamType::Bool, ParamType::BoolList},
       {"str", ParamType::Str, ParamType::StrList},
       {"Scalar", ParamType::Scalar, ParamType::ScalarList},
       {"ScalarType", ParamType::ScalarType, ParamType::Any},

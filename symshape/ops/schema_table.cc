@@ -1823,6 +1823,7 @@ const std::string_view kSchemaTable[] = {
     R"(aten.swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!))",
     R"(aten.sym_constrain_range(Scalar size, *, int? min=None, int? max=None) -> ())",
     R"(aten.sym_constrain_range_for_size(Scalar size, *, int? min=None, int? max=None) -> ())",
+    R"(aten.sym_is_contiguous(Tensor self, MemoryFormat memory_format=contiguous_format) -> SymBool)",
     R"(aten.sym_numel(Tensor self) -> SymInt)",
     R"(aten.sym_size(Tensor self) -> SymInt[])",
     R"(aten.sym_size.int(Tensor self, int dim) -> SymInt)",

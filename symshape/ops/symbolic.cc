@@ -179,6 +179,53 @@ Value constrain_range(OpContext& ctx, bool for_size) {
   return Value::none();
 }
 
+// The dims of a rank-`rank` tensor from the slowest-varying to the fastest under a memory
+// format: row-major for contiguous_format, channels (dim 1) fastest for channels_last (rank 4)
+// and channels_last_3d (rank 5). nullopt when the format does not apply to the rank.
+std::optional<std::vector<size_t>> format_order(const std::string& format, size_t rank) {
+  std::vector<size_t> order;
+  if (format == "contiguous_format") {
+    for (size_t d = 0; d < rank; ++d) order.push_back(d);
+    return order;
+  }
+  if ((format == "channels_last" && rank == 4) || (format == "channels_last_3d" && rank == 5)) {
+    order.push_back(0);
+    for (size_t d = 2; d < rank; ++d) order.push_back(d);
+    order.push_back(1);
+    return order;
+  }
+  return std::nullopt;
+}
+
+// sym_is_contiguous(self, memory_format=contiguous_format): PyTorch's is_contiguous: every dim
+// of size other than 1 has the stride of the product of the sizes after it in the format's
+// order (a size-1 dim's stride does not matter); a tensor without elements is contiguous in
+// contiguous_format. A condition on the sizes when they are symbolic.
+Value sym_is_contiguous(OpContext& ctx) {
+  TensorMeta t = ctx.tensor("self");
+  const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
+  const std::string format = a && a->kind != Arg::Kind::None ? a->text : "contiguous_format";
+  if (format != "contiguous_format" && format != "channels_last" && format != "channels_last_3d") {
+    ctx.bad_input("sym_is_contiguous: unsupported memory format " + format);
+  }
+  auto order = format_order(format, t.rank());
+  if (!order) return Value::of_bool(false);
+  const std::vector<Expr> strides =
+      t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
+  std::vector<Cond> dims;
+  Expr expected = 1;
+  for (size_t i = order->size(); i-- > 0;) {
+    const size_t d = (*order)[i];
+    dims.push_back(t.sizes[d] == 1 || strides[d] == expected);
+    expected = expected * t.sizes[d];
+  }
+  Cond c = Cond::all(std::move(dims));
+  if (format == "contiguous_format") c = c || t.numel() == 0;
+  const Truth known = ctx.known(c);
+  if (known != Truth::Unknown) return Value::of_bool(known == Truth::True);
+  return Value::of_cond(c);
+}
+
 }  // namespace
 
 void register_symbolic(OpRegistry& r) {
@@ -186,6 +233,7 @@ void register_symbolic(OpRegistry& r) {
   r.add("aten.sym_stride", stride_of);
   r.add("aten.sym_numel",
         [](OpContext& ctx) { return Value::of_int(ctx.simplify(ctx.tensor("self").numel())); });
+  r.add("aten.sym_is_contiguous", sym_is_contiguous);
   r.add("aten.sym_storage_offset", [](OpContext& ctx) {
     ctx.tensor("self");
     return Value::of_int(0);

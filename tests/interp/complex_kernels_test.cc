@@ -40,6 +40,13 @@ void expect_complexes(const Tensor& t, const std::vector<Complex>& expected, dou
   }
 }
 
+void expect_reals(const Tensor& t, const std::vector<double>& expected, double tol) {
+  std::vector<double> got = reals_of(t);
+  ASSERT_EQ(got.size(), expected.size()) << t.str();
+  for (size_t i = 0; i < got.size(); ++i)
+    EXPECT_NEAR(got[i], expected[i], tol) << "element " << i << " of " << t.str();
+}
+
 Tensor on(const std::string& target, const Tensor& x, std::vector<Arg> args = {}) {
   args.insert(args.begin(), T("x"));
   return call_tensor(target, {{"x", x}}, std::move(args));
@@ -172,6 +179,41 @@ TEST(ComplexKernels, PartsConstructorsAngle) {
 
 Input In(const std::string& name, DType d, std::vector<std::string> shape) {
   return {name, d, std::move(shape)};
+}
+
+// _fft_r2c / _fft_c2r against torch 1.13 (torch.ops.aten._fft_r2c / _fft_c2r on float64 and
+// complex128 inputs): normalization 0 none, 1 by 1/sqrt(n), 2 by 1/n.
+TEST(ComplexKernels, RealFftsAsTorch) {
+  Tensor x = real_tensor({2, 3}, {1, 2, 0.5, 3, -1, 4}, F64);
+  Tensor two_d = on("aten._fft_r2c", x, {Ints({0, 1}), I(0), B(true)});
+  EXPECT_EQ(two_d.sizes(), (Sizes{2, 2}));
+  EXPECT_EQ(two_d.dtype(), C128);
+  expect_complexes(
+      two_d, {{9.5, 0}, {1.25, 3.0310889132455348}, {-2.5, 0}, {-1.75, -5.629165124598851}}, 1e-9);
+  Tensor full = on("aten._fft_r2c", x, {Ints({1}), I(2), B(false)});
+  expect_complexes(full,
+                   {{1.1666666666666665, 0},
+                    {-0.08333333333333333, -0.4330127018922193},
+                    {-0.08333333333333333, 0.4330127018922193},
+                    {2, 0},
+                    {0.5, 1.443375672974064},
+                    {0.5, -1.443375672974064}},
+                   1e-9);
+  // Back from the one-sided spectrum: three points give x again; two drop the imaginary part of
+  // the Nyquist frequency.
+  Tensor back = on("aten._fft_c2r", two_d, {Ints({0, 1}), I(2), I(3)});
+  EXPECT_EQ(back.dtype(), F64);
+  expect_reals(back, {1, 2, 0.5, 3, -1, 4}, 1e-9);
+  expect_reals(on("aten._fft_c2r", two_d, {Ints({0, 1}), I(2), I(2)}), {1.625, 1.875, 3.75, 2.25},
+               1e-9);
+  Tensor z = complex_tensor({2, 2}, {{1, 2}, {3, -1}, {0.5, 0.5}, {-2, 1}}, C128);
+  expect_reals(
+      on("aten._fft_c2r", z, {Ints({1}), I(0), I(3)}),
+      {7.0, -0.2679491924311228, -3.732050807568877, -3.5, 0.7679491924311228, 4.232050807568877},
+      1e-9);
+  expect_reals(on("aten._fft_c2r", z, {Ints({1}), I(1), I(2)}),
+               {2.82842712474619, -1.414213562373095, -1.0606601717798212, 1.7677669529663687},
+               1e-9);
 }
 
 }  // namespace

@@ -149,6 +149,13 @@ TEST(CudnnAttentionKernel, MatchesTheCompositeAndShapesItsOutputs) {
   EXPECT_NEAR(reals_of(items[1].tensor)[0], std::log(2.0), 1e-6);  // logsumexp of two zeros
   EXPECT_EQ(items[4].integer, 1);
   EXPECT_EQ(items[5].integer, 2);
+  EXPECT_EQ(items[8].kind, RValue::Kind::None);  // no debug mask, as PyTorch's meta
+  // Without compute_log_sumexp the logsumexp is still [B, H, L] (PyTorch's meta allocates it).
+  auto no_lse = items_of(call_kernel("aten._scaled_dot_product_cudnn_attention.default",
+                                     {{"q", q}, {"k", k}, {"v", v}},
+                                     {T("q"), T("k"), T("v"), None(), B(false)}));
+  ASSERT_EQ(no_lse.size(), 9u);
+  EXPECT_EQ(no_lse[1].tensor.sizes(), (std::vector<int64_t>{1, 1, 1}));
 }
 
 TEST(MultiHeadAttentionMaskKernel, MaskedKeysGetNoWeight) {
@@ -364,6 +371,29 @@ std::vector<OpCase> coverage_cases() {
        {in("x", {"a", "b"})},
        {{"op", "aten.native_dropout.default", {T("x"), F(0.5), B(false)}}}},
   };
+  // The Core ATen ops the opset check found missing: the real FFTs and sym_is_contiguous.
+  // (Here rather than in their families' cases, whose order seeds the differential test's
+  // mutations.)
+  const DType c64 = DType::Complex64, c128 = DType::Complex128;
+  cases.push_back({"_fft_r2c",
+                   {in("x", {"a", "b"})},
+                   {{"op", "aten._fft_r2c.default", {T("x"), Ints({0, 1}), I(0), B(true)}}}});
+  cases.push_back({"_fft_r2c.full.f64",
+                   {in("x", {"a", "b", "c"}, DType::Float64)},
+                   {{"op", "aten._fft_r2c.default", {T("x"), Ints({-1}), I(2), B(false)}}}});
+  cases.push_back({"_fft_c2r",
+                   {in("x", {"a", "b"}, c64)},
+                   {{"op", "aten._fft_c2r.default", {T("x"), Ints({0, 1}), I(2), E("2*b - 1")}}}});
+  cases.push_back({"_fft_c2r.c128",
+                   {in("x", {"a", "b"}, c128)},
+                   {{"op", "aten._fft_c2r.default", {T("x"), Ints({0}), I(1), E("2*a - 2")}}}});
+  cases.push_back({"sym_is_contiguous",
+                   {in("x", {"a", "b"})},
+                   {{"op", "aten.sym_is_contiguous.default", {T("x")}}}});
+  cases.push_back(
+      {"sym_is_contiguous.transposed",
+       {in("x", {"a", "b"})},
+       {{"t", "aten.t.default", {T("x")}}, {"op", "aten.sym_is_contiguous.default", {T("t")}}}});
   for (OpCase& c : core_overload_cases()) cases.push_back(std::move(c));
   return cases;
 }

@@ -60,6 +60,35 @@ TEST(SymbolicKernels, Comparisons) {
   EXPECT_FALSE(value({{"op", "operator.gt", {I(-1), B(false)}}}).truth);
 }
 
+// Values as torch 1.13 gives them: is_contiguous() of a transposed view is False;
+// torch.empty(2, 3, 4, 5).to(memory_format=torch.channels_last) has strides (60, 1, 15, 3) and
+// is contiguous in channels_last only.
+TEST(SymbolicKernels, SymIsContiguous) {
+  auto is_contiguous = [](const interp::Tensor& t, const std::string& format) {
+    std::vector<Arg> args = {T("x")};
+    if (!format.empty()) {
+      Arg f;
+      f.kind = Arg::Kind::MemoryFormat;
+      f.text = format;
+      args.push_back(f);
+    }
+    interp::RValue v = value({{"op", "aten.sym_is_contiguous.default", args}}, {{"x", t}});
+    EXPECT_EQ(v.kind, interp::RValue::Kind::Bool);
+    return v.truth;
+  };
+  interp::Tensor x = interp::Tensor::zeros(DType::Float32, {2, 3, 4, 5});
+  EXPECT_TRUE(is_contiguous(x, ""));
+  EXPECT_FALSE(is_contiguous(x, "channels_last"));
+  interp::Tensor cl = x.as_strided({2, 3, 4, 5}, {60, 1, 15, 3}, 0);
+  EXPECT_FALSE(is_contiguous(cl, ""));
+  EXPECT_TRUE(is_contiguous(cl, "channels_last"));
+  EXPECT_FALSE(is_contiguous(cl, "channels_last_3d"));  // needs rank 5
+  interp::Tensor t = x.as_strided({3, 2}, {1, 3}, 0);
+  EXPECT_FALSE(is_contiguous(t, ""));
+  // A size-1 dim's stride does not matter.
+  EXPECT_TRUE(is_contiguous(x.as_strided({2, 1, 3}, {3, 100, 1}, 0), ""));
+}
+
 TEST(SymbolicKernels, SizesStridesAndGetitem) {
   interp::Tensor x = interp::Tensor::zeros(DType::Float32, {2, 3, 4});
   interp::Tensor view = x.as_strided({3, 2}, {4, 12}, 1);

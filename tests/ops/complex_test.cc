@@ -147,5 +147,49 @@ TEST(Conj, KeepsTheTensor) {
   }
 }
 
+// ---- _fft_r2c / _fft_c2r (PyTorch's meta_fft_r2c / meta_fft_c2r) ----
+
+TEST(FftR2c, OneSidedHalvesTheLastDim) {
+  const Input x = tensor("x", {"batch", "n"});
+  OpRun r = run_op({x}, "aten._fft_r2c.default", {T("x"), Ints({0, 1}), I(0), B(true)});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.str(), "complex64[batch, n//2 + 1]");
+  EXPECT_EQ(run_op({tensor("x", {"4", "7"}, DType::Float64)}, "aten._fft_r2c.default",
+                   {T("x"), Ints({-1}), I(2), B(false)})
+                .str(),
+            "complex128[4, 7]");
+  EXPECT_EQ(
+      run_op({tensor("x", {"5", "3"})}, "aten._fft_r2c.default", {T("x"), Ints({0}), I(0), B(true)})
+          .str(),
+      "complex64[3, 3]");  // torch 1.13: torch.Size([3, 3])
+  OpRun ints = run_op({tensor("x", {"3"}, DType::Int64)}, "aten._fft_r2c.default",
+                      {T("x"), Ints({0}), I(0), B(true)});
+  EXPECT_EQ(ints.result.status, Propagation::Status::InputError);
+  OpRun twice = run_op({x}, "aten._fft_r2c.default", {T("x"), Ints({1, -1}), I(0), B(true)});
+  EXPECT_EQ(twice.result.status, Propagation::Status::InputError);
+  OpRun norm = run_op({x}, "aten._fft_r2c.default", {T("x"), Ints({1}), I(3), B(true)});
+  EXPECT_EQ(norm.result.status, Propagation::Status::InputError);
+  OpRun scalar =
+      run_op({tensor("x", {})}, "aten._fft_r2c.default", {T("x"), Ints({0}), I(0), B(true)});
+  EXPECT_EQ(scalar.result.status, Propagation::Status::InputError);
+}
+
+TEST(FftC2r, LastDimTakesLastDimSize) {
+  OpRun r = run_op({tensor("z", {"batch", "m"}, DType::Complex64)}, "aten._fft_c2r.default",
+                   {T("z"), Ints({0, 1}), I(2), E("2*m - 2")});
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.str(), "float32[batch, 2*m - 2]");
+  EXPECT_EQ(run_op({tensor("z", {"5", "3"}, DType::Complex128)}, "aten._fft_c2r.default",
+                   {T("z"), Ints({0, 1}), I(0), I(7)})
+                .str(),
+            "float64[5, 7]");  // torch 1.13: torch.Size([5, 7])
+  OpRun real =
+      run_op({tensor("x", {"3"})}, "aten._fft_c2r.default", {T("x"), Ints({0}), I(0), I(4)});
+  EXPECT_EQ(real.result.status, Propagation::Status::InputError);
+  OpRun zero = run_op({tensor("z", {"3"}, DType::Complex64)}, "aten._fft_c2r.default",
+                      {T("z"), Ints({0}), I(0), I(0)});
+  EXPECT_EQ(zero.result.status, Propagation::Status::ShapeError);
+}
+
 }  // namespace
 }  // namespace symshape::testing

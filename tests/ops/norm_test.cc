@@ -300,5 +300,47 @@ TEST(EfficientAttention, LogsumexpIsPaddedToThirtyTwo) {
   EXPECT_EQ(lse.str(), "(float32[2, 4, 100, 16], float32[2, 4, 128], int64[], int64[])");
 }
 
+// PyTorch's meta registration (torch/_meta_registrations.py,
+// meta__scaled_dot_product_cudnn_attention): output [B, H, L, Ev], logsumexp [B, H, L] float32
+// allocated whether or not compute_log_sumexp asks for it, cum_seq_q / cum_seq_k None, max_q L,
+// max_k S, 0-dim philox seed and offset, and no debug mask (None).
+TEST(CudnnAttention, OutputsAsPyTorchsMeta) {
+  const Input v = tensor("v", {"batch", "8", "S", "48"}, DType::Float16);
+  for (bool lse : {true, false}) {
+    OpRun r = run_op({kQuery, kKey, v}, "aten._scaled_dot_product_cudnn_attention.default",
+                     {T("q"), T("k"), T("v"), None(), B(lse)});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(r.str(),
+              "(float16[batch, 8, L, 48], float32[batch, 8, L], None, None, L, S, int64[], "
+              "int64[], None)")
+        << "compute_log_sumexp=" << lse;
+  }
+}
+
+// The flash and cudnn outputs are laid out like the query (PyTorch's meta: flash allocates
+// empty_like(query.transpose(1, 2)).transpose(1, 2), cudnn alloc_with_matching_layout): a query
+// transposed from [batch, L, 8, 64] keeps its strides; a contiguous one gives a contiguous output.
+TEST(FusedAttention, OutputFollowsTheQuerysLayout) {
+  const Input q0 = tensor("q0", {"batch", "L", "8", "64"}, DType::Float16);
+  const Input k = tensor("k", {"batch", "8", "S", "64"}, DType::Float16);
+  const Input v = tensor("v", {"batch", "8", "S", "64"}, DType::Float16);
+  for (const char* target : {"aten._scaled_dot_product_flash_attention.default",
+                             "aten._scaled_dot_product_cudnn_attention.default"}) {
+    std::vector<Arg> args = {T("q"), T("k"), T("v")};
+    if (std::string(target).find("cudnn") != std::string::npos) {
+      args.push_back(None());
+      args.push_back(B(false));
+    }
+    OpRun r = run_ops({q0, k, v},
+                      {{"q", "aten.transpose.int", {T("q0"), I(1), I(2)}}, {"op", target, args}});
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_EQ(strides_str(r.value().items[0]), "[512*L, 64, 512, 1]") << target;
+    OpRun plain = run_ops({tensor("q", {"batch", "8", "L", "64"}, DType::Float16), k, v},
+                          {{"op", target, args}});
+    ASSERT_TRUE(plain.ok()) << plain.error();
+    EXPECT_EQ(strides_str(plain.value().items[0]), "[512*L, 64*L, 64, 1]") << target;
+  }
+}
+
 }  // namespace
 }  // namespace symshape::testing

@@ -58,6 +58,46 @@ TEST(SymNumel, ProductOfSizes) {
   EXPECT_EQ(run_op({kX}, "aten.dim.default", {T("x")}).str(), "3");
 }
 
+// sym_is_contiguous: PyTorch's is_contiguous (a size-1 dim's stride does not matter), for
+// contiguous_format and channels_last.
+Arg MemoryFormat(const std::string& f) {
+  Arg a;
+  a.kind = Arg::Kind::MemoryFormat;
+  a.text = f;
+  return a;
+}
+
+TEST(SymIsContiguous, RowMajorAndChannelsLast) {
+  const Input x = tensor("x", {"2", "3", "4", "5"});
+  EXPECT_EQ(run_op({x}, "aten.sym_is_contiguous.default", {T("x")}).str(), "True");
+  auto after = [&](std::vector<Call> calls) { return run_ops({x}, std::move(calls)).str(); };
+  // Transposed: not contiguous; permuted to NHWC, made contiguous and permuted back: channels
+  // last.
+  EXPECT_EQ(after({{"t", "aten.transpose.int", {T("x"), I(1), I(2)}},
+                   {"op", "aten.sym_is_contiguous.default", {T("t")}}}),
+            "False");
+  const std::vector<Call> nhwc = {{"p", "aten.permute.default", {T("x"), Ints({0, 2, 3, 1})}},
+                                  {"c", "aten.contiguous.default", {T("p")}},
+                                  {"cl", "aten.permute.default", {T("c"), Ints({0, 3, 1, 2})}}};
+  auto with = [&](Call last) {
+    std::vector<Call> calls = nhwc;
+    calls.push_back(std::move(last));
+    return after(calls);
+  };
+  EXPECT_EQ(with({"op", "aten.sym_is_contiguous.default", {T("cl")}}), "False");
+  EXPECT_EQ(
+      with({"op", "aten.sym_is_contiguous.default", {T("cl"), MemoryFormat("channels_last")}}),
+      "True");
+  EXPECT_EQ(
+      run_op({x}, "aten.sym_is_contiguous.default", {T("x"), MemoryFormat("channels_last")}).str(),
+      "False");
+  // channels_last needs rank 4: a 3-d tensor is not.
+  EXPECT_EQ(run_op({tensor("y", {"2", "3", "4"})}, "aten.sym_is_contiguous.default",
+                   {T("y"), MemoryFormat("channels_last")})
+                .str(),
+            "False");
+}
+
 // ---- operators on SymInts ----
 
 TEST(Operators, ArithmeticOnSymInts) {
