@@ -89,24 +89,26 @@ Status normalize(LinearConstraint& c, const std::vector<bool>& integer) {
   return Status::Keep;
 }
 
-// Sorts the terms, merges repeated variables and drops zero coefficients; false when a number
-// lies outside [-kLimit, kLimit].
+// Sorts the terms, merges repeated variables and drops zero coefficients, in place (the
+// constraints a decision builds are usually canonical already); false when a number lies
+// outside [-kLimit, kLimit].
 bool canonicalize(LinearConstraint& c) {
-  std::sort(c.terms.begin(), c.terms.end());
-  std::vector<std::pair<int, int64_t>> merged;
-  merged.reserve(c.terms.size());
-  for (const auto& [v, a] : c.terms) {
+  auto& t = c.terms;
+  if (!std::is_sorted(t.begin(), t.end())) std::sort(t.begin(), t.end());
+  size_t w = 0;
+  for (size_t r = 0; r < t.size(); ++r) {
+    const auto [v, a] = t[r];
     if (v < 0 || a > kLimit || a < -kLimit) return false;
-    if (!merged.empty() && merged.back().first == v) {
-      auto sum = mul_add(1, merged.back().second, 1, a);
+    if (w > 0 && t[w - 1].first == v) {
+      auto sum = mul_add(1, t[w - 1].second, 1, a);
       if (!sum) return false;
-      merged.back().second = *sum;
+      t[w - 1].second = *sum;
     } else {
-      merged.emplace_back(v, a);
+      t[w++] = t[r];
     }
   }
-  std::erase_if(merged, [](const auto& t) { return t.second == 0; });
-  c.terms = std::move(merged);
+  t.resize(w);
+  std::erase_if(t, [](const auto& term) { return term.second == 0; });
   return c.constant <= kLimit && c.constant >= -kLimit;
 }
 
@@ -182,28 +184,30 @@ bool all_differences(const std::vector<LinearConstraint>& cs) {
 // rational alike, iff its constraint graph has no negative cycle: `x_v <= x_u + k` is an edge
 // u -> v of weight k, and a bound on one variable an edge to or from a zero node. Bellman-Ford
 // from a virtual source decides that exactly, in O(nodes * edges) without Fourier-Motzkin's
-// growth. Returns true when the system has no solution.
-bool refute_differences(const std::vector<LinearConstraint>& cs, size_t n) {
-  struct Edge {
-    size_t from, to;
-    int64_t weight;
-  };
-  const size_t zero = n;  // the node standing for the constant 0
-  std::vector<Edge> edges;
-  edges.reserve(cs.size());
-  for (const LinearConstraint& c : cs) {
-    const auto& t = c.terms;
-    if (t.size() == 1) {
-      const size_t u = static_cast<size_t>(t[0].first);
-      // x_u + k >= 0: 0 <= x_u + k (u -> zero); -x_u + k >= 0: x_u <= 0 + k (zero -> u).
-      edges.push_back(t[0].second > 0 ? Edge{u, zero, c.constant} : Edge{zero, u, c.constant});
-    } else {
-      // +x_u - x_v + k >= 0: x_v <= x_u + k.
-      const size_t plus = static_cast<size_t>(t[0].second > 0 ? t[0].first : t[1].first);
-      const size_t minus = static_cast<size_t>(t[0].second > 0 ? t[1].first : t[0].first);
-      edges.push_back(Edge{plus, minus, c.constant});
-    }
+// growth.
+struct Edge {
+  size_t from, to;
+  int64_t weight;
+};
+
+// The edge of `sign * (terms) + sign * constant >= 0` for a difference constraint's terms.
+Edge edge_of(const LinearConstraint& c, int64_t sign, size_t zero) {
+  const auto& t = c.terms;
+  const int64_t k = sign * c.constant;
+  if (t.size() == 1) {
+    const size_t u = static_cast<size_t>(t[0].first);
+    // x_u + k >= 0: 0 <= x_u + k (u -> zero); -x_u + k >= 0: x_u <= 0 + k (zero -> u).
+    return sign * t[0].second > 0 ? Edge{u, zero, k} : Edge{zero, u, k};
   }
+  // +x_u - x_v + k >= 0: x_v <= x_u + k.
+  const bool first_plus = sign * t[0].second > 0;
+  const size_t plus = static_cast<size_t>(first_plus ? t[0].first : t[1].first);
+  const size_t minus = static_cast<size_t>(first_plus ? t[1].first : t[0].first);
+  return Edge{plus, minus, k};
+}
+
+// Whether the graph over n variables and the zero node has a negative cycle.
+bool negative_cycle(const std::vector<Edge>& edges, size_t n) {
   // Distances from a virtual source with an edge of weight 0 to every node; __int128 because a
   // path sums up to n + 1 weights of magnitude up to kLimit.
   std::vector<__int128> dist(n + 1, 0);
@@ -221,30 +225,273 @@ bool refute_differences(const std::vector<LinearConstraint>& cs, size_t n) {
   return true;  // still relaxing after n + 1 passes over n + 1 nodes: a negative cycle
 }
 
+// Whether the constraints (all of difference form) have no solution.
+bool refute_differences(const std::vector<LinearConstraint>& cs, size_t n) {
+  std::vector<Edge> edges;
+  edges.reserve(cs.size());
+  for (const LinearConstraint& c : cs) edges.push_back(edge_of(c, 1, n));
+  return negative_cycle(edges, n);
+}
+
 // Whether the constraints of difference form among cs (an equality `x - y + k == 0` as both of
-// its inequalities) have no solution; false when fewer than two of them.
+// its inequalities) have no solution; false when fewer than two of them, or when they are all of
+// cs (refute() decides that case whole).
 bool refute_difference_subset(const std::vector<LinearConstraint>& cs, size_t n) {
-  std::vector<LinearConstraint> differences;
+  std::vector<Edge> edges;
   for (const LinearConstraint& c : cs) {
-    LinearConstraint ge = c;
-    ge.equality = false;
-    if (!is_difference(ge)) continue;
-    differences.push_back(ge);
-    if (c.equality) {
-      for (auto& term : ge.terms) term.second = -term.second;
-      ge.constant = -ge.constant;
-      std::sort(ge.terms.begin(), ge.terms.end());
-      differences.push_back(std::move(ge));
+    const auto& t = c.terms;
+    const bool unit = t.size() == 1 && (t[0].second == 1 || t[0].second == -1);
+    const bool pair =
+        t.size() == 2 && t[0].second + t[1].second == 0 && (t[0].second == 1 || t[0].second == -1);
+    if (!unit && !pair) continue;
+    edges.push_back(edge_of(c, 1, n));
+    if (c.equality) edges.push_back(edge_of(c, -1, n));
+  }
+  if (edges.size() < 2 || edges.size() == cs.size()) return false;
+  return negative_cycle(edges, n);
+}
+
+// ---- bounds propagation and a search for a solution ------------------------------------------
+//
+// Most systems a decision builds have an obvious solution (every size at its smallest value that
+// the chains of facts allow), and elimination spends tens of microseconds to fail to refute
+// them. Bounds propagation narrows each variable's interval from the constraints until nothing
+// changes (an empty interval refutes the system), and a greedy search then fixes the variables
+// one at a time, propagating after each, and checks the point it reaches exactly. A point that
+// satisfies every constraint settles "not refuted", which is what elimination would answer.
+
+// Bounds beyond this magnitude are forgotten (sound: a variable may always be given less
+// information), so that a coefficient times a bound, summed over many terms, fits __int128.
+constexpr __int128 kBoundLimit = __int128{1} << 50;
+
+struct Interval {
+  __int128 lo = -kBoundLimit - 1, hi = kBoundLimit + 1;  // beyond the limit: no bound
+  bool has_lo() const { return lo >= -kBoundLimit; }
+  bool has_hi() const { return hi <= kBoundLimit; }
+};
+
+// Floor and ceiling of a / b for b > 0, in 64-bit arithmetic when both fit (the usual case).
+__int128 floor_div(__int128 a, __int128 b) {
+  constexpr __int128 kMax = INT64_MAX;
+  if (a >= -kMax && a <= kMax && b <= kMax) {
+    return floor_div(static_cast<int64_t>(a), static_cast<int64_t>(b));
+  }
+  __int128 q = a / b;
+  if (a % b != 0 && a < 0) --q;
+  return q;
+}
+__int128 ceil_div(__int128 a, __int128 b) { return -floor_div(-a, b); }
+
+// Propagation steps allowed per constraint, for the first narrowing and again for the search.
+constexpr size_t kBudgetPerConstraint = 8;
+
+enum class Search { Infeasible, Feasible, Unknown };
+
+class BoundsSearch {
+ public:
+  BoundsSearch(const std::vector<LinearConstraint>& cs, const std::vector<bool>& integer, size_t n)
+      : cs_(cs),
+        integer_(integer),
+        box_(n),
+        first_use_(n + 1, 0),
+        queue_(cs.size()),
+        queued_(cs.size(), false),
+        budget_(kBudgetPerConstraint * cs.size() + 64) {
+    // The constraints that use each variable, as one flat array indexed by first_use_.
+    for (const LinearConstraint& c : cs) {
+      for (const auto& term : c.terms) ++first_use_[static_cast<size_t>(term.first) + 1];
+    }
+    for (size_t v = 0; v < n; ++v) first_use_[v + 1] += first_use_[v];
+    uses_.resize(first_use_[n]);
+    std::vector<size_t> fill(first_use_.begin(), first_use_.end() - 1);
+    for (size_t i = 0; i < cs.size(); ++i) {
+      for (const auto& [v, a] : cs[i].terms) {
+        // An inequality reads the upper end of a variable with a positive coefficient (the
+        // lower end of one with a negative coefficient); an equality reads both.
+        const uint8_t ends = cs[i].equality ? kBoth : a > 0 ? kUpper : kLower;
+        uses_[fill[static_cast<size_t>(v)]++] = Use{i, ends};
+      }
     }
   }
-  if (differences.size() < 2 || differences.size() == cs.size()) return false;
-  return refute_differences(differences, n);
-}
+
+  // The point run() found (every used variable fixed; the others 0).
+  std::vector<int64_t> solution() const {
+    std::vector<int64_t> out(box_.size(), 0);
+    for (size_t v = 0; v < box_.size(); ++v) {
+      if (box_[v].lo == box_[v].hi) out[v] = static_cast<int64_t>(box_[v].lo);
+    }
+    return out;
+  }
+
+  Search run() {
+    for (size_t i = 0; i < cs_.size(); ++i) enqueue(i);
+    if (!propagate()) return Search::Infeasible;
+    // A spent budget means bounds creeping around a cycle (x < y, y < x + 1 over a wide range),
+    // which elimination settles at once.
+    if (budget_ == 0) return Search::Unknown;
+    budget_ = kBudgetPerConstraint * cs_.size() + 64;
+    trail_.clear();  // the intervals found so far hold whatever is chosen next
+    // Fix each variable at one end of its interval (the lower one first), backing off to the
+    // other end once when propagation finds the choice infeasible.
+    for (size_t v = 0; v < box_.size(); ++v) {
+      if (first_use_[v] == first_use_[v + 1]) continue;
+      const Interval iv = box_[v];
+      __int128 first = iv.has_lo() ? iv.lo : iv.has_hi() ? iv.hi : 0;
+      __int128 second = iv.has_lo() && iv.has_hi() ? iv.hi : first;
+      const size_t mark = trail_.size();
+      if (fix(v, first)) continue;
+      if (second == first) return Search::Unknown;
+      undo(mark);
+      if (!fix(v, second)) return Search::Unknown;
+    }
+    return satisfied() ? Search::Feasible : Search::Unknown;
+  }
+
+ private:
+  bool integer_at(size_t v) const { return v < integer_.size() && integer_[v]; }
+
+  void enqueue(size_t i) {
+    if (queued_[i]) return;
+    queued_[i] = true;
+    queue_[(head_ + size_++) % queue_.size()] = i;
+  }
+
+  void clear_queue() {
+    for (; size_ > 0; --size_, head_ = (head_ + 1) % queue_.size()) queued_[queue_[head_]] = false;
+  }
+
+  // Queues the constraints (but `except`) that read an end of x[v] that moved.
+  void wake(size_t v, uint8_t moved, size_t except) {
+    for (size_t u = first_use_[v]; u < first_use_[v + 1]; ++u) {
+      if ((uses_[u].ends & moved) != 0 && uses_[u].constraint != except)
+        enqueue(uses_[u].constraint);
+    }
+  }
+
+  void set(size_t v, const Interval& iv) {
+    trail_.emplace_back(v, box_[v]);
+    box_[v] = iv;
+  }
+
+  void undo(size_t mark) {
+    clear_queue();
+    for (; trail_.size() > mark; trail_.pop_back())
+      box_[trail_.back().first] = trail_.back().second;
+  }
+
+  // x[v] = value (within its interval), then propagation; false on a contradiction.
+  bool fix(size_t v, __int128 value) {
+    if (value < box_[v].lo || value > box_[v].hi) return false;
+    const uint8_t moved = (value > box_[v].lo ? kLower : 0) | (value < box_[v].hi ? kUpper : 0);
+    set(v, Interval{value, value});
+    wake(v, moved, cs_.size());
+    return propagate();
+  }
+
+  // Narrows intervals until nothing changes or the budget is spent (which stops early but
+  // soundly); false when an interval becomes empty.
+  bool propagate() {
+    while (size_ > 0) {
+      if (budget_ == 0) {
+        clear_queue();
+        return true;
+      }
+      --budget_;
+      const size_t i = queue_[head_];
+      head_ = (head_ + 1) % queue_.size();
+      --size_;
+      queued_[i] = false;
+      if (!narrow(i, 1) || (cs_[i].equality && !narrow(i, -1))) {
+        clear_queue();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // sign * (sum a*x + k) >= 0 for constraint i: each term's bound from the others' extremes.
+  bool narrow(size_t i, int sign) {
+    const LinearConstraint& c = cs_[i];
+    // The largest value of sign * (sum a*x), counting the terms without a bound.
+    __int128 most = 0;
+    size_t unbounded = 0, unbounded_at = 0;
+    for (size_t t = 0; t < c.terms.size(); ++t) {
+      const auto& [v, a0] = c.terms[t];
+      const __int128 a = static_cast<__int128>(a0) * sign;
+      const Interval& iv = box_[static_cast<size_t>(v)];
+      if (a > 0 ? iv.has_hi() : iv.has_lo()) {
+        most += a * (a > 0 ? iv.hi : iv.lo);
+      } else {
+        ++unbounded;
+        unbounded_at = t;
+      }
+    }
+    const __int128 k = static_cast<__int128>(c.constant) * sign;
+    if (unbounded == 0 && most + k < 0) return false;
+    if (unbounded > 1) return true;
+    for (size_t t = 0; t < c.terms.size(); ++t) {
+      if (unbounded == 1 && t != unbounded_at) continue;
+      const auto& [v0, a0] = c.terms[t];
+      const size_t v = static_cast<size_t>(v0);
+      const __int128 a = static_cast<__int128>(a0) * sign;
+      Interval iv = box_[v];
+      // a*x >= -k - (the others' largest value).
+      __int128 others = most;
+      if (unbounded == 0) others -= a * (a > 0 ? iv.hi : iv.lo);
+      const __int128 need = -k - others;
+      const bool exact = integer_at(v);
+      if (a > 0) {
+        // x >= need / a, rounded up for an integer (down for a rational: a weaker bound).
+        const __int128 lo = exact ? ceil_div(need, a) : floor_div(need, a);
+        if (lo <= iv.lo || lo < -kBoundLimit || lo > kBoundLimit) continue;
+        iv.lo = lo;
+      } else {
+        const __int128 hi = exact ? floor_div(-need, -a) : ceil_div(-need, -a);
+        if (hi >= iv.hi || hi < -kBoundLimit || hi > kBoundLimit) continue;
+        iv.hi = hi;
+      }
+      if (iv.lo > iv.hi) return false;
+      set(v, iv);
+      wake(v, a > 0 ? kLower : kUpper, i);
+    }
+    return true;
+  }
+
+  // Whether every variable is fixed and every constraint holds exactly at that point.
+  bool satisfied() const {
+    for (const LinearConstraint& c : cs_) {
+      __int128 sum = c.constant;
+      for (const auto& [v, a] : c.terms) {
+        const Interval& iv = box_[static_cast<size_t>(v)];
+        if (iv.lo != iv.hi) return false;
+        sum += static_cast<__int128>(a) * iv.lo;
+      }
+      if (c.equality ? sum != 0 : sum < 0) return false;
+    }
+    return true;
+  }
+
+  const std::vector<LinearConstraint>& cs_;
+  const std::vector<bool>& integer_;
+  std::vector<Interval> box_;
+  static constexpr uint8_t kLower = 1, kUpper = 2, kBoth = 3;
+  struct Use {
+    size_t constraint;
+    uint8_t ends;  // the ends of the variable the constraint reads (kLower, kUpper or both)
+  };
+  std::vector<size_t> first_use_;
+  std::vector<Use> uses_;
+  std::vector<size_t> queue_;  // a ring: each constraint is queued at most once at a time
+  size_t head_ = 0, size_ = 0;
+  std::vector<bool> queued_;
+  std::vector<std::pair<size_t, Interval>> trail_;  // old intervals, to undo a choice
+  size_t budget_;
+};
 
 }  // namespace
 
 bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
-            const LinearLimits& limits) {
+            const LinearLimits& limits, std::vector<int64_t>* solution) {
   std::vector<LinearConstraint> cs;
   cs.reserve(constraints.size());
   for (LinearConstraint& c : constraints) {
@@ -263,6 +510,14 @@ bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& 
   // system already: a chain `a <= b <= c` against `c < a`. A subset without a solution refutes
   // the whole, and Bellman-Ford decides it in microseconds where elimination takes tens of them.
   if (refute_difference_subset(cs, n)) return true;
+  BoundsSearch search(cs, integer, n);
+  switch (search.run()) {
+    case Search::Infeasible: return true;
+    case Search::Feasible:
+      if (solution) *solution = search.solution();
+      return false;
+    case Search::Unknown: break;
+  }
   if (eliminate_equalities(cs, integer)) return true;
   if (all_differences(cs)) return refute_differences(cs, n);
   std::vector<size_t> lower(n), upper(n);

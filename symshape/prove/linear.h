@@ -31,9 +31,10 @@ struct LinearLimits {
 // integer (the other variables, and any index beyond `integer`, range over the rationals). False
 // means only "not shown": the method is sound but incomplete (it decides the rational relaxation,
 // tightened by gcd rounding). Arithmetic that would overflow int64 drops the derived constraint,
-// which is sound.
+// which is sound. When the answer is false because a solution was found, and `solution` is
+// given, it receives that solution (a value per variable; 0 for one no constraint uses).
 bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
-            const LinearLimits& limits = {});
+            const LinearLimits& limits = {}, std::vector<int64_t>* solution = nullptr);
 
 }  // namespace symshape::detail
 

@@ -84,20 +84,90 @@ TEST(LinearTest, OverflowIsSoundlyIgnored) {
 }
 
 TEST(LinearTest, ConstraintCapGivesUp) {
-  // Many variables each with several bounds and pairwise links: the cap stops the blow-up.
+  // Many unbounded variables with pairwise links (bounds propagation learns nothing) and a
+  // contradiction only elimination finds: sum(x) >= 1 and sum(x) <= 0. The cap stops the
+  // blow-up before the contradiction is reached; without it the system is refuted.
   std::vector<LinearConstraint> cs;
-  const int n = 12;
+  const int n = 8;
   for (int i = 0; i < n; ++i) {
-    for (int j = 0; j < n; ++j) {
-      if (i != j)
-        cs.push_back(
-            ge({{std::min(i, j), i < j ? 1 : -1}, {std::max(i, j), i < j ? -3 : 3}}, 100 + i * j));
-    }
+    for (int j = i + 1; j < n; ++j) cs.push_back(ge({{i, 1}, {j, -3}}, 100 + i * j));
   }
+  LinearConstraint at_least_one, at_most_zero;
+  for (int i = 0; i < n; ++i) {
+    at_least_one.terms.emplace_back(i, 1);
+    at_most_zero.terms.emplace_back(i, -1);
+  }
+  at_least_one.constant = -1;
+  cs.push_back(at_least_one);
+  cs.push_back(at_most_zero);
   std::vector<bool> ints(n, true);
   LinearLimits tiny;
   tiny.max_constraints = 10;
   EXPECT_FALSE(refute(cs, ints, tiny));
+  EXPECT_TRUE(refute(cs, ints));
+}
+
+// Bounds propagation refutes what intervals alone contradict, rounding integers inward.
+TEST(LinearTest, BoundsPropagationRefutes) {
+  // x + y >= 7 with x, y <= 3.
+  EXPECT_TRUE(refute({ge({{0, 1}, {1, 1}}, -7), ge({{0, -1}}, 3), ge({{1, -1}}, 3)}, kInts3));
+  // 3x >= 4 and 3x <= 5 has no integer x (x in [4/3, 5/3]) but a rational one.
+  const std::vector<LinearConstraint> gap = {ge({{0, 3}}, -4), ge({{0, -3}}, 5)};
+  EXPECT_TRUE(refute(gap, kInts3));
+  EXPECT_FALSE(refute(gap, {false, false, false}));
+  // x - y >= 1 and y - x >= 1 over unbounded variables: elimination, not propagation.
+  EXPECT_TRUE(refute({ge({{0, 1}, {1, -1}}, -1), ge({{0, -1}, {1, 1}}, -1)}, kInts3));
+}
+
+// A system shown satisfiable by the search hands back its solution, which must satisfy every
+// constraint (checked here independently), and the search finds one for most such systems.
+TEST(LinearTest, SolutionsSatisfyTheSystem) {
+  std::mt19937 rng(777);
+  std::uniform_int_distribution<int> coef(-3, 3), cst(-6, 6), count(1, 6), kind(0, 5);
+  int satisfiable = 0, with_solution = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<LinearConstraint> cs;
+    for (int v = 0; v < 3; ++v) {
+      cs.push_back(ge({{v, 1}}, 3));
+      cs.push_back(ge({{v, -1}}, 3));
+    }
+    for (int i = count(rng); i > 0; --i) {
+      LinearConstraint c;
+      for (int v = 0; v < 3; ++v) {
+        if (int a = coef(rng); a != 0) c.terms.emplace_back(v, a);
+      }
+      c.constant = cst(rng);
+      c.equality = kind(rng) == 0;
+      cs.push_back(c);
+    }
+    auto holds_at = [&](const int64_t* p) {
+      for (const LinearConstraint& c : cs) {
+        int64_t s = c.constant;
+        for (const auto& [v, a] : c.terms) s += a * p[v];
+        if (c.equality ? s != 0 : s < 0) return false;
+      }
+      return true;
+    };
+    bool sat = false;
+    for (int p = 0; p < 7 * 7 * 7 && !sat; ++p) {
+      const int64_t x[3] = {p % 7 - 3, p / 7 % 7 - 3, p / 49 - 3};
+      sat = holds_at(x);
+    }
+    std::vector<int64_t> solution;
+    const bool refuted = refute(cs, kInts3, {}, &solution);
+    if (!solution.empty()) {
+      ASSERT_EQ(solution.size(), 3u);
+      EXPECT_FALSE(refuted);
+      EXPECT_TRUE(holds_at(solution.data())) << "round " << round;
+      ++with_solution;
+    }
+    satisfiable += sat;
+    if (sat) {
+      EXPECT_FALSE(refuted) << "round " << round;
+    }
+  }
+  EXPECT_GT(satisfiable, 300);
+  EXPECT_GT(with_solution, satisfiable / 2);
 }
 
 // Brute force: random small systems over 3 integer variables, checked against every point of a
