@@ -201,8 +201,35 @@ struct Relation {
 constexpr size_t kMaxMinMaxChoices = 4;
 constexpr size_t kMaxProjectionConstraints = 200;
 
-// `!=` facts a decision splits on (2^k systems per branch at most).
+// `!=` facts a decision splits on, and the max / min atoms whose value it splits into its
+// arguments (2^k systems per branch at most, k the splits connected to the goal).
 constexpr size_t kMaxDisequalities = 4;
+constexpr size_t kMaxSplits = 6;
+
+// Whether `value op 0`.
+bool relation_holds(const Rat& value, RelOp op) {
+  const int sign = cln::minusp(value) ? -1 : cln::zerop(value) ? 0 : 1;
+  switch (op) {
+    case RelOp::Eq: return sign == 0;
+    case RelOp::Ne: return sign != 0;
+    case RelOp::Lt: return sign < 0;
+    case RelOp::Le: return sign <= 0;
+    case RelOp::Gt: return sign > 0;
+    case RelOp::Ge: return sign >= 0;
+  }
+  return false;
+}
+
+// A disjunction of two linear relations (d op 0) that a refutation may split on.
+struct Split {
+  std::pair<Linear, RelOp> sides[2];
+  // For a max (min) atom, its variable: the split can only matter when a constraint other than
+  // the atom's two definitions bounds it from below (above); otherwise lowering (raising) the
+  // atom to its largest (smallest) argument turns any solution into one of a side.
+  int atom = -1;
+  bool is_max = false;
+  std::optional<Int> known;  // the atom's own lower (upper) bound, which needs no split
+};
 
 // A conjunction of goal relations, by index into the goal's relations, with the op to use.
 using Branch = std::vector<std::pair<size_t, RelOp>>;
@@ -308,12 +335,14 @@ class LinearProver {
       }
       cs.insert(cs.end(), std::make_move_iterator(goal.begin()),
                 std::make_move_iterator(goal.end()));
-      std::vector<const Linear*> splits;
-      for (const Linear& d : disequalities_) {
-        if (std::any_of(d.terms.begin(), d.terms.end(), [&](const auto& t) {
+      std::vector<const Split*> splits;
+      for (const Split& split : splits_) {
+        const Linear& d = split.sides[0].first;
+        if (splits.size() < kMaxSplits && (split.atom < 0 || needs_split(split, cs)) &&
+            std::any_of(d.terms.begin(), d.terms.end(), [&](const auto& t) {
               return in_reach[static_cast<size_t>(position_[t.first])];
             })) {
-          splits.push_back(&d);
+          splits.push_back(&split);
         }
       }
       if (!refute_split(std::move(cs), splits, 0)) return false;
@@ -485,14 +514,15 @@ class LinearProver {
     // An exact quotient such as x*y^-1 is integral only as a whole term with its coefficient,
     // so atoms with negative powers are reasoned about as rationals.
     int v = new_var(e, kAtom, detail::has_integer_coefficients(e));
-    add_bounds(v, atom_bound(e, facts_));
+    const ValueRange range = atom_bound(e, facts_);
+    add_bounds(v, range);
     follow(e);
-    define(v, e);
+    define(v, e, range);
     return v;
   }
 
-  // Linear constraints that tie an atom's value (variable v) to its arguments.
-  void define(int v, const ex& e) {
+  // Linear constraints that tie an atom's value (variable v, in `range`) to its arguments.
+  void define(int v, const ex& e, const ValueRange& range) {
     if (GiNaC::is_exactly_a<GiNaC::mul>(e) && e.nops() == 2) {
       define_product(v, e.op(0), e.op(1));
       return;
@@ -522,6 +552,13 @@ class LinearProver {
         ge(plus(A, v, -1, 0));
         ge(plus(B, v, -1, 0));
       }
+      // ... and equal to one of them: m - a == 0 or m - b == 0, split on when needed (the
+      // constraints above already tie m to the variables of a and b).
+      splits_.push_back(
+          Split{{{plus(negA, v, 1, 0), RelOp::Eq}, {plus(negated(B), v, 1, 0), RelOp::Eq}},
+                v,
+                f == Fn::Max,
+                f == Fn::Max ? range.lo() : range.hi()});
       return;
     }
     if (detail::is_int(b)) {
@@ -666,11 +703,13 @@ class LinearProver {
   void add_assumption(const Cond& c) {
     // Disjunctions are left out, and `!=` facts past the first few: ignoring a fact is sound.
     if (c.kind() != Cond::Kind::Rel) return;
-    if (c.op() == RelOp::Ne && disequalities_.size() >= kMaxDisequalities) return;
+    if (c.op() == RelOp::Ne && disequalities_ >= kMaxDisequalities) return;
     try {
       Linear d = linearize(c.lhs().ex()) - linearize(c.rhs().ex());
       if (c.op() == RelOp::Ne) {
-        disequalities_.push_back(std::move(d));
+        // d != 0: d < 0 or d > 0.
+        ++disequalities_;
+        splits_.push_back(Split{{{d, RelOp::Lt}, {d, RelOp::Gt}}, -1, false, std::nullopt});
       } else {
         facts_rel_.push_back({std::move(d), c.op()});
       }
@@ -678,19 +717,58 @@ class LinearProver {
     }
   }
 
-  // Whether the constraints have no integer solution under every `!=` fact from `from` on: each
-  // `d != 0` is the disjunction d < 0 or d > 0, so the system is refuted when it is without the
-  // fact, or else when it is on both sides of it.
+  // Whether the constraints have no integer solution under every split from `from` on (a `!=`
+  // fact, or a max / min atom equal to one of its arguments): the system is refuted when it is
+  // without the split, or else when it is on both of its sides.
   bool refute_split(std::vector<detail::LinearConstraint> cs,
-                    const std::vector<const Linear*>& splits, size_t from) {
+                    const std::vector<const Split*>& splits, size_t from) {
     if (from == splits.size()) return detail::refute(std::move(cs), integer_);
-    if (from == 0 && detail::refute(cs, integer_)) return true;  // the `!=` facts not needed
-    for (RelOp side : {RelOp::Lt, RelOp::Gt}) {
+    std::vector<int64_t> point;
+    if (detail::refute(cs, integer_, {}, &point)) return true;  // the remaining splits not needed
+    // A solution that takes a side of every remaining split solves one of the systems below.
+    if (!point.empty() && std::all_of(splits.begin() + static_cast<long>(from), splits.end(),
+                                      [&](const Split* split) {
+                                        return holds_at(split->sides[0], point) ||
+                                               holds_at(split->sides[1], point);
+                                      })) {
+      return false;
+    }
+    for (const auto& [d, op] : splits[from]->sides) {
       std::vector<detail::LinearConstraint> with = cs;
-      if (!append(*splits[from], side, with)) return false;
+      if (!append(d, op, with)) return false;
       if (!refute_split(std::move(with), splits, from + 1)) return false;
     }
     return true;
+  }
+
+  // Whether a constraint beyond the atom's two definitions pushes a max atom up (a min atom
+  // down), so that splitting it into its arguments can matter.
+  bool needs_split(const Split& split, const std::vector<detail::LinearConstraint>& cs) const {
+    const int at = position_[split.atom];
+    size_t pushing = 0;
+    for (const detail::LinearConstraint& c : cs) {
+      if (c.terms.size() == 1 && c.terms[0].first == at && !c.equality && split.known) {
+        // a*m + k >= 0: the atom's own bound (max: m >= -k/a; min: m <= k/-a) is no push.
+        const int64_t a = c.terms[0].second;
+        if (split.is_max && a > 0 && Int(-c.constant) <= *split.known * a) continue;
+        if (!split.is_max && a < 0 && Int(c.constant) >= *split.known * -a) continue;
+      }
+      for (const auto& [v, a] : c.terms) {
+        if (v == at && (c.equality || (a > 0) == split.is_max)) ++pushing;
+      }
+    }
+    return pushing > 2;
+  }
+
+  // Whether `d op 0` holds at a point of the linear system (values by position; a variable the
+  // system does not use has any value, 0 here).
+  bool holds_at(const std::pair<Linear, RelOp>& side, const std::vector<int64_t>& point) const {
+    Rat value = side.first.constant;
+    for (const auto& [v, a] : side.first.terms) {
+      const size_t at = static_cast<size_t>(position_[v]);
+      if (at < point.size()) value = value + a * Int(point[at]);
+    }
+    return relation_holds(value, side.second);
   }
 
   // The variables (by position) that the goal's constraints reach through the facts' shared
@@ -708,7 +786,8 @@ class LinearProver {
       for (size_t i = 1; i < c.terms.size(); ++i)
         join(static_cast<size_t>(c.terms[0].first), static_cast<size_t>(c.terms[i].first));
     }
-    for (const Linear& d : disequalities_) {
+    for (const Split& split : splits_) {
+      const Linear& d = split.sides[0].first;
       for (size_t i = 1; i < d.terms.size(); ++i) {
         join(static_cast<size_t>(position_[d.terms[0].first]),
              static_cast<size_t>(position_[d.terms[i].first]));
@@ -872,7 +951,9 @@ class LinearProver {
   std::vector<std::string> pending_;
   std::vector<Linear> goal_;
   std::vector<Relation> facts_rel_;
-  std::vector<Linear> disequalities_;  // `d != 0` facts, split into d < 0 or d > 0 when needed
+  // Disjunctions the linear system splits on when needed: `d != 0` facts, and max / min atoms.
+  std::vector<Split> splits_;
+  size_t disequalities_ = 0;
   std::vector<int> position_;
   std::vector<bool> integer_;
   std::vector<detail::LinearConstraint> base_;

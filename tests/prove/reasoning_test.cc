@@ -241,6 +241,24 @@ TEST(Reasoning, ProveReusesSimplify) {
             });
 }
 
+// Beyond eight facts prove() no longer simplifies a max / min goal first: the linear tier
+// decides it alone, splitting each atom into the argument it equals when that can matter.
+TEST(Reasoning, MaxMinAtomsSplitUnderManyFacts) {
+  const char* ranges = "a=1..6 b=1..6 c=1..6 d=1..6 e=1..6";
+  const char* facts =
+      "a <= b; b <= c; c <= d; d <= e; a != 3; b + c <= 10; e - a <= 4; c >= 2; d % 2 == 0";
+  run_table("max / min splits",
+            {
+                {ranges, facts, Ask::Prove, "max(a, c) == c", "true"},
+                {ranges, facts, Ask::Prove, "min(b, e) == b", "true"},
+                {ranges, facts, Ask::Prove, "max(c, d) <= e", "true"},
+                {ranges, facts, Ask::Prove, "max(a, b) > e", "false"},
+                {ranges, facts, Ask::Prove, "min(a, d) + max(a, d) == a + d", "true"},
+                {ranges, facts, Ask::Prove, "max(a + 1, b) <= c + 1", "true"},
+                {ranges, facts, Ask::Prove, "min(c, e) < b", "false"},
+            });
+}
+
 TEST(Reasoning, ModularThroughOperations) {
   run_table("modular",
             {
