@@ -510,6 +510,9 @@ bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& 
   // system already: a chain `a <= b <= c` against `c < a`. A subset without a solution refutes
   // the whole, and Bellman-Ford decides it in microseconds where elimination takes tens of them.
   if (refute_difference_subset(cs, n)) return true;
+  // A system of difference constraints alone is decided exactly by Bellman-Ford, faster than
+  // the search below.
+  if (all_differences(cs)) return refute_differences(cs, n);
   BoundsSearch search(cs, integer, n);
   switch (search.run()) {
     case Search::Infeasible: return true;
