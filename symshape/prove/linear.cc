@@ -289,7 +289,8 @@ enum class Search { Infeasible, Feasible, Unknown };
 
 class BoundsSearch {
  public:
-  BoundsSearch(const std::vector<LinearConstraint>& cs, const std::vector<bool>& integer, size_t n)
+  BoundsSearch(const std::vector<LinearConstraint>& cs, const std::vector<bool>& integer, size_t n,
+               const VariableBounds* start = nullptr, size_t settled = 0)
       : cs_(cs),
         integer_(integer),
         box_(n),
@@ -297,6 +298,13 @@ class BoundsSearch {
         queue_(cs.size()),
         queued_(cs.size(), false),
         budget_(kBudgetPerConstraint * cs.size() + 64) {
+    if (start) {
+      settled_ = std::min(settled, cs.size());
+      for (size_t v = 0; v < n && v < start->lo.size(); ++v) {
+        if (start->lo[v]) box_[v].lo = *start->lo[v];
+        if (start->hi[v]) box_[v].hi = *start->hi[v];
+      }
+    }
     // The constraints that use each variable, as one flat array indexed by first_use_.
     for (const LinearConstraint& c : cs) {
       for (const auto& term : c.terms) ++first_use_[static_cast<size_t>(term.first) + 1];
@@ -314,6 +322,24 @@ class BoundsSearch {
     }
   }
 
+  // Narrows the intervals (run()'s first step alone); false on a contradiction.
+  bool narrow_all() {
+    for (size_t i = 0; i < cs_.size(); ++i) enqueue(i);
+    return propagate();
+  }
+
+  // The intervals, as bounds (beyond the limit: none).
+  VariableBounds bounds() const {
+    VariableBounds out;
+    out.lo.resize(box_.size());
+    out.hi.resize(box_.size());
+    for (size_t v = 0; v < box_.size(); ++v) {
+      if (box_[v].has_lo()) out.lo[v] = static_cast<int64_t>(box_[v].lo);
+      if (box_[v].has_hi()) out.hi[v] = static_cast<int64_t>(box_[v].hi);
+    }
+    return out;
+  }
+
   // The point run() found (every used variable fixed; the others 0).
   std::vector<int64_t> solution() const {
     std::vector<int64_t> out(box_.size(), 0);
@@ -324,7 +350,7 @@ class BoundsSearch {
   }
 
   Search run() {
-    for (size_t i = 0; i < cs_.size(); ++i) enqueue(i);
+    for (size_t i = settled_; i < cs_.size(); ++i) enqueue(i);
     if (!propagate()) return Search::Infeasible;
     // A spent budget means bounds creeping around a cycle (x < y, y < x + 1 over a wide range),
     // which elimination settles at once.
@@ -452,7 +478,9 @@ class BoundsSearch {
       }
       if (iv.lo > iv.hi) return false;
       set(v, iv);
-      wake(v, a > 0 ? kLower : kUpper, i);
+      // The constraint itself again too when it has other terms: their bounds above were
+      // computed from this term's old one.
+      wake(v, a > 0 ? kLower : kUpper, c.terms.size() == 1 ? i : cs_.size());
     }
     return true;
   }
@@ -486,40 +514,102 @@ class BoundsSearch {
   std::vector<bool> queued_;
   std::vector<std::pair<size_t, Interval>> trail_;  // old intervals, to undo a choice
   size_t budget_;
+  size_t settled_ = 0;  // constraints already at a fixpoint with the start bounds
 };
 
-}  // namespace
-
-bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
-            const LinearLimits& limits, std::vector<int64_t>* solution) {
+// Canonical, gcd-normalized copies of the constraints, without the ones that always hold;
+// nullopt on a contradiction. `n` becomes the number of variables (at least integer.size()).
+std::optional<std::vector<LinearConstraint>> prepared(std::vector<LinearConstraint> constraints,
+                                                      const std::vector<bool>& integer, size_t& n) {
   std::vector<LinearConstraint> cs;
   cs.reserve(constraints.size());
   for (LinearConstraint& c : constraints) {
     if (!canonicalize(c)) continue;
     switch (normalize(c, integer)) {
-      case Status::Contradiction: return true;
+      case Status::Contradiction: return std::nullopt;
       case Status::Drop: break;
       case Status::Keep: cs.push_back(std::move(c)); break;
     }
   }
-  size_t n = integer.size();
+  n = integer.size();
   for (const LinearConstraint& c : cs) {
     if (!c.terms.empty()) n = std::max(n, static_cast<size_t>(c.terms.back().first) + 1);
   }
-  // The difference constraints alone (an equality of that form is two of them) often refute the
-  // system already: a chain `a <= b <= c` against `c < a`. A subset without a solution refutes
-  // the whole, and Bellman-Ford decides it in microseconds where elimination takes tens of them.
+  return cs;
+}
+
+}  // namespace
+
+std::optional<VariableBounds> propagate_bounds(std::vector<LinearConstraint> constraints,
+                                               const std::vector<bool>& integer) {
+  size_t n = 0;
+  auto cs = prepared(std::move(constraints), integer, n);
+  if (!cs) return std::nullopt;
+  BoundsSearch search(*cs, integer, n);
+  if (!search.narrow_all()) return std::nullopt;
+  return search.bounds();
+}
+
+namespace {
+
+// Whether every constraint has sorted, distinct variables, non-zero coefficients and numbers
+// within the limit (the form the cheap checks below read; the gcd need not be 1), and the
+// number of variables they use.
+bool canonical(const std::vector<LinearConstraint>& cs, size_t& n) {
+  for (const LinearConstraint& c : cs) {
+    if (c.terms.empty() || c.constant > kLimit || c.constant < -kLimit) return false;
+    int last = -1;
+    for (const auto& [v, a] : c.terms) {
+      if (v <= last || a == 0 || a > kLimit || a < -kLimit) return false;
+      last = v;
+    }
+    n = std::max(n, static_cast<size_t>(last) + 1);
+  }
+  return true;
+}
+
+// The cheap checks, in order: Bellman-Ford on the difference constraints (an equality of that
+// form is two of them: a chain `a <= b <= c` against `c < a` is refuted in microseconds), exactly
+// when they are the whole system; then bounds propagation and the search for a solution.
+// nullopt when none of them decides.
+std::optional<bool> refute_quickly(const std::vector<LinearConstraint>& cs,
+                                   const std::vector<bool>& integer, size_t n,
+                                   std::vector<int64_t>* solution, const VariableBounds* start,
+                                   size_t settled) {
   if (refute_difference_subset(cs, n)) return true;
-  // A system of difference constraints alone is decided exactly by Bellman-Ford, faster than
-  // the search below.
   if (all_differences(cs)) return refute_differences(cs, n);
-  BoundsSearch search(cs, integer, n);
+  BoundsSearch search(cs, integer, n, start, settled);
   switch (search.run()) {
     case Search::Infeasible: return true;
     case Search::Feasible:
       if (solution) *solution = search.solution();
       return false;
     case Search::Unknown: break;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool refute(const std::vector<LinearConstraint>& constraints, const std::vector<bool>& integer,
+            const LinearLimits& limits, std::vector<int64_t>* solution, const VariableBounds* start,
+            size_t settled) {
+  // The constraints a decision builds are usually canonical already: the cheap checks then read
+  // them as they are, and only elimination works on normalized copies.
+  size_t n = integer.size();
+  const bool as_given = canonical(constraints, n);
+  if (as_given) {
+    if (auto answer = refute_quickly(constraints, integer, n, solution, start, settled)) {
+      return *answer;
+    }
+  }
+  auto ready = prepared(constraints, integer, n);
+  if (!ready) return true;
+  std::vector<LinearConstraint> cs = std::move(*ready);
+  if (as_given) {
+    if (refute_difference_subset(cs, n)) return true;  // normalizing may have made more of them
+  } else if (auto answer = refute_quickly(cs, integer, n, solution, start, 0)) {
+    return *answer;
   }
   if (eliminate_equalities(cs, integer)) return true;
   if (all_differences(cs)) return refute_differences(cs, n);
@@ -578,20 +668,12 @@ namespace symshape::detail {
 std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
                                       const std::vector<bool>& integer, int target,
                                       const LinearLimits& limits) {
-  std::vector<LinearConstraint> cs;
-  cs.reserve(constraints.size());
-  for (LinearConstraint& c : constraints) {
-    if (!canonicalize(c)) continue;  // dropping a constraint only widens the range
-    switch (normalize(c, integer)) {
-      case Status::Contradiction: return std::nullopt;
-      case Status::Drop: break;
-      case Status::Keep: cs.push_back(std::move(c)); break;
-    }
-  }
-  size_t n = std::max(integer.size(), static_cast<size_t>(target) + 1);
-  for (const LinearConstraint& c : cs) {
-    if (!c.terms.empty()) n = std::max(n, static_cast<size_t>(c.terms.back().first) + 1);
-  }
+  size_t n = 0;
+  // (A constraint out of range is dropped, which only widens the range.)
+  auto ready = prepared(std::move(constraints), integer, n);
+  if (!ready) return std::nullopt;
+  std::vector<LinearConstraint> cs = std::move(*ready);
+  n = std::max(n, static_cast<size_t>(target) + 1);
   // Equalities are substituted away on a pivot other than the target; one over the target
   // alone becomes its two inequalities.
   while (true) {

@@ -33,8 +33,23 @@ struct LinearLimits {
 // tightened by gcd rounding). Arithmetic that would overflow int64 drops the derived constraint,
 // which is sound. When the answer is false because a solution was found, and `solution` is
 // given, it receives that solution (a value per variable; 0 for one no constraint uses).
-bool refute(std::vector<LinearConstraint> constraints, const std::vector<bool>& integer,
-            const LinearLimits& limits = {}, std::vector<int64_t>* solution = nullptr);
+//
+// `start`, when given, holds bounds that every solution of interest satisfies (propagated from
+// facts known to hold, which need not be among the constraints): the search for a solution
+// starts from them, and a refutation may use them. The first `settled` constraints must be
+// among those `start` was propagated from (propagating them again would change nothing).
+struct VariableBounds;
+bool refute(const std::vector<LinearConstraint>& constraints, const std::vector<bool>& integer,
+            const LinearLimits& limits = {}, std::vector<int64_t>* solution = nullptr,
+            const VariableBounds* start = nullptr, size_t settled = 0);
+
+// The bounds on each variable that the constraints imply by bounds propagation (integer
+// variables rounded inward); nullopt when propagation finds them contradictory.
+struct VariableBounds {
+  std::vector<std::optional<int64_t>> lo, hi;  // by variable; nullopt: no bound
+};
+std::optional<VariableBounds> propagate_bounds(std::vector<LinearConstraint> constraints,
+                                               const std::vector<bool>& integer);
 
 }  // namespace symshape::detail
 

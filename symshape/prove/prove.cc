@@ -57,15 +57,6 @@ Rat rational_of(const ex& e) {
   return cln::the<cln::cl_RA>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
 }
 
-// e's range, or all integers when the range analysis refuses (a possibly-zero divisor).
-ValueRange safe_bound(const ex& e, const Facts& facts) {
-  try {
-    return detail::bound_with(Expr(e), facts, {});  // the linear tier is this file's own
-  } catch (const Error&) {
-    return ValueRange::all();
-  }
-}
-
 // The range the linear tier gives an atom: from the recorded ranges alone (the tier has the
 // linear facts themselves; bounds implied by them only add constraints to eliminate).
 ValueRange atom_bound(const ex& e, const Facts& facts) {
@@ -73,14 +64,6 @@ ValueRange atom_bound(const ex& e, const Facts& facts) {
     return detail::bound_with(Expr(e), facts, {false, false, false});
   } catch (const Error&) {
     return ValueRange::all();
-  }
-}
-
-ModularSet safe_modular_set(const ex& e, const Facts& facts) {
-  try {
-    return modular_set(Expr(e), facts);
-  } catch (const Error&) {
-    return ModularSet{};
   }
 }
 
@@ -134,14 +117,21 @@ Truth by_ranges(const Cond& rel, const Facts& facts) {
   // A positive factor keeps the relation and makes exact quotients like x/2 integral terms.
   Int den = coefficient_denominator(d);
   if (den != 1) d = d * detail::ex_of(den);
-  ValueRange r = safe_bound(d, facts);
+  // (The linear tier is this file's own: the range tier does not project over the facts.)
+  detail::RangeAndModular both;
+  try {
+    both = detail::range_and_modular_set(Expr(d), facts);
+  } catch (const Error&) {
+    return Truth::Unknown;  // the range analysis refuses (a possibly-zero divisor)
+  }
+  ValueRange r = both.range;
   if (r.is_empty()) return Truth::Unknown;  // contradictory facts: leave it to the linear tier
   Truth t = decide_range(rel.op(), r, true);
   if (t != Truth::Unknown) return t;
   // The modular set tells that 2*x - 1 is never 0 (inequalities get the same from the linear
   // tier's integer tightening).
   if (rel.op() != RelOp::Eq && rel.op() != RelOp::Ne) return Truth::Unknown;
-  ModularSet m = safe_modular_set(d, facts);
+  const ModularSet& m = both.modular;
   if (m.modulus == 1) return Truth::Unknown;
   r = tighten(r, m);
   if (r.is_empty()) return Truth::Unknown;
@@ -300,6 +290,12 @@ class LinearProver {
     collect_facts();
     if (limit_hit) return false;
     finish();
+    // Bounds every fact implies, from which each decision's search for a solution starts (left
+    // out when the facts contradict each other: decisions then see only the facts they reach).
+    if (auto bounds = detail::propagate_bounds(base_, integer_)) {
+      fact_bounds_ = std::make_shared<const detail::VariableBounds>(std::move(*bounds));
+      bounded_facts_ = base_.size();
+    }
     return true;
   }
 
@@ -330,13 +326,22 @@ class LinearProver {
       // one power this gives up).
       std::vector<bool> in_reach = reach(goal);
       std::vector<detail::LinearConstraint> cs;
-      for (const detail::LinearConstraint& c : base_) {
-        if (!c.terms.empty() && in_reach[static_cast<size_t>(c.terms[0].first)]) cs.push_back(c);
+      // The facts fact_bounds_ was propagated from come first: those are at a fixpoint with it.
+      size_t facts = 0;
+      for (size_t i = 0; i < base_.size(); ++i) {
+        const detail::LinearConstraint& c = base_[i];
+        if (!c.terms.empty() && in_reach[static_cast<size_t>(c.terms[0].first)]) {
+          cs.push_back(c);
+          if (i < bounded_facts_) facts = cs.size();
+        }
       }
       cs.insert(cs.end(), std::make_move_iterator(goal.begin()),
                 std::make_move_iterator(goal.end()));
+      // The max / min atoms first, the goal's own (made last) before the facts', then the `!=`
+      // facts: a goal about a max is usually decided by splitting that max, and a solution
+      // found before a split often takes a side of the `!=` facts already.
       std::vector<const Split*> splits;
-      for (const Split& split : splits_) {
+      auto consider = [&](const Split& split) {
         const Linear& d = split.sides[0].first;
         if (splits.size() < kMaxSplits && (split.atom < 0 || needs_split(split, cs)) &&
             std::any_of(d.terms.begin(), d.terms.end(), [&](const auto& t) {
@@ -344,8 +349,14 @@ class LinearProver {
             })) {
           splits.push_back(&split);
         }
+      };
+      for (auto it = splits_.rbegin(); it != splits_.rend(); ++it) {
+        if (it->atom >= 0) consider(*it);
       }
-      if (!refute_split(std::move(cs), splits, 0)) return false;
+      for (const Split& split : splits_) {
+        if (split.atom < 0) consider(split);
+      }
+      if (!refute_split(cs, facts, splits, 0)) return false;
     }
     return true;
   }
@@ -720,11 +731,15 @@ class LinearProver {
   // Whether the constraints have no integer solution under every split from `from` on (a `!=`
   // fact, or a max / min atom equal to one of its arguments): the system is refuted when it is
   // without the split, or else when it is on both of its sides.
-  bool refute_split(std::vector<detail::LinearConstraint> cs,
+  // The first `facts` constraints of cs are facts (which fact_bounds_ was propagated from).
+  bool refute_split(std::vector<detail::LinearConstraint>& cs, size_t facts,
                     const std::vector<const Split*>& splits, size_t from) {
-    if (from == splits.size()) return detail::refute(std::move(cs), integer_);
+    if (from == splits.size()) {
+      return detail::refute(cs, integer_, {}, nullptr, fact_bounds_.get(), facts);
+    }
     std::vector<int64_t> point;
-    if (detail::refute(cs, integer_, {}, &point)) return true;  // the remaining splits not needed
+    // Refuted without the remaining splits: they are not needed.
+    if (detail::refute(cs, integer_, {}, &point, fact_bounds_.get(), facts)) return true;
     // A solution that takes a side of every remaining split solves one of the systems below.
     if (!point.empty() && std::all_of(splits.begin() + static_cast<long>(from), splits.end(),
                                       [&](const Split* split) {
@@ -733,10 +748,12 @@ class LinearProver {
                                       })) {
       return false;
     }
+    // Each side in turn, appended to cs and taken off again.
+    const size_t size = cs.size();
     for (const auto& [d, op] : splits[from]->sides) {
-      std::vector<detail::LinearConstraint> with = cs;
-      if (!append(d, op, with)) return false;
-      if (!refute_split(std::move(with), splits, from + 1)) return false;
+      const bool refuted = append(d, op, cs) && refute_split(cs, facts, splits, from + 1);
+      cs.resize(size);
+      if (!refuted) return false;
     }
     return true;
   }
@@ -957,6 +974,10 @@ class LinearProver {
   std::vector<int> position_;
   std::vector<bool> integer_;
   std::vector<detail::LinearConstraint> base_;
+  // Bounds propagated from the first bounded_facts_ constraints of base_ (every fact; a goal's
+  // atoms add their definitions after them). Prototypes only.
+  std::shared_ptr<const detail::VariableBounds> fact_bounds_;
+  size_t bounded_facts_ = 0;
 };
 
 // An assumed `p != q` decides the goals `d != 0` and `d == 0` for d == p - q or d == q - p (the

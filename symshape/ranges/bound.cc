@@ -561,6 +561,25 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
   return r;
 }
 
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
+  Analyzer a(facts, BoundOptions{});
+  const Info plain = a.visit(e.ex());
+  ValueRange r = plain.range.value_range();
+  const bool range_wants = !r.is_point();
+  const bool modular_wants = !plain.integral || !plain.mod.known();
+  std::optional<Info> rewritten;
+  if (!facts.substitutions().empty() && (range_wants || modular_wants)) {
+    Expr s = facts.substitute(e);
+    if (!s.identical(e)) rewritten = a.visit(s.ex());
+  }
+  if (rewritten && range_wants) {
+    ValueRange both = r.intersect(rewritten->range.value_range());
+    if (!both.is_empty()) r = both;
+  }
+  const Info& m = rewritten && modular_wants ? *rewritten : plain;
+  return {r, m.integral ? m.mod.modular_set() : ModularSet{}};
+}
+
 }  // namespace detail
 
 ValueRange bound(const Expr& e, const Facts& facts) {

@@ -30,4 +30,12 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
 // all integers when nothing is found. In prove.cc.
 ValueRange linear_range(const Expr& e, const Facts& facts);
 
+// bound_with(e, facts, {}) and modular_set(e, facts) from one analysis of e (and at most one of
+// e with the assumed equalities rewritten in), for prove()'s range tier, which asks for both.
+struct RangeAndModular {
+  ValueRange range;
+  ModularSet modular;
+};
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts);
+
 }  // namespace symshape::detail

@@ -276,3 +276,19 @@ TEST(LinearTest, DifferenceSystemsAreDecidedExactly) {
 
 }  // namespace
 }  // namespace symshape::detail
+
+namespace symshape::detail {
+namespace {
+
+TEST(LinearTest, PropagatedBoundsSeeAContradiction) {
+  // 2x + 5z == -3 with x in [-2, 3], z in [0, 5] has no integer solution (z = 0 leaves 2x == -3).
+  const std::vector<LinearConstraint> cs = {
+      ge({{0, 1}}, 2),  ge({{0, -1}}, 3),           ge({{2, 1}}, 0),
+      ge({{2, -1}}, 5), eq({{0, -2}, {2, -5}}, -3), ge({{1, 1}}, -2),
+      ge({{1, -1}}, 4), ge({{1, 1}, {2, -1}}, 3)};
+  EXPECT_FALSE(propagate_bounds(cs, kInts3).has_value());
+  EXPECT_TRUE(refute(cs, kInts3));
+}
+
+}  // namespace
+}  // namespace symshape::detail

@@ -495,11 +495,14 @@ TEST(Reasoning, RandomFactsAgreeWithBruteForce) {
     Expr simple = simplify(e, s.facts);
     // Decided again under the same facts, the goal goes through the prover made once for all the
     // facts (the first decision gathered only the facts it reached): the same answer.
-    EXPECT_EQ(prove(goal, s.facts), t) << goal.str() << " decided again";
-    bool any = false, all = true, none = true;
-    std::optional<Int> lo, hi;
     std::string where;
     for (const Cond& a : s.assumed) where += a.str() + "; ";
+    for (const auto& [name, range] : s.box)
+      where += name + " in [" + std::to_string(range.first) + ", " + std::to_string(range.second) +
+               "]; ";
+    EXPECT_EQ(prove(goal, s.facts), t) << goal.str() << " decided again under " << where;
+    bool any = false, all = true, none = true;
+    std::optional<Int> lo, hi;
     for_each_point(s, [&](const Bindings& b) {
       any = true;
       bool holds = evaluate(goal, b);
