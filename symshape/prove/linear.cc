@@ -552,17 +552,20 @@ std::optional<VariableBounds> propagate_bounds(std::vector<LinearConstraint> con
 
 namespace {
 
-// Whether every constraint has sorted, distinct variables, non-zero coefficients and numbers
-// within the limit (the form the cheap checks below read; the gcd need not be 1), and the
-// number of variables they use.
+// Whether every constraint has sorted, distinct variables, coprime non-zero coefficients and
+// numbers within the limit (the form the cheap checks below read: 2*x - 2*y >= 1 must become the
+// difference x - y >= 1 first), and the number of variables they use.
 bool canonical(const std::vector<LinearConstraint>& cs, size_t& n) {
   for (const LinearConstraint& c : cs) {
     if (c.terms.empty() || c.constant > kLimit || c.constant < -kLimit) return false;
     int last = -1;
+    int64_t g = 0;
     for (const auto& [v, a] : c.terms) {
       if (v <= last || a == 0 || a > kLimit || a < -kLimit) return false;
       last = v;
+      g = std::gcd(g, a < 0 ? -a : a);
     }
+    if (g != 1) return false;
     n = std::max(n, static_cast<size_t>(last) + 1);
   }
   return true;
