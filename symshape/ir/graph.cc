@@ -42,6 +42,22 @@ Expr TensorMeta::numel() const {
 }
 
 std::vector<Expr> TensorMeta::contiguous_strides(const std::vector<Expr>& sizes) {
+  // Propagation asks for the strides of the same few shapes over and over (every elementwise op
+  // of a layer has the layer's activation shape): the last few answers are kept per thread, and
+  // a shape of the very same expressions is answered without multiplying again.
+  struct Entry {
+    std::vector<Expr> sizes, strides;
+  };
+  constexpr size_t kKept = 8;
+  thread_local std::vector<Entry> recent;
+  thread_local size_t next = 0;
+  for (const Entry& e : recent) {
+    if (e.sizes.size() == sizes.size() &&
+        std::equal(sizes.begin(), sizes.end(), e.sizes.begin(),
+                   [](const Expr& a, const Expr& b) { return a.identical(b); })) {
+      return e.strides;
+    }
+  }
   // PyTorch multiplies by max(size, 1) so that a zero size does not zero the outer strides. We do
   // that for constants; a symbolic size is taken as is, since strides only matter for a tensor
   // that has elements, and then every size is at least 1.
@@ -54,6 +70,15 @@ std::vector<Expr> TensorMeta::contiguous_strides(const std::vector<Expr>& sizes)
       if (*c > 1) acc *= sizes[i];
     } else {
       acc *= sizes[i];
+    }
+  }
+  if (sizes.size() > 1) {
+    Entry entry{sizes, strides};
+    if (recent.size() < kKept) {
+      recent.push_back(std::move(entry));
+    } else {
+      recent[next] = std::move(entry);
+      next = (next + 1) % kKept;
     }
   }
   return strides;

@@ -24,12 +24,19 @@ std::vector<Expr> strides_or_contiguous(const TensorMeta& t) {
 // Whether t is contiguous in the dim order `order` (slowest first): PyTorch's is_contiguous,
 // where a size-1 dim's stride does not matter.
 bool dense_in_order(const OpContext& ctx, const TensorMeta& t, const std::vector<size_t>& order) {
-  const std::vector<Expr> strides = strides_or_contiguous(t);
+  const bool given = t.strides.size() == t.rank();
+  const std::vector<Expr> computed = given ? std::vector<Expr>{} : strides_or_contiguous(t);
+  const std::vector<Expr>& strides = given ? t.strides : computed;
   Expr expected = 1;
   for (size_t i = order.size(); i-- > 0;) {
     const size_t d = order[i];
-    if (!holds(ctx, t.sizes[d] == 1 || strides[d] == expected)) return false;
-    expected = expected * t.sizes[d];
+    // The same expression, or a size of 1, settles it without a decision (the usual case).
+    const std::optional<Int> size = t.sizes[d].constant();
+    if (!strides[d].identical(expected) && !(size && *size == 1) &&
+        !holds(ctx, t.sizes[d] == 1 || strides[d] == expected)) {
+      return false;
+    }
+    if (i > 0) expected = expected * t.sizes[d];
   }
   return true;
 }
@@ -40,7 +47,29 @@ std::vector<Expr> elementwise_strides(const OpContext& ctx,
                                       const std::vector<const TensorMeta*>& inputs,
                                       bool scalar_operand, const std::vector<Expr>& shape) {
   const size_t ndim = shape.size();
-  if (ndim <= 1 || inputs.empty()) return TensorMeta::contiguous_strides(shape);
+  std::vector<Expr> contiguous = TensorMeta::contiguous_strides(shape);
+  if (ndim <= 1 || inputs.empty()) return contiguous;
+  // The usual case without a decision: every operand contiguous with the output's trailing
+  // sizes (the very expressions: then its strides are those of the output's trailing dims), and
+  // no dim of size 1. Every operand's strides then decrease strictly along the output's dims
+  // (0 where it broadcasts), so TensorIterator's order is row-major, fast path or not.
+  bool row_major = std::none_of(shape.begin(), shape.end(), [](const Expr& s) {
+    const std::optional<Int> c = s.constant();
+    return c && *c <= 1;
+  });
+  for (const TensorMeta* t : inputs) {
+    const size_t rank = t->rank();
+    if (!row_major) break;
+    if (rank > ndim || t->strides.size() != rank) {
+      row_major = false;
+      break;
+    }
+    for (size_t i = 0; i < rank && row_major; ++i) {
+      const size_t d = ndim - rank + i;
+      row_major = t->sizes[i].identical(shape[d]) && t->strides[i].identical(contiguous[d]);
+    }
+  }
+  if (row_major) return contiguous;
   // The fast paths: every operand a tensor of the output's shape, all contiguous (which wins)
   // or all channels_last.
   bool same_shape = !scalar_operand;
@@ -51,14 +80,14 @@ std::vector<Expr> elementwise_strides(const OpContext& ctx,
       break;
     }
     for (size_t d = 0; d < ndim && same_shape; ++d)
-      same_shape = ctx.known(t->sizes[d] == shape[d]) == Truth::True;
+      same_shape = t->sizes[d].identical(shape[d]) || holds(ctx, t->sizes[d] == shape[d]);
   }
   if (same_shape) {
-    std::vector<size_t> row_major(ndim);
-    for (size_t d = 0; d < ndim; ++d) row_major[d] = d;
+    std::vector<size_t> order(ndim);
+    for (size_t d = 0; d < ndim; ++d) order[d] = d;
     bool all = true;
-    for (const TensorMeta* t : inputs) all = all && dense_in_order(ctx, *t, row_major);
-    if (all) return TensorMeta::contiguous_strides(shape);
+    for (const TensorMeta* t : inputs) all = all && dense_in_order(ctx, *t, order);
+    if (all) return contiguous;
     if (ndim == 4) {
       all = true;
       for (const TensorMeta* t : inputs) all = all && dense_in_order(ctx, *t, {0, 2, 3, 1});

@@ -25,8 +25,8 @@ Operand operand(const OpContext& ctx, std::string_view name) {
       o.is_tensor = true;
       o.dtype = v.tensor.dtype;
       o.sizes = v.tensor.sizes;
-      o.meta = v.tensor;
       o.zero_dim = v.tensor.rank() == 0;
+      o.meta = std::move(v.tensor);
       break;
     case Value::Kind::Int: o.dtype = DType::Int64; break;
     case Value::Kind::Float: o.dtype = DType::Float32; break;
@@ -87,8 +87,10 @@ TensorMeta laid_out(const OpContext& ctx, const std::vector<Operand>& ops, DType
     if (o.is_tensor) tensors.push_back(&o.meta);
     if (o.is_tensor ? o.zero_dim : numbers_count) scalar = true;
   }
-  TensorMeta out = contiguous(dtype, shape);
+  TensorMeta out;
+  out.dtype = dtype;
   out.strides = elementwise_strides(ctx, tensors, scalar, shape);
+  out.sizes = std::move(shape);
   return out;
 }
 
