@@ -154,6 +154,37 @@ bool eliminate_equalities(std::vector<LinearConstraint>& cs, const std::vector<b
   }
 }
 
+enum class Eliminated { Done, Contradiction, TooMany };
+
+// One Fourier-Motzkin step: replaces the constraints on x[v] by every positive combination of a
+// lower and an upper bound on it (gcd-normalized). TooMany when more than limits.max_constraints
+// result (cs is then left part-way).
+Eliminated eliminate(std::vector<LinearConstraint>& cs, int v, const std::vector<bool>& integer,
+                     const LinearLimits& limits) {
+  std::vector<LinearConstraint> lows, ups, next;
+  for (LinearConstraint& c : cs) {
+    int64_t a = coefficient_of(c, v);
+    (a > 0 ? lows : a < 0 ? ups : next).push_back(std::move(c));
+  }
+  for (const LinearConstraint& lo : lows) {
+    int64_t a = coefficient_of(lo, v);
+    for (const LinearConstraint& up : ups) {
+      int64_t b = -coefficient_of(up, v);
+      int64_t g = std::gcd(a, b);
+      auto d = combine(b / g, lo, a / g, up);
+      if (!d) continue;
+      switch (normalize(*d, integer)) {
+        case Status::Contradiction: return Eliminated::Contradiction;
+        case Status::Drop: break;
+        case Status::Keep: next.push_back(std::move(*d)); break;
+      }
+      if (next.size() > limits.max_constraints) return Eliminated::TooMany;
+    }
+  }
+  cs = std::move(next);
+  return Eliminated::Done;
+}
+
 // Keeps, among constraints with the same terms, the strongest (smallest constant).
 void deduplicate(std::vector<LinearConstraint>& cs) {
   std::sort(cs.begin(), cs.end(), [](const LinearConstraint& x, const LinearConstraint& y) {
@@ -637,27 +668,11 @@ bool refute(const std::vector<LinearConstraint>& constraints, const std::vector<
         best_cost = cost;
       }
     }
-    std::vector<LinearConstraint> lows, ups, next;
-    for (LinearConstraint& c : cs) {
-      int64_t a = coefficient_of(c, best);
-      (a > 0 ? lows : a < 0 ? ups : next).push_back(std::move(c));
+    switch (eliminate(cs, best, integer, limits)) {
+      case Eliminated::Contradiction: return true;
+      case Eliminated::TooMany: return false;
+      case Eliminated::Done: break;
     }
-    for (const LinearConstraint& lo : lows) {
-      int64_t a = coefficient_of(lo, best);
-      for (const LinearConstraint& up : ups) {
-        int64_t b = -coefficient_of(up, best);
-        int64_t g = std::gcd(a, b);
-        auto d = combine(b / g, lo, a / g, up);
-        if (!d) continue;
-        switch (normalize(*d, integer)) {
-          case Status::Contradiction: return true;
-          case Status::Drop: break;
-          case Status::Keep: next.push_back(std::move(*d)); break;
-        }
-        if (next.size() > limits.max_constraints) return false;
-      }
-    }
-    cs = std::move(next);
   }
   return false;
 }
@@ -740,27 +755,11 @@ std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
       }
     }
     if (best < 0) break;  // only the target is left
-    std::vector<LinearConstraint> lows, ups, next;
-    for (LinearConstraint& c : cs) {
-      int64_t a = coefficient_of(c, best);
-      (a > 0 ? lows : a < 0 ? ups : next).push_back(std::move(c));
+    switch (eliminate(cs, best, integer, limits)) {
+      case Eliminated::Contradiction: return std::nullopt;
+      case Eliminated::TooMany: return ProjectedRange{};
+      case Eliminated::Done: break;
     }
-    for (const LinearConstraint& lo : lows) {
-      int64_t a = coefficient_of(lo, best);
-      for (const LinearConstraint& up : ups) {
-        int64_t b = -coefficient_of(up, best);
-        int64_t g = std::gcd(a, b);
-        auto d = combine(b / g, lo, a / g, up);
-        if (!d) continue;
-        switch (normalize(*d, integer)) {
-          case Status::Contradiction: return std::nullopt;
-          case Status::Drop: break;
-          case Status::Keep: next.push_back(std::move(*d)); break;
-        }
-        if (next.size() > limits.max_constraints) return ProjectedRange{};
-      }
-    }
-    cs = std::move(next);
   }
   // What is left bounds the target alone: a*t + k >= 0.
   ProjectedRange out;
