@@ -118,21 +118,26 @@ int64_t coefficient_of(const LinearConstraint& c, int v) {
   return it != c.terms.end() && it->first == v ? it->second : 0;
 }
 
-// Substitutes every equality away. Returns true on a contradiction.
-bool eliminate_equalities(std::vector<LinearConstraint>& cs, const std::vector<bool>& integer) {
+// Substitutes every equality away, each on its variable of smallest coefficient other than
+// `keep` (an equality over x[keep] alone stays). Returns true on a contradiction.
+bool eliminate_equalities(std::vector<LinearConstraint>& cs, const std::vector<bool>& integer,
+                          int keep = -1) {
   while (true) {
-    auto eq =
-        std::find_if(cs.begin(), cs.end(), [](const LinearConstraint& c) { return c.equality; });
+    auto eq = std::find_if(cs.begin(), cs.end(), [keep](const LinearConstraint& c) {
+      return c.equality && !(c.terms.size() == 1 && c.terms[0].first == keep);
+    });
     if (eq == cs.end()) return false;
     LinearConstraint e = std::move(*eq);
     cs.erase(eq);
     // A unit coefficient makes the substitution exact over the integers; any other pivot only
     // forgets that the pivot is an integer, which is sound.
-    auto pivot = std::min_element(e.terms.begin(), e.terms.end(), [](const auto& x, const auto& y) {
-      return std::abs(x.second) < std::abs(y.second);
-    });
-    int v = pivot->first;
-    int64_t a = pivot->second;
+    auto pivot = e.terms.end();
+    for (auto it = e.terms.begin(); it != e.terms.end(); ++it) {
+      if (it->first == keep) continue;
+      if (pivot == e.terms.end() || std::abs(it->second) < std::abs(pivot->second)) pivot = it;
+    }
+    const int v = pivot->first;
+    const int64_t a = pivot->second;
     std::vector<LinearConstraint> next;
     next.reserve(cs.size());
     for (LinearConstraint& c : cs) {
@@ -152,6 +157,27 @@ bool eliminate_equalities(std::vector<LinearConstraint>& cs, const std::vector<b
     }
     cs = std::move(next);
   }
+}
+
+// The variable (other than `keep`) whose Fourier-Motzkin elimination adds the fewest
+// constraints: lower bounds times upper bounds, less the constraints it removes. -1 when no
+// constraint uses one.
+int cheapest_variable(const std::vector<LinearConstraint>& cs, size_t n, int keep = -1) {
+  std::vector<size_t> lower(n, 0), upper(n, 0);
+  for (const LinearConstraint& c : cs) {
+    for (const auto& [v, a] : c.terms) ++(a > 0 ? lower : upper)[static_cast<size_t>(v)];
+  }
+  int best = -1;
+  long best_cost = 0;
+  for (size_t v = 0; v < n; ++v) {
+    if (static_cast<int>(v) == keep || lower[v] + upper[v] == 0) continue;
+    long cost = static_cast<long>(lower[v] * upper[v]) - static_cast<long>(lower[v] + upper[v]);
+    if (best < 0 || cost < best_cost) {
+      best = static_cast<int>(v);
+      best_cost = cost;
+    }
+  }
+  return best;
 }
 
 enum class Eliminated { Done, Contradiction, TooMany };
@@ -647,28 +673,11 @@ bool refute(const std::vector<LinearConstraint>& constraints, const std::vector<
   }
   if (eliminate_equalities(cs, integer)) return true;
   if (all_differences(cs)) return refute_differences(cs, n);
-  std::vector<size_t> lower(n), upper(n);
   // Each round eliminates one variable, so n + 1 rounds always suffice.
   for (size_t round = 0; round <= n; ++round) {
     deduplicate(cs);
     if (cs.empty()) return false;
-    std::fill(lower.begin(), lower.end(), 0);
-    std::fill(upper.begin(), upper.end(), 0);
-    for (const LinearConstraint& c : cs) {
-      for (const auto& [v, a] : c.terms) ++(a > 0 ? lower : upper)[v];
-    }
-    // Eliminate the variable whose elimination adds the fewest constraints.
-    int best = -1;
-    long best_cost = 0;
-    for (size_t v = 0; v < n; ++v) {
-      if (lower[v] + upper[v] == 0) continue;
-      long cost = static_cast<long>(lower[v] * upper[v]) - static_cast<long>(lower[v] + upper[v]);
-      if (best < 0 || cost < best_cost) {
-        best = static_cast<int>(v);
-        best_cost = cost;
-      }
-    }
-    switch (eliminate(cs, best, integer, limits)) {
+    switch (eliminate(cs, cheapest_variable(cs, n), integer, limits)) {
       case Eliminated::Contradiction: return true;
       case Eliminated::TooMany: return false;
       case Eliminated::Done: break;
@@ -694,38 +703,7 @@ std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
   n = std::max(n, static_cast<size_t>(target) + 1);
   // Equalities are substituted away on a pivot other than the target; one over the target
   // alone becomes its two inequalities.
-  while (true) {
-    auto eq = std::find_if(cs.begin(), cs.end(), [target](const LinearConstraint& c) {
-      return c.equality && !(c.terms.size() == 1 && c.terms[0].first == target);
-    });
-    if (eq == cs.end()) break;
-    LinearConstraint e = std::move(*eq);
-    cs.erase(eq);
-    auto pivot = e.terms.end();
-    for (auto it = e.terms.begin(); it != e.terms.end(); ++it) {
-      if (it->first == target) continue;
-      if (pivot == e.terms.end() || std::abs(it->second) < std::abs(pivot->second)) pivot = it;
-    }
-    const int v = pivot->first;
-    const int64_t a = pivot->second;
-    std::vector<LinearConstraint> next;
-    next.reserve(cs.size());
-    for (LinearConstraint& c : cs) {
-      int64_t b = coefficient_of(c, v);
-      if (b == 0) {
-        next.push_back(std::move(c));
-        continue;
-      }
-      auto d = combine(a < 0 ? -a : a, c, a < 0 ? b : -b, e);
-      if (!d) continue;
-      switch (normalize(*d, integer)) {
-        case Status::Contradiction: return std::nullopt;
-        case Status::Drop: break;
-        case Status::Keep: next.push_back(std::move(*d)); break;
-      }
-    }
-    cs = std::move(next);
-  }
+  if (eliminate_equalities(cs, integer, target)) return std::nullopt;
   // What equalities are left are over the target alone: a*t + k == 0 is both directions.
   const size_t count = cs.size();
   for (size_t i = 0; i < count; ++i) {
@@ -736,24 +714,9 @@ std::optional<ProjectedRange> project(std::vector<LinearConstraint> constraints,
     other.constant = -other.constant;
     cs.push_back(std::move(other));
   }
-  std::vector<size_t> lower(n), upper(n);
   for (size_t round = 0; round <= n; ++round) {
     deduplicate(cs);
-    std::fill(lower.begin(), lower.end(), 0);
-    std::fill(upper.begin(), upper.end(), 0);
-    for (const LinearConstraint& c : cs) {
-      for (const auto& [v, a] : c.terms) ++(a > 0 ? lower : upper)[v];
-    }
-    int best = -1;
-    long best_cost = 0;
-    for (size_t v = 0; v < n; ++v) {
-      if (static_cast<int>(v) == target || lower[v] + upper[v] == 0) continue;
-      long cost = static_cast<long>(lower[v] * upper[v]) - static_cast<long>(lower[v] + upper[v]);
-      if (best < 0 || cost < best_cost) {
-        best = static_cast<int>(v);
-        best_cost = cost;
-      }
-    }
+    const int best = cheapest_variable(cs, n, target);
     if (best < 0) break;  // only the target is left
     switch (eliminate(cs, best, integer, limits)) {
       case Eliminated::Contradiction: return std::nullopt;
