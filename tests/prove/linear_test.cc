@@ -4,18 +4,10 @@
 
 #include <random>
 
-#include "symshape/prove/linear.h"
+#include "linear_test_util.h"
 
 namespace symshape::detail {
 namespace {
-
-// sum(terms) + constant >= 0 (or == 0).
-LinearConstraint ge(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
-  return {std::move(terms), constant, false};
-}
-LinearConstraint eq(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
-  return {std::move(terms), constant, true};
-}
 
 const std::vector<bool> kInts3{true, true, true};
 
@@ -140,25 +132,17 @@ TEST(LinearTest, SolutionsSatisfyTheSystem) {
       c.equality = kind(rng) == 0;
       cs.push_back(c);
     }
-    auto holds_at = [&](const int64_t* p) {
-      for (const LinearConstraint& c : cs) {
-        int64_t s = c.constant;
-        for (const auto& [v, a] : c.terms) s += a * p[v];
-        if (c.equality ? s != 0 : s < 0) return false;
-      }
-      return true;
-    };
     bool sat = false;
     for (int p = 0; p < 7 * 7 * 7 && !sat; ++p) {
       const int64_t x[3] = {p % 7 - 3, p / 7 % 7 - 3, p / 49 - 3};
-      sat = holds_at(x);
+      sat = holds_at(cs, x);
     }
     std::vector<int64_t> solution;
     const bool refuted = refute(cs, kInts3, {}, &solution);
     if (!solution.empty()) {
       ASSERT_EQ(solution.size(), 3u);
       EXPECT_FALSE(refuted);
-      EXPECT_TRUE(holds_at(solution.data())) << "round " << round;
+      EXPECT_TRUE(holds_at(cs, solution.data())) << "round " << round;
       ++with_solution;
     }
     satisfiable += sat;
@@ -198,14 +182,8 @@ TEST(LinearTest, NeverRefutesASatisfiableSystem) {
     for (int x = -3; x <= 3 && !sat; ++x) {
       for (int y = -3; y <= 3 && !sat; ++y) {
         for (int z = -3; z <= 3 && !sat; ++z) {
-          int p[3] = {x, y, z};
-          bool all = true;
-          for (const LinearConstraint& c : cs) {
-            int64_t s = c.constant;
-            for (const auto& [v, a] : c.terms) s += a * p[v];
-            all = all && (c.equality ? s == 0 : s >= 0);
-          }
-          sat = all;
+          const int64_t p[3] = {x, y, z};
+          sat = holds_at(cs, p);
         }
       }
     }
@@ -257,14 +235,8 @@ TEST(LinearTest, DifferenceSystemsAreDecidedExactly) {
     }
     bool sat = false;
     for (int p = 0; p < 7 * 7 * 7 * 7 && !sat; ++p) {
-      const int x[4] = {p % 7 - 3, p / 7 % 7 - 3, p / 49 % 7 - 3, p / 343 - 3};
-      bool all = true;
-      for (const LinearConstraint& c : cs) {
-        int64_t s = c.constant;
-        for (const auto& [v, a] : c.terms) s += a * x[v];
-        all = all && s >= 0;
-      }
-      sat = all;
+      const int64_t x[4] = {p % 7 - 3, p / 7 % 7 - 3, p / 49 % 7 - 3, p / 343 - 3};
+      sat = holds_at(cs, x);
     }
     satisfiable += sat;
     EXPECT_EQ(refute(cs, ints), !sat) << "round " << round;
@@ -273,12 +245,6 @@ TEST(LinearTest, DifferenceSystemsAreDecidedExactly) {
   EXPECT_GT(satisfiable, 200);
   EXPECT_LT(satisfiable, 1800);
 }
-
-}  // namespace
-}  // namespace symshape::detail
-
-namespace symshape::detail {
-namespace {
 
 TEST(LinearTest, PropagatedBoundsSeeAContradiction) {
   // 2x + 5z == -3 with x in [-2, 3], z in [0, 5] has no integer solution (z = 0 leaves 2x == -3).

@@ -7,17 +7,10 @@
 #include <iostream>
 #include <random>
 
-#include "symshape/prove/linear.h"
+#include "linear_test_util.h"
 
 namespace symshape::detail {
 namespace {
-
-LinearConstraint ge(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
-  return {std::move(terms), constant, false};
-}
-LinearConstraint eq(std::vector<std::pair<int, int64_t>> terms, int64_t constant) {
-  return {std::move(terms), constant, true};
-}
 
 TEST(Project, DifferenceUnderTwoRelations) {
   // a + 2 <= b <= a + 5, a, b >= 1; t == b - a.
@@ -101,13 +94,7 @@ TEST(Project, RandomSystemsHoldEveryValue) {
       for (int x1 = -4; x1 <= 4; ++x1) {
         for (int x2 = -4; x2 <= 4; ++x2) {
           const int64_t x[3] = {x0, x1, x2};
-          bool ok = true;
-          for (const LinearConstraint& c : cs) {
-            int64_t s = c.constant;
-            for (const auto& [v, coeff] : c.terms) s += coeff * x[v];
-            if (c.equality ? s != 0 : s < 0) ok = false;
-          }
-          if (!ok) continue;
+          if (!holds_at(cs, x)) continue;
           int64_t t = a[0] * x0 + a[1] * x1 + a[2] * x2 + k;
           lo = lo ? std::min(*lo, t) : t;
           hi = hi ? std::max(*hi, t) : t;
