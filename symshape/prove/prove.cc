@@ -368,34 +368,19 @@ class LinearProver {
   ValueRange range_of(const ex& e) {
     Linear target = linearize(e);
     collect_facts();
-    // max / min atoms (of e or of the facts), with the difference of their arguments.
-    struct Choice {
-      int var;
-      bool is_max;
-      Linear first, second;  // the arguments
-    };
-    std::vector<Choice> choices;
-    for (size_t i = 0; i < vars_.size() && choices.size() < kMaxMinMaxChoices; ++i) {
-      if (vars_[i].rank != kAtom) continue;
-      Fn f = function_of(vars_[i].key);
-      if (f != Fn::Max && f != Fn::Min) continue;
-      const ex key = vars_[i].key;
-      choices.push_back(
-          {static_cast<int>(i), f == Fn::Max, linearize(key.op(0)), linearize(key.op(1))});
-    }
-    collect_facts();  // whatever the arguments brought (they were linearized already)
     finish();
-    for (const Choice& c : choices) {
-      auto r = project_linear(c.first - c.second);
+    // Each max / min atom (of e or of the facts) splits into `m == a or m == b`: the difference
+    // of its sides is a - b.
+    size_t tried = 0;
+    for (const Split& split : splits_) {
+      if (split.atom < 0) continue;
+      if (tried++ == kMaxMinMaxChoices) break;
+      auto r = project_linear(split.sides[1].first - split.sides[0].first);
       if (!r) return ValueRange::empty();  // the facts have no solution
       int side = -1;                       // the argument the call equals
-      if (r->lo() && *r->lo() >= 0) side = c.is_max ? 0 : 1;
-      if (r->hi() && *r->hi() <= 0) side = c.is_max ? 1 : 0;
-      if (side < 0) continue;
-      // No new variable may appear once the positions are placed: the arguments' forms were
-      // kept from before.
-      Linear tie = Linear::of(c.var) - (side == 0 ? c.first : c.second);
-      append(tie, RelOp::Eq, base_);
+      if (r->lo() && *r->lo() >= 0) side = split.is_max ? 0 : 1;
+      if (r->hi() && *r->hi() <= 0) side = split.is_max ? 1 : 0;
+      if (side >= 0) append(split.sides[side].first, RelOp::Eq, base_);
     }
     auto r = project_linear(target);
     return r ? *r : ValueRange::empty();
