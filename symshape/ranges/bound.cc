@@ -527,23 +527,48 @@ class Analyzer {
 
 }  // namespace
 
+namespace {
+
+// The analysis of e with the assumed equalities rewritten in (p == h*w: p % h is 0), a second
+// sound one; nullopt when they do not change e.
+std::optional<Info> rewritten_analysis(Analyzer& a, const Expr& e, const Facts& facts) {
+  if (facts.substitutions().empty()) return std::nullopt;
+  Expr s = facts.substitute(e);
+  if (s.identical(e)) return std::nullopt;
+  return a.visit(s.ex());
+}
+
+// The range of e's analysis, narrowed by the rewritten one (unless they contradict).
+ValueRange narrowed(const Info& plain, const std::optional<Info>& rewritten) {
+  // The expression is an integer, so its range rounds inward even when its parts are rational.
+  ValueRange r = plain.range.value_range();
+  if (rewritten) {
+    ValueRange both = r.intersect(rewritten->range.value_range());
+    if (!both.is_empty()) r = both;
+  }
+  return r;
+}
+
+// The congruence of e's analysis, or of the rewritten one when there is one.
+ModularSet congruence(const Info& plain, const std::optional<Info>& rewritten) {
+  const Info& i = rewritten ? *rewritten : plain;
+  return i.integral ? i.mod.modular_set() : ModularSet{};
+}
+
+bool congruence_unknown(const Info& i) { return !i.integral || !i.mod.known(); }
+
+}  // namespace
+
 namespace detail {
 
 // Bounds by projection are sought under at most this many assumptions.
 constexpr size_t kMaxLinearFacts = 32;
 
 ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& options) {
-  // The expression is an integer, so its range rounds inward even when its parts are rational.
   Analyzer a(facts, options);
-  ValueRange r = a.visit(e.ex()).range.value_range();
-  // The assumed equalities rewritten in (p == h*w: p % h is 0) give a second sound range.
-  if (options.substitutions && !facts.substitutions().empty() && !r.is_point()) {
-    Expr s = facts.substitute(e);
-    if (!s.identical(e)) {
-      ValueRange both = r.intersect(a.visit(s.ex()).range.value_range());
-      if (!both.is_empty()) r = both;
-    }
-  }
+  const Info plain = a.visit(e.ex());
+  ValueRange r = plain.range.value_range();
+  if (options.substitutions && !r.is_point()) r = narrowed(plain, rewritten_analysis(a, e, facts));
   if (options.linear_facts && !r.is_point() && !facts.assumptions().empty() &&
       facts.assumptions().size() <= kMaxLinearFacts) {
     bool connected = false;
@@ -564,20 +589,12 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
 RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
   Analyzer a(facts, BoundOptions{});
   const Info plain = a.visit(e.ex());
-  ValueRange r = plain.range.value_range();
-  const bool range_wants = !r.is_point();
-  const bool modular_wants = !plain.integral || !plain.mod.known();
+  const bool range_wants = !plain.range.value_range().is_point();
+  const bool modular_wants = congruence_unknown(plain);
   std::optional<Info> rewritten;
-  if (!facts.substitutions().empty() && (range_wants || modular_wants)) {
-    Expr s = facts.substitute(e);
-    if (!s.identical(e)) rewritten = a.visit(s.ex());
-  }
-  if (rewritten && range_wants) {
-    ValueRange both = r.intersect(rewritten->range.value_range());
-    if (!both.is_empty()) r = both;
-  }
-  const Info& m = rewritten && modular_wants ? *rewritten : plain;
-  return {r, m.integral ? m.mod.modular_set() : ModularSet{}};
+  if (range_wants || modular_wants) rewritten = rewritten_analysis(a, e, facts);
+  return {narrowed(plain, range_wants ? rewritten : std::nullopt),
+          congruence(plain, modular_wants ? rewritten : std::nullopt)};
 }
 
 }  // namespace detail
@@ -590,12 +607,9 @@ ValueRange bound(const Expr& e, const Facts& facts) {
 
 ModularSet modular_set(const Expr& e, const Facts& facts) {
   Analyzer a(facts);
-  Info i = a.visit(e.ex());
-  if (!facts.substitutions().empty() && (!i.integral || !i.mod.known())) {
-    Expr s = facts.substitute(e);
-    if (!s.identical(e)) i = a.visit(s.ex());
-  }
-  return i.integral ? i.mod.modular_set() : ModularSet{};
+  const Info plain = a.visit(e.ex());
+  return congruence(plain,
+                    congruence_unknown(plain) ? rewritten_analysis(a, e, facts) : std::nullopt);
 }
 
 }  // namespace symshape
