@@ -395,8 +395,10 @@ TensorMeta like_query(const OpContext& ctx, const TensorMeta& q, DType dtype,
                       std::vector<Expr> sizes) {
   TensorMeta order = q;
   order.sizes = sizes;
-  TensorMeta out = contiguous(dtype, sizes);
+  TensorMeta out;
+  out.dtype = dtype;
   out.strides = elementwise_strides(ctx, {&order}, false, sizes);
+  out.sizes = std::move(sizes);
   return out;
 }
 
