@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,6 +13,10 @@
 #include "symshape/ranges.h"
 
 namespace symshape {
+
+namespace detail {
+class DifferenceClosure;
+}
 
 // A divisibility fact: divisor divides dividend.
 struct Divisibility {
@@ -68,6 +74,19 @@ class Facts {
   Expr substitute(const Expr& e) const;
   Cond substitute(const Cond& c) const;
 
+  // The range of x - y (of x alone when y is empty) that the symbols' ranges and the difference
+  // facts (`x - y <= c`, `x < y + c`, `x == y + c`, bounds on one symbol) imply, read from their
+  // shortest-path closure: a lookup once the facts are in. exact: every integer of the range is a
+  // value x - y takes under the facts connected to x and y, as no other fact (a sum, a product,
+  // a division, a divisibility, a `!=`, a disjunction) constrains them; the general prover cannot
+  // do better then. The whole line, not exact, when the closure cannot answer (the facts
+  // contradict each other, or the closure is full).
+  struct DifferenceRange {
+    ValueRange range = ValueRange::all();
+    bool exact = false;
+  };
+  DifferenceRange difference_range(std::string_view x, std::string_view y) const;
+
   uint64_t version() const { return version_; }
   // Unique to this object among all Facts ever made in the process (a copy gets its own), so
   // that (identity(), version()) names one state of one set of facts: caches key on it.
@@ -92,8 +111,25 @@ class Facts {
     Int constant;
   };
 
+  // An edge of the difference closure: x_to - x_from <= weight ("" is the constant 0). Range
+  // edges are the ones a later, wider set_range takes back.
+  struct Difference {
+    std::string from, to;
+    int64_t weight;
+    bool range;
+  };
+
   void exclude_endpoint(const Cond& c);
-  void add_linear(const Cond& c);
+  // False when c is not captured whole as difference edges.
+  bool add_linear(const Cond& c);
+  // The bound as a difference edge; nullopt when it is not one (or its constant is too large).
+  static std::optional<Difference> difference_of(const LinearBound& b);
+  void add_range_edges(const std::string& symbol, const ValueRange& r);
+  // Marks the symbols as connected by a fact (and the fact as one the closure lacks: inexact).
+  void link(const std::vector<std::string>& symbols, bool inexact);
+  size_t component(const std::string& symbol);
+  size_t root(size_t i) const;
+  bool exact_symbol(std::string_view symbol) const;
   void add_substitution(const Cond& c);
   void requeue(std::string_view symbol) const;
   void requeue_fact(size_t index) const;
@@ -116,6 +152,15 @@ class Facts {
   mutable std::vector<size_t> queue_;
   mutable std::vector<bool> queued_;
   mutable bool contradiction_ = false;
+  // Difference closure (difference_range): its edges in the order learned, the closure built
+  // from them lazily (shared between copies until one of them adds to it), the symbols' union-find
+  // components by the facts that link them, and which components hold a fact the closure lacks.
+  std::vector<Difference> differences_;
+  mutable std::shared_ptr<detail::DifferenceClosure> closure_;
+  std::map<std::string, size_t, std::less<>> component_of_;
+  mutable std::vector<size_t> parent_;
+  std::vector<bool> inexact_;
+  bool contradicted_ = false;  // `False` was assumed
   uint64_t version_ = 0;
   Identity identity_;
 };

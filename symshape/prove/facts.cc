@@ -6,6 +6,7 @@
 
 #include "symshape/expr/functions.h"
 #include "symshape/facts.h"
+#include "symshape/prove/difference.h"
 
 namespace symshape {
 
@@ -28,6 +29,10 @@ void Facts::set_range(const std::string& symbol, const ValueRange& r) {
   ranges_[symbol] = r;
   if (!before.contains(r)) {
     // A wider range: what was implied from the narrower one may no longer hold.
+    std::erase_if(differences_, [&](const Difference& d) {
+      return d.range && (d.from == symbol || d.to == symbol);
+    });
+    closure_.reset();
     implied_.clear();
     contradiction_ = false;
     queue_.clear();
@@ -36,6 +41,7 @@ void Facts::set_range(const std::string& symbol, const ValueRange& r) {
   } else {
     requeue(symbol);
   }
+  add_range_edges(symbol, r);
   ++version_;
 }
 
@@ -45,6 +51,7 @@ void Facts::refine_range(const std::string& symbol, const ValueRange& r) {
   if (it != ranges_.end() && it->second == next) return;
   ranges_[symbol] = next;
   requeue(symbol);
+  add_range_edges(symbol, next);
   ++version_;
 }
 
@@ -56,6 +63,7 @@ void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
   std::sort(symbols.begin(), symbols.end());
   symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
   for (const std::string& s : symbols) divisibility_by_symbol_[s].push_back(index);
+  link(symbols, true);
   if (dividend.is_symbol() && divisor.is_constant()) {
     // Two constant divisors of one symbol combine into their lcm.
     Int d = cln::abs(*divisor.constant());
@@ -160,7 +168,10 @@ void Facts::assume(const Cond& c) {
       for (const Cond& o : c.operands()) assume(o);
       return;
     case Cond::Kind::False:
-    case Cond::Kind::Or: break;
+    case Cond::Kind::Or:
+      contradicted_ = contradicted_ || c.kind() == Cond::Kind::False;
+      link(c.free_symbols(), true);
+      break;
     case Cond::Kind::Rel: {
       if (auto b = symbol_bound(c)) refine_range(b->first, b->second);
       exclude_endpoint(c);
@@ -196,7 +207,7 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
-      add_linear(c);
+      link(c.free_symbols(), !add_linear(c));
       if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
@@ -263,10 +274,10 @@ std::optional<std::pair<std::vector<std::pair<std::string, Rat>>, Rat>> linear_o
 
 // A relation linear over symbols becomes one or two `d >= 0` bounds (strict ones gain 1, as the
 // values are integers).
-void Facts::add_linear(const Cond& c) {
-  if (c.op() == RelOp::Ne) return;
+bool Facts::add_linear(const Cond& c) {
+  if (c.op() == RelOp::Ne) return false;
   auto lin = linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
-  if (!lin || lin->first.empty() || lin->first.size() > kMaxLinearTerms) return;
+  if (!lin || lin->first.empty() || lin->first.size() > kMaxLinearTerms) return false;
   Int scale = cln::denominator(lin->second);
   for (const auto& [name, k] : lin->first) scale = cln::lcm(scale, cln::denominator(k));
   LinearBound d;
@@ -295,15 +306,22 @@ void Facts::add_linear(const Cond& c) {
       bounds.push_back(n);
       break;
     }
-    case RelOp::Ne: return;
+    case RelOp::Ne: return false;
   }
+  bool captured = true;
   for (LinearBound& b : bounds) {
+    if (auto edge = difference_of(b)) {
+      differences_.push_back(std::move(*edge));
+    } else {
+      captured = false;
+    }
     size_t index = linear_.size();
     for (const auto& t : b.terms) linear_by_symbol_[t.first].push_back(index);
     linear_.push_back(std::move(b));
     queued_.push_back(false);
     requeue_fact(index);
   }
+  return captured;
 }
 
 void Facts::requeue_fact(size_t index) const {
@@ -439,6 +457,127 @@ Expr Facts::substitute(const Expr& e) const {
 Cond Facts::substitute(const Cond& c) const {
   if (substitutions_.empty()) return c;
   return c.subs(substitutions_);
+}
+
+// ---- the difference closure ---------------------------------------------------------------
+
+namespace {
+
+// v as an int64 within the closure's limit.
+std::optional<int64_t> difference_weight(const Int& v) {
+  auto w = to_int64(v);
+  if (!w || *w > detail::kDifferenceLimit || *w < -detail::kDifferenceLimit) return std::nullopt;
+  return w;
+}
+
+bool fits_closure(const ValueRange& r) {
+  return (!r.lo() || difference_weight(*r.lo())) && (!r.hi() || difference_weight(*r.hi()));
+}
+
+}  // namespace
+
+// `sum(g*a_i*x_i) + c >= 0` is `sum(a_i*x_i) + floor(c/g) >= 0` over integers; with one term
+// of coefficient +-1, or two of coefficients 1 and -1, it is an edge.
+std::optional<Facts::Difference> Facts::difference_of(const LinearBound& b) {
+  if (b.terms.empty() || b.terms.size() > 2) return std::nullopt;
+  Int g = 0;
+  for (const auto& t : b.terms) g = cln::gcd(g, t.second);
+  auto w = difference_weight(cln::floor1(b.constant, g));
+  if (!w) return std::nullopt;
+  const std::string* plus = nullptr;  // the term of coefficient +1, and of -1
+  const std::string* minus = nullptr;
+  for (const auto& [name, a] : b.terms) {
+    Int unit = cln::exquo(a, g);
+    if (unit == 1 && !plus) {
+      plus = &name;
+    } else if (unit == -1 && !minus) {
+      minus = &name;
+    } else {
+      return std::nullopt;
+    }
+  }
+  // x - y + w >= 0 is y - x <= w: an edge x -> y; the zero node stands in for a missing term.
+  static const std::string zero;
+  return Difference{plus ? *plus : zero, minus ? *minus : zero, *w, false};
+}
+
+void Facts::add_range_edges(const std::string& symbol, const ValueRange& r) {
+  if (!fits_closure(r)) {
+    link({symbol}, true);  // an end the closure cannot hold
+    return;
+  }
+  if (r.lo()) differences_.push_back({symbol, "", -*difference_weight(*r.lo()), true});
+  if (r.hi()) differences_.push_back({"", symbol, *difference_weight(*r.hi()), true});
+}
+
+size_t Facts::root(size_t i) const {
+  while (parent_[i] != i) {
+    parent_[i] = parent_[parent_[i]];
+    i = parent_[i];
+  }
+  return i;
+}
+
+size_t Facts::component(const std::string& symbol) {
+  auto [it, inserted] = component_of_.emplace(symbol, parent_.size());
+  if (inserted) {
+    parent_.push_back(it->second);
+    inexact_.push_back(!fits_closure(range_of(symbol)));
+  }
+  return root(it->second);
+}
+
+void Facts::link(const std::vector<std::string>& symbols, bool inexact) {
+  if (symbols.empty()) return;
+  size_t r = component(symbols.front());
+  for (size_t i = 1; i < symbols.size(); ++i) {
+    size_t other = component(symbols[i]);
+    if (other == r) continue;
+    parent_[other] = r;
+    inexact_[r] = inexact_[r] || inexact_[other];
+  }
+  inexact_[r] = inexact_[r] || inexact;
+}
+
+bool Facts::exact_symbol(std::string_view symbol) const {
+  auto it = component_of_.find(symbol);
+  if (it == component_of_.end()) return fits_closure(range_of(symbol));
+  return !inexact_[root(it->second)];
+}
+
+Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_view y) const {
+  using detail::DifferenceClosure;
+  if (!closure_) {
+    closure_ = std::make_shared<DifferenceClosure>();
+  } else if (closure_.use_count() > 1) {
+    // Shared with a copy of these facts: make it ours before adding our edges and nodes.
+    closure_ = std::make_shared<DifferenceClosure>(*closure_);
+  }
+  DifferenceClosure& closure = *closure_;
+  auto node = [&](const std::string& symbol) {
+    if (symbol.empty()) return DifferenceClosure::kZero;
+    const ValueRange r = range_of(symbol);
+    auto end = [](const std::optional<Int>& v) {
+      return v ? difference_weight(*v) : std::optional<int64_t>();
+    };
+    return closure.node(symbol, end(r.lo()), end(r.hi()));
+  };
+  for (; closure.consumed < differences_.size(); ++closure.consumed) {
+    const Difference& d = differences_[closure.consumed];
+    const int from = node(d.from), to = node(d.to);
+    if (from < 0 || to < 0) break;  // full
+    closure.add(from, to, d.weight);
+  }
+  DifferenceRange out;
+  if (closure.contradictory() || closure.full()) return out;
+  const int nx = node(std::string(x)), ny = node(std::string(y));
+  if (nx < 0 || ny < 0) return out;
+  // x - y <= dist(y, x) and y - x <= dist(x, y).
+  std::optional<int64_t> hi = closure.upper(ny, nx), neg_lo = closure.upper(nx, ny);
+  out.range = ValueRange(neg_lo ? std::optional<Int>(Int(-*neg_lo)) : std::nullopt,
+                         hi ? std::optional<Int>(Int(*hi)) : std::nullopt);
+  out.exact = !contradicted_ && exact_symbol(x) && (y.empty() || exact_symbol(y));
+  return out;
 }
 
 }  // namespace symshape

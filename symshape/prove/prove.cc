@@ -139,6 +139,53 @@ Truth by_ranges(const Cond& rel, const Facts& facts) {
   return decide_range(rel.op(), r, zero_possible);
 }
 
+// ---- tier 0: difference facts -----------------------------------------------------------------
+
+// `x - y + k op 0` (either symbol may be missing) decided by the facts' difference closure
+// (Facts::difference_range): a lookup, where the tiers below linearize the facts. An answer
+// (Unknown included) when the closure decides the goal or holds every fact connected to it, as
+// then no tier can do better; nullopt when the goal is not of that form or the closure cannot
+// tell.
+std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
+  const ex d = (rel.lhs().ex() - rel.rhs().ex()).expand();
+  const GiNaC::symbol* plus = nullptr;  // the term of coefficient 1, and the one of -1
+  const GiNaC::symbol* minus = nullptr;
+  Int k = 0;
+  auto term = [&](const ex& t) {
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(t)) {
+      if (!detail::is_int(t)) return false;
+      k = k + detail::int_of(t);
+      return true;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::symbol>(t) && !plus) {
+      plus = &GiNaC::ex_to<GiNaC::symbol>(t);
+      return true;
+    }
+    if (GiNaC::is_exactly_a<GiNaC::mul>(t) && t.nops() == 2 && t.op(1).is_equal(-1) &&
+        GiNaC::is_exactly_a<GiNaC::symbol>(t.op(0)) && !minus) {
+      minus = &GiNaC::ex_to<GiNaC::symbol>(t.op(0));
+      return true;
+    }
+    return false;
+  };
+  if (GiNaC::is_exactly_a<GiNaC::add>(d)) {
+    for (size_t i = 0; i < d.nops(); ++i) {
+      if (!term(d.op(i))) return std::nullopt;
+    }
+  } else if (!term(d)) {
+    return std::nullopt;
+  }
+  if (!plus && !minus) return std::nullopt;  // a constant
+  Facts::DifferenceRange r =
+      plus ? facts.difference_range(plus->get_name(), minus ? minus->get_name() : "")
+           : facts.difference_range(minus->get_name(), "");
+  if (r.range.is_empty()) return std::nullopt;
+  ValueRange range = (plus ? r.range : -r.range) + ValueRange::point(k);
+  Truth t = decide_range(rel.op(), range, true);
+  if (t != Truth::Unknown || r.exact) return t;
+  return std::nullopt;
+}
+
 // ---- tier 2: linear reasoning ----------------------------------------------------------------
 
 // sum(coefficient * variable) + constant, over the rationals (exact quotients give fractions).
@@ -1029,6 +1076,7 @@ class Decider {
       case Cond::Kind::True: return Truth::True;
       case Cond::Kind::False: return Truth::False;
       case Cond::Kind::Rel: {
+        if (std::optional<Truth> t = by_differences(c, facts_)) return *t;
         Truth t = by_ranges(c, facts_);
         if (t != Truth::Unknown) return t;
         t = by_assumed_inequality(c, facts_);

@@ -112,19 +112,23 @@ TEST(ExprFactsCli, ConsistentFactsAcrossSymbolsAreNoError) {
 // 64 facts proves its ends ordered; with 65 the answer is unknown and says that facts were left
 // out (it once was a bare `unknown`).
 TEST(ExprProveCli, AnUnknownDueToTheFactLimitSaysSo) {
+  // x0 < x1 < ... < xn and xn + y <= 1000 give x0 + y <= 1000 - n: the sum is no difference
+  // constraint, so the general prover decides it, from n + 1 facts.
   auto chain = [](int n) {
-    std::vector<std::string> args = {"expr", "prove", "x0 < x" + std::to_string(n)};
+    const std::string last = "x" + std::to_string(n);
+    std::vector<std::string> args = {"expr", "prove", "x0 + y <= " + std::to_string(1000 - n),
+                                     "--assume", last + " + y <= 1000"};
     for (int i = 0; i < n; ++i) {
       args.push_back("--assume");
       args.push_back("x" + std::to_string(i) + " < x" + std::to_string(i + 1));
     }
     return args;
   };
-  expect_output(chain(64), "true");
-  expect_output(chain(65),
+  expect_output(chain(63), "true");
+  expect_output(chain(64),
                 "unknown (the prover used only the first 64 facts connected to the condition "
                 "(its limit); the rest may decide it)");
-  std::vector<std::string> json = chain(65);
+  std::vector<std::string> json = chain(64);
   json.push_back("--json");
   CliResult r = run_cli(json);
   ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -132,6 +136,18 @@ TEST(ExprProveCli, AnUnknownDueToTheFactLimitSaysSo) {
   EXPECT_TRUE(Contains(r.out, "\"note\": \"the prover used only the first 64 facts"));
   // An unknown for another reason has no note.
   expect_output({"expr", "prove", "x < y"}, "unknown");
+}
+
+// Difference facts (x < y + c) are held whole, however many: a chain of 200 decides.
+TEST(ExprProveCli, DifferenceChainsHaveNoLimit) {
+  std::vector<std::string> args = {"expr", "prove", "x0 + 200 <= x200"};
+  for (int i = 0; i < 200; ++i) {
+    args.push_back("--assume");
+    args.push_back("x" + std::to_string(i) + " < x" + std::to_string(i + 1));
+  }
+  expect_output(args, "true");
+  args[2] = "x0 + 201 <= x200";
+  expect_output(args, "unknown");
 }
 
 // ---- simplify ----

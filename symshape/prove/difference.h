@@ -1,0 +1,72 @@
+// The difference constraints among the facts (`x - y <= c`, and bounds `x <= c`, `-x <= c`),
+// kept closed under shortest paths so that the tightest bound they imply on any `x - y` is one
+// lookup away. Internal to Facts.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace symshape::detail {
+
+// Weights (and range ends) must lie within [-kDifferenceLimit, kDifferenceLimit]: a path's
+// length then stays far inside int64 for every graph the closure agrees to hold.
+inline constexpr int64_t kDifferenceLimit = int64_t{1} << 48;
+
+// Nodes are symbols plus a zero node; an edge u -> v of weight w says x_v - x_u <= w, and dist(u,
+// v) is the shortest such path: the tightest bound on x_v - x_u the edges imply. Over integers
+// that bound is exact (difference systems are totally unimodular), and every integer between
+// -dist(v, u) and dist(u, v) is a value x_v - x_u takes in some solution.
+//
+// Adding an edge updates every pair it shortens: the rows that reach its tail more cheaply than
+// its head, times the columns its head reaches more cheaply than its tail. The matrix is dense,
+// so the closure holds at most kMaxNodes nodes; past that it stops (full()), and its callers fall
+// back to the general prover.
+class DifferenceClosure {
+ public:
+  static constexpr int kZero = 0;
+  static constexpr size_t kMaxNodes = 1024;
+
+  DifferenceClosure();
+
+  // The node of symbol, -1 when it has none.
+  int find(std::string_view symbol) const;
+  // The node of symbol, made (with bounds lo / hi, absent when unbounded) when new; -1 when the
+  // closure is full.
+  int node(const std::string& symbol, std::optional<int64_t> lo, std::optional<int64_t> hi);
+
+  // Adds x_v - x_u <= w. Afterwards contradictory() tells whether the edges have no solution.
+  void add(int u, int v, int64_t w);
+
+  // The tightest bound on x_v - x_u (nullopt: unbounded above).
+  std::optional<int64_t> upper(int u, int v) const {
+    int64_t d = at(u, v);
+    return d >= kInfinity ? std::nullopt : std::optional<int64_t>(d);
+  }
+
+  bool contradictory() const { return contradictory_; }
+  bool full() const { return full_; }
+  size_t size() const { return size_; }
+
+  // How far a log of edges has been consumed (the owner's business).
+  size_t consumed = 0;
+
+ private:
+  static constexpr int64_t kInfinity = int64_t{1} << 62;
+
+  int64_t& at(int u, int v) { return dist_[static_cast<size_t>(u) * capacity_ + v]; }
+  int64_t at(int u, int v) const { return dist_[static_cast<size_t>(u) * capacity_ + v]; }
+  void grow();
+
+  std::unordered_map<std::string, int> nodes_;
+  std::vector<int64_t> dist_;  // capacity_ x capacity_, row-major
+  size_t capacity_ = 0, size_ = 0;
+  bool contradictory_ = false, full_ = false;
+  // Scratch for add(): the rows and columns an edge shortens.
+  std::vector<int> rows_, cols_;
+};
+
+}  // namespace symshape::detail
