@@ -25,17 +25,19 @@ class Verifier {
     std::optional<size_t> output;
     for (size_t i = 0; i < g_.nodes.size(); ++i) {
       const Node& n = g_.nodes[i];
-      std::string where =
-          n.name.empty() ? "node " + std::to_string(i) : "node " + in_quotes(n.name);
-      if (n.name.empty()) return where + ": empty name";
+      // Spelled out only for a message (most graphs have none).
+      auto where = [&] {
+        return n.name.empty() ? "node " + std::to_string(i) : "node " + in_quotes(n.name);
+      };
+      if (n.name.empty()) return where() + ": empty name";
       size_t first = first_.at(n.name);
       if (first != i) {
-        return where + ": duplicate name (node " + std::to_string(first) + " has it too)";
+        return where() + ": duplicate name (node " + std::to_string(first) + " has it too)";
       }
-      if (auto problem = check_node(n, i)) return where + ": " + *problem;
+      if (auto problem = check_node(n, i)) return where() + ": " + *problem;
       if (n.op == NodeOp::Output) {
         if (output)
-          return where + ": a second output node (the first is " +
+          return where() + ": a second output node (the first is " +
                  in_quotes(g_.nodes[*output].name) + ")";
         output = i;
       }
@@ -51,7 +53,7 @@ class Verifier {
 
  private:
   std::optional<std::string> check_node(const Node& n, size_t index) const {
-    std::string_view kind = to_string(n.op);
+    const std::string_view kind = to_string(n.op);
     switch (n.op) {
       case NodeOp::Placeholder:
       case NodeOp::GetAttr:

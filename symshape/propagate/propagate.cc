@@ -182,8 +182,7 @@ class Propagator {
       case NodeOp::CallFunction: break;
     }
     OpContext ctx(env_, n, lookup(values));
-    const OpRegistry& registry = options_.registry ? *options_.registry : OpRegistry::instance();
-    const ShapeRule* rule = registry.find(n.target);
+    const ShapeRule* rule = rule_of(n.target);
     if (!rule) {
       if (options_.skip_unknown_ops && n.dtype && n.shape) return Value::of(declared_tensor(n));
       throw InputError(n, "unknown op '" + n.target + "' (no shape rule)");
@@ -193,10 +192,21 @@ class Propagator {
     return out;
   }
 
+  // The registry's rule for target, looked up once per target of the graph (a lookup resolves
+  // overload and in-place spellings).
+  const ShapeRule* rule_of(std::string_view target) {
+    auto [it, inserted] = rules_.try_emplace(target, nullptr);
+    if (inserted) {
+      const OpRegistry& r = options_.registry ? *options_.registry : OpRegistry::instance();
+      it->second = r.find(target);
+    }
+    return it->second;
+  }
+
   // The values of the nodes run so far, by name.
   ValueLookup lookup(const std::vector<Value>& values) const {
     return [this, &values](std::string_view name) -> const Value* {
-      auto it = index_.find(std::string(name));
+      auto it = index_.find(name);
       return it != index_.end() && it->second < values.size() ? &values[it->second] : nullptr;
     };
   }
@@ -227,7 +237,9 @@ class Propagator {
   const Graph& graph_;
   ShapeEnv& env_;
   const PropagateOptions& options_;
-  std::unordered_map<std::string, size_t> index_;
+  // Views of graph_'s node names.
+  std::unordered_map<std::string_view, size_t> index_;
+  std::unordered_map<std::string_view, const ShapeRule*> rules_;  // views of graph_'s targets
 };
 
 }  // namespace
