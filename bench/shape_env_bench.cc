@@ -235,6 +235,41 @@ BENCHMARK(BM_EvaluateAfterGuards)
     ->Iterations(100)
     ->Unit(benchmark::kMicrosecond);
 
+// The peer workload's kind of question (`s_a + c OP s_b`: difference constraints) after N such
+// questions were asked of a 200-symbol env: each is answered from the difference closure, so
+// the time per decision must not grow with N. Counts the guards the N questions recorded.
+void BM_DifferenceDecisionsAfter(benchmark::State& state) {
+  const size_t asked = static_cast<size_t>(state.range(0));
+  Workload w(200, 11);
+  auto question = [&w]() {
+    const size_t a = w.any(), b = (a + 1 + w.rng() % (w.syms.size() - 1)) % w.syms.size();
+    const SymInt lhs = w.syms[a] + w.small(-8, 8);
+    switch (w.rng() % 4) {
+      case 0: return lhs < w.syms[b];
+      case 1: return lhs <= w.syms[b];
+      case 2: return lhs > w.syms[b];
+      default: return lhs >= w.syms[b];
+    }
+  };
+  for (size_t i = 0; i < asked; ++i) w.env->evaluate(question());
+  const size_t before = w.env->guards().size();
+  for (auto _ : state) {
+    state.PauseTiming();
+    SymBool q = question();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(w.env->evaluate(q));
+  }
+  state.counters["guards"] = static_cast<double>(before);
+  state.counters["guards_added"] = static_cast<double>(w.env->guards().size() - before);
+}
+BENCHMARK(BM_DifferenceDecisionsAfter)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Iterations(2000)
+    ->Unit(benchmark::kMicrosecond);
+
 // `--workload FILE` (bench/peer/run.py): the guard workload of the side-by-side with PyTorch.
 // FILE holds `symbols N`, a line of N hints, then one condition per line, `a c OP b` for
 // `s_a + c OP s_b` (OP one of < <= > >= == !=). Each is given to evaluate() in order; prints
