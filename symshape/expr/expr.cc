@@ -2,6 +2,7 @@
 #include <cln/integer_io.h>
 #include <cln/rational.h>
 
+#include <charconv>
 #include <limits>
 #include <sstream>
 #include <unordered_map>
@@ -14,6 +15,11 @@ namespace symshape {
 // ---- integers ------------------------------------------------------------------------------
 
 std::string to_string(const Int& v) {
+  if (std::optional<int64_t> small = to_int64(v)) {  // the usual case, without CLN's streams
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *small);
+    return std::string(buf, end);
+  }
   std::ostringstream os;
   cln::fprintdecimal(os, v);
   return os.str();

@@ -40,11 +40,21 @@ const BoundArgs& OpContext::bound() const {
 const OpSchema& OpContext::schema() const { return *bound().schema(); }
 bool OpContext::declares(std::string_view name) const { return bound().declares(name); }
 
+namespace {
+std::string no_value_yet(const Arg& a) {
+  return "refers to '" + a.text + "', which has no value yet";
+}
+}  // namespace
+
 const Arg* OpContext::arg(std::string_view name) const {
   const Arg* a = detail::read_argument(node_, bound(), name);
   if (!a || a->kind == Arg::Kind::None) return nullptr;
-  // A node that produced None (an optional output) counts as absent.
-  if (a->kind == Arg::Kind::Node && value_of(*a).kind == Value::Kind::None) return nullptr;
+  if (a->kind == Arg::Kind::Node) {
+    const Value* v = values_(a->text);
+    if (!v) bad_input(no_value_yet(*a));
+    // A node that produced None (an optional output) counts as absent.
+    if (v->kind == Value::Kind::None) return nullptr;
+  }
   return a;
 }
 
@@ -56,7 +66,7 @@ Value OpContext::value_of(const Arg& a) const {
     case Arg::Kind::Float: return Value::of_float(a.real);
     case Arg::Kind::Node: {
       const Value* v = values_(a.text);
-      if (!v) bad_input("refers to '" + a.text + "', which has no value yet");
+      if (!v) bad_input(no_value_yet(a));
       return *v;
     }
     case Arg::Kind::List: {
@@ -85,7 +95,7 @@ TensorMeta OpContext::tensor(std::string_view name) const {
     bad_input(arg_label(bound_, name) + " must be a tensor, got " +
               (v.kind == Value::Kind::None ? std::string("nothing") : v.str()));
   }
-  return v.tensor;
+  return std::move(v.tensor);
 }
 
 std::optional<TensorMeta> OpContext::optional_tensor(std::string_view name) const {
