@@ -51,7 +51,7 @@ std::optional<int64_t> to_int64(const Int& v) {
 namespace detail {
 
 bool is_int(const GiNaC::ex& e) {
-  return GiNaC::is_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
 
 Int int_of(const GiNaC::ex& e) {
@@ -65,7 +65,7 @@ GiNaC::ex ex_of(const Int& v) { return GiNaC::numeric(cln::cl_N(v)); }
 namespace {
 
 bool is_zero_constant(const GiNaC::ex& e) {
-  return GiNaC::is_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_zero();
+  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_zero();
 }
 
 void check_divisor(const GiNaC::ex& b) {
@@ -250,7 +250,7 @@ Expr pow(const Expr& a, unsigned n) { return n == 0 ? Expr(1) : Expr(GiNaC::pow(
 
 namespace detail {
 bool has_integer_coefficients(const GiNaC::ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
   if (GiNaC::is_a<GiNaC::power>(e)) {
     const GiNaC::ex& n = e.op(1);
     return is_int(n) && int_of(n) >= 0 && has_integer_coefficients(e.op(0));
@@ -280,7 +280,7 @@ Int require_int(const Rat& r, const char* what) {
 
 Rat eval_rat(const GiNaC::ex& e, const Bindings& values) {
   using namespace GiNaC;
-  if (is_a<numeric>(e)) return cln::the<cln::cl_RA>(ex_to<numeric>(e).to_cl_N());
+  if (is_exactly_a<numeric>(e)) return cln::the<cln::cl_RA>(ex_to<numeric>(e).to_cl_N());
   if (is_a<symbol>(e)) {
     const std::string& name = ex_to<symbol>(e).get_name();
     auto it = values.find(name);

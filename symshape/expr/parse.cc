@@ -467,7 +467,7 @@ class Parser {
       throw Error("unreachable");
     });
     // An exact division the text itself shows to be inexact would be a non-integer constant.
-    if (GiNaC::is_a<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
       throw ParseError{name.col, fname + "(" + args[0].str() + ", " + args[1].str() +
                                      ") is not an exact division"};
     }

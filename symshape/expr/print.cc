@@ -46,7 +46,7 @@ int compare_factor_lists(const std::vector<Factor>& a, const std::vector<Factor>
 // Total degree, counting a function call as one symbol: orders the terms of a sum. Exact, since
 // nested powers such as ((x**2 + 1)**2 + 1)**2... overflow any machine integer.
 Int degree(const ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return 0;
   if (GiNaC::is_a<GiNaC::power>(e)) {
     return detail::is_int(e.op(1)) ? degree(e.op(0)) * detail::int_of(e.op(1)) : Int(1);
   }
@@ -80,7 +80,7 @@ bool term_before(const Term& a, const Term& b) {
 int leading_sign(const ex& sum) {
   std::optional<Term> lead;
   for (size_t i = 0; i < sum.nops(); ++i) {
-    if (GiNaC::is_a<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
     Term t = make_term(sum.op(i));
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
@@ -100,11 +100,11 @@ void add_factor(Monomial& m, const ex& f) {
 
 Monomial monomial(const ex& e) {
   Monomial m{GiNaC::numeric(1), {}};
-  if (GiNaC::is_a<GiNaC::numeric>(e)) {
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) {
     m.coeff = GiNaC::ex_to<GiNaC::numeric>(e);
   } else if (GiNaC::is_a<GiNaC::mul>(e)) {
     for (size_t i = 0; i < e.nops(); ++i) {
-      if (GiNaC::is_a<GiNaC::numeric>(e.op(i))) {
+      if (GiNaC::is_exactly_a<GiNaC::numeric>(e.op(i))) {
         m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(e.op(i));
       } else {
         add_factor(m, e.op(i));
@@ -130,7 +130,7 @@ int canonical_sign(const ex& e) {
 // then products, sums, and function calls. Ranked on the monomial, since GiNaC may store the
 // same power as a power or as -1 times a power.
 int rank(const ex& e, const Monomial& m) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return 0;
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return 0;
   if (m.factors.size() != 1 || m.coeff != 1) return 2;
   const Factor& f = m.factors[0];
   if (GiNaC::is_a<GiNaC::symbol>(f.base) || !f.exp.is_equal(1)) return 1;
@@ -335,7 +335,7 @@ std::string Expr::str() const { return print(e_).text; }
 // Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
 // its top-level sum or product (an exact division).
 bool detail::has_denominator(const ex& e) {
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
   if (GiNaC::is_a<GiNaC::power>(e)) {
     if (detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0) return true;
     return detail::has_denominator(e.op(0));

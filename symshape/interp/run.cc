@@ -276,7 +276,8 @@ class Runner {
     const GiNaC::symbol& sym = GiNaC::ex_to<GiNaC::symbol>(symbol.ex());
     if (!x.is_polynomial(sym) || x.degree(sym) != 1) return false;
     GiNaC::ex a = x.coeff(sym, 1), b = x.coeff(sym, 0);
-    if (!GiNaC::is_a<GiNaC::numeric>(a) || !GiNaC::is_a<GiNaC::numeric>(b)) return false;
+    if (!GiNaC::is_exactly_a<GiNaC::numeric>(a) || !GiNaC::is_exactly_a<GiNaC::numeric>(b))
+      return false;
     GiNaC::numeric na = GiNaC::ex_to<GiNaC::numeric>(a), nb = GiNaC::ex_to<GiNaC::numeric>(b);
     if (!na.is_rational() || !nb.is_rational() || na.is_zero()) return false;
     GiNaC::numeric s = (GiNaC::numeric(to_string(p.value).c_str()) - nb) / na;

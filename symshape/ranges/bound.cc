@@ -64,7 +64,7 @@ Kind kind_of(const GiNaC::ex& e) {
   if (t == &typeid(GiNaC::mul)) return Kind::Mul;
   if (t == &typeid(GiNaC::power)) return Kind::Power;
   if (t == &typeid(GiNaC::function)) return Kind::Function;
-  if (GiNaC::is_a<GiNaC::numeric>(e)) return Kind::Numeric;
+  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return Kind::Numeric;
   if (GiNaC::is_a<GiNaC::symbol>(e)) return Kind::Symbol;
   if (GiNaC::is_a<GiNaC::add>(e)) return Kind::Add;
   if (GiNaC::is_a<GiNaC::mul>(e)) return Kind::Mul;
