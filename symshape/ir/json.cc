@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -982,11 +983,15 @@ Expected<Graph> read_graph_file(const std::string& path) {
     if (!in) {
       return Expected<Graph>::failure(path + ": cannot open: " + std::strerror(errno));
     }
-    // The whole file in one read (a character at a time took as long as the JSON lexer).
-    std::ostringstream content;
-    content << in.rdbuf();
+    // Read in blocks into a string of the file's size (a character at a time took as long as
+    // the JSON lexer; a growing buffer would hold up to twice the text at the peak).
+    std::string text;
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec) text.reserve(size);
+    std::array<char, 1 << 16> block;
+    while (in.read(block.data(), block.size()) || in.gcount() > 0)
+      text.append(block.data(), in.gcount());
     if (in.bad()) return Expected<Graph>::failure(path + ": read error");
-    const std::string text = std::move(content).str();
     Expected<Graph> g = read_graph(text);
     if (!g) return Expected<Graph>::failure(path + ": " + g.error());
     return g;
