@@ -15,9 +15,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <sstream>
 #include <string>
@@ -73,6 +75,10 @@ class DocumentBuilder final : public nlohmann::json_sax<Json> {
   size_t error_position = 0;  // 1-based byte of the last character read, for syntax errors
   std::string error_reason;
   size_t markers = 0;  // integers out of range seen
+  // Called with each element of the top-level "nodes" list that is an object, as soon as it is
+  // complete; when it returns true the element is taken (and left null in the document), so
+  // that the document never holds every node at once.
+  std::function<bool(Json&, size_t index)> on_node;
 
   bool null() override { return put(Json(nullptr)) != nullptr; }
   bool boolean(bool v) override { return put(Json(v)) != nullptr; }
@@ -97,6 +103,11 @@ class DocumentBuilder final : public nlohmann::json_sax<Json> {
   bool binary(binary_t&) override { return put(Json(nullptr)) != nullptr; }  // not in JSON text
   bool start_object(size_t) override { return open(Json::object()); }
   bool end_object() override {
+    // frames_: the top-level object, its "nodes" list, and this element of it.
+    if (on_node && frames_.size() == 3 && frames_[2].in_array && !frames_[1].in_array &&
+        *frames_[1].key == "nodes" && on_node(*frames_[2].container, frames_[2].index)) {
+      *frames_[2].container = nullptr;
+    }
     frames_.pop_back();
     return true;
   }
@@ -310,6 +321,21 @@ std::string join_names(std::span<const std::string_view> names) {
 class Reader {
  public:
   explicit Reader(size_t markers) : markers_(markers) {}
+  void set_markers(size_t markers) { markers_ = markers; }
+
+  // Converts node `index` while the rest of the text is still being parsed
+  // (DocumentBuilder::on_node); read() then takes it in its place. After the first node that
+  // fails, none is taken: read() reports that failure where it would have met it.
+  bool take_node(Json& j, size_t index) {
+    if (stream_error_) return false;
+    try {
+      streamed_.emplace_back(index, read_node(j, index));
+      return true;
+    } catch (const ReadError& e) {
+      stream_error_.emplace(index, e.message);
+      return false;
+    }
+  }
 
   Graph read(Json& doc) {
     if (!doc.is_object()) fail("top level: expected a JSON object, got " + describe(doc));
@@ -333,7 +359,15 @@ class Reader {
     if (nodes == doc.end()) fail("top level: missing \"nodes\"");
     if (!nodes->is_array()) fail("top level: \"nodes\" must be a list, got " + describe(*nodes));
     g.nodes.reserve(nodes->size());
-    for (size_t i = 0; i < nodes->size(); ++i) g.nodes.push_back(read_node((*nodes)[i], i));
+    size_t next = 0;  // into streamed_, which is in index order
+    for (size_t i = 0; i < nodes->size(); ++i) {
+      if (next < streamed_.size() && streamed_[next].first == i) {
+        g.nodes.push_back(std::move(streamed_[next++].second));
+        continue;
+      }
+      if (stream_error_ && stream_error_->first == i) fail(stream_error_->second);
+      g.nodes.push_back(read_node((*nodes)[i], i));
+    }
     for (auto it = doc.begin(); it != doc.end(); ++it) {
       const std::string& k = it.key();
       if (k == "format" || k == "version" || k == "dims" || k == "nodes") continue;
@@ -622,10 +656,17 @@ class Reader {
 
   size_t markers_;
   std::unordered_map<std::string, Expr> exprs_;
+  std::vector<std::pair<size_t, Node>> streamed_;               // (index, node), take_node's
+  std::optional<std::pair<size_t, std::string>> stream_error_;  // (index, message)
 };
 
 Expected<Graph> read_graph_impl(std::string_view text) {
   DocumentBuilder builder;
+  Reader reader(0);
+  builder.on_node = [&](Json& node, size_t index) {
+    reader.set_markers(builder.markers);
+    return reader.take_node(node, index);
+  };
   bool parsed = Json::sax_parse(text.data(), text.data() + text.size(), &builder,
                                 Json::input_format_t::json, /*strict=*/true);
   if (!parsed || builder.syntax_error) {
@@ -640,7 +681,8 @@ Expected<Graph> read_graph_impl(std::string_view text) {
                                     json_reason(builder.error_reason));
   }
   try {
-    return Reader(builder.markers).read(builder.root);
+    reader.set_markers(builder.markers);
+    return reader.read(builder.root);
   } catch (const ReadError& e) {
     return Expected<Graph>::failure(e.message);
   }
