@@ -144,17 +144,16 @@ int run_check(const Args& args) {
   ShapeEnv& env = *loaded.env;
   const Propagation& result = loaded.result;
   const size_t shown = result.ok() ? graph->nodes.size() : result.failed_node;
-  std::vector<Value> values;
-  for (size_t i = 0; i < shown; ++i) {
-    values.push_back(under_final_replacements(env, result.values[i]));
-  }
+  // Each node's value as printed, made when it is printed (all of them at once would double the
+  // propagated metadata at the peak).
+  auto value_at = [&](size_t i) { return under_final_replacements(env, result.values[i]); };
 
   if (parsed.has("--json")) {
     nlohmann::ordered_json doc;
     doc["status"] = status_name(result.status);
     doc["nodes"] = nlohmann::ordered_json::array();
     for (size_t i = 0; i < shown; ++i) {
-      doc["nodes"].push_back({{"name", graph->nodes[i].name}, {"value", value_json(values[i])}});
+      doc["nodes"].push_back({{"name", graph->nodes[i].name}, {"value", value_json(value_at(i))}});
     }
     doc["guards"] = conditions_json(env.guards());
     doc["runtime_asserts"] = conditions_json(env.runtime_asserts());
@@ -164,8 +163,8 @@ int run_check(const Args& args) {
     std::cout << doc.dump(2) << "\n";
   } else {
     for (size_t i = 0; i < shown; ++i) {
-      std::cout << graph->nodes[i].name << ": " << values[i].str() << known_elements(values[i])
-                << "\n";
+      const Value v = value_at(i);
+      std::cout << graph->nodes[i].name << ": " << v.str() << known_elements(v) << "\n";
     }
     print_conditions(std::cout, "guards", env.guards());
     print_conditions(std::cout, "runtime asserts", env.runtime_asserts());

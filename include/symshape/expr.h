@@ -59,7 +59,10 @@ class Expected {
   const T& value() const& { return *value_; }
   T& value() & { return *value_; }
   T&& value() && { return std::move(*value_); }
-  const T& operator*() const { return *value_; }
+  // Like value(): `std::move(*e)` moves the value out (a const-only operator* made it a copy).
+  const T& operator*() const& { return *value_; }
+  T& operator*() & { return *value_; }
+  T&& operator*() && { return std::move(*value_); }
   const T* operator->() const { return &*value_; }
   const std::string& error() const { return error_; }
 
