@@ -3,6 +3,9 @@
 // lookup away. Internal to Facts.
 #pragma once
 
+#include <cln/rational.h>
+#include <ginac/ginac.h>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +14,35 @@
 #include <vector>
 
 namespace symshape::detail {
+
+// e as sum(coefficient * symbol) + constant with rational coefficients (a symbol may repeat only
+// if e is not expanded); nullopt when some term is not a constant multiple of a symbol.
+struct LinearOverSymbols {
+  std::vector<std::pair<std::string, cln::cl_RA>> terms;
+  cln::cl_RA constant;
+};
+std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e);
+
+// The names of the terms of coefficient +1 and -1 in a sum of one or two (name, coefficient)
+// terms, where unit(coefficient) is 1, -1, or 0 for any other: false when it is no difference
+// (a coefficient other than +-1, or two of one sign).
+template <class Terms, class Unit>
+bool difference_sides(const Terms& terms, Unit unit, const std::string*& plus,
+                      const std::string*& minus) {
+  plus = minus = nullptr;
+  if (terms.empty() || terms.size() > 2) return false;
+  for (const auto& [name, a] : terms) {
+    const int u = unit(a);
+    if (u == 1 && !plus) {
+      plus = &name;
+    } else if (u == -1 && !minus) {
+      minus = &name;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
 
 // Weights (and range ends) must lie within [-kDifferenceLimit, kDifferenceLimit]: a path's
 // length then stays far inside int64 for every graph the closure agrees to hold.

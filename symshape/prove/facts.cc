@@ -234,10 +234,11 @@ constexpr size_t kPropagationVisitsPerFact = 16;
 // Relations with more symbols than this are not used for bounds.
 constexpr size_t kMaxLinearTerms = 8;
 
-// e as sum(coefficient * symbol) + constant with rational coefficients; nullopt when some term
-// is not a constant multiple of a symbol.
-std::optional<std::pair<std::vector<std::pair<std::string, Rat>>, Rat>> linear_over_symbols(
-    const GiNaC::ex& e) {
+}  // namespace
+
+namespace detail {
+
+std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e) {
   std::vector<std::pair<std::string, Rat>> terms;
   Rat constant = 0;
   auto term = [&](const GiNaC::ex& t) {
@@ -267,22 +268,22 @@ std::optional<std::pair<std::vector<std::pair<std::string, Rat>>, Rat>> linear_o
   } else if (!term(e)) {
     return std::nullopt;
   }
-  return std::make_pair(std::move(terms), constant);
+  return LinearOverSymbols{std::move(terms), constant};
 }
 
-}  // namespace
+}  // namespace detail
 
 // A relation linear over symbols becomes one or two `d >= 0` bounds (strict ones gain 1, as the
 // values are integers).
 bool Facts::add_linear(const Cond& c) {
   if (c.op() == RelOp::Ne) return false;
-  auto lin = linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
-  if (!lin || lin->first.empty() || lin->first.size() > kMaxLinearTerms) return false;
-  Int scale = cln::denominator(lin->second);
-  for (const auto& [name, k] : lin->first) scale = cln::lcm(scale, cln::denominator(k));
+  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+  if (!lin || lin->terms.empty() || lin->terms.size() > kMaxLinearTerms) return false;
+  Int scale = cln::denominator(lin->constant);
+  for (const auto& [name, k] : lin->terms) scale = cln::lcm(scale, cln::denominator(k));
   LinearBound d;
-  for (const auto& [name, k] : lin->first) d.terms.emplace_back(name, cln::the<Int>(k * scale));
-  d.constant = cln::the<Int>(lin->second * scale);
+  for (const auto& [name, k] : lin->terms) d.terms.emplace_back(name, cln::the<Int>(k * scale));
+  d.constant = cln::the<Int>(lin->constant * scale);
   auto negated = [](LinearBound b) {
     for (auto& t : b.terms) t.second = -t.second;
     b.constant = -b.constant;
@@ -486,16 +487,11 @@ std::optional<Facts::Difference> Facts::difference_of(const LinearBound& b) {
   if (!w) return std::nullopt;
   const std::string* plus = nullptr;  // the term of coefficient +1, and of -1
   const std::string* minus = nullptr;
-  for (const auto& [name, a] : b.terms) {
-    Int unit = cln::exquo(a, g);
-    if (unit == 1 && !plus) {
-      plus = &name;
-    } else if (unit == -1 && !minus) {
-      minus = &name;
-    } else {
-      return std::nullopt;
-    }
-  }
+  auto unit = [&](const Int& a) {
+    const Int u = cln::exquo(a, g);
+    return u == 1 ? 1 : u == -1 ? -1 : 0;
+  };
+  if (!detail::difference_sides(b.terms, unit, plus, minus)) return std::nullopt;
   // x - y + w >= 0 is y - x <= w: an edge x -> y; the zero node stands in for a missing term.
   static const std::string zero;
   return Difference{plus ? *plus : zero, minus ? *minus : zero, *w, false};

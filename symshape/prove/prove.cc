@@ -13,6 +13,7 @@
 
 #include "symshape/expr/functions.h"
 #include "symshape/prove.h"
+#include "symshape/prove/difference.h"
 #include "symshape/prove/limits.h"
 #include "symshape/prove/linear.h"
 #include "symshape/ranges/bound.h"
@@ -147,38 +148,17 @@ Truth by_ranges(const Cond& rel, const Facts& facts) {
 // then no tier can do better; nullopt when the goal is not of that form or the closure cannot
 // tell.
 std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
-  const ex d = (rel.lhs().ex() - rel.rhs().ex()).expand();
-  const GiNaC::symbol* plus = nullptr;  // the term of coefficient 1, and the one of -1
-  const GiNaC::symbol* minus = nullptr;
-  Int k = 0;
-  auto term = [&](const ex& t) {
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(t)) {
-      if (!detail::is_int(t)) return false;
-      k = k + detail::int_of(t);
-      return true;
-    }
-    if (GiNaC::is_exactly_a<GiNaC::symbol>(t) && !plus) {
-      plus = &GiNaC::ex_to<GiNaC::symbol>(t);
-      return true;
-    }
-    if (GiNaC::is_exactly_a<GiNaC::mul>(t) && t.nops() == 2 && t.op(1).is_equal(-1) &&
-        GiNaC::is_exactly_a<GiNaC::symbol>(t.op(0)) && !minus) {
-      minus = &GiNaC::ex_to<GiNaC::symbol>(t.op(0));
-      return true;
-    }
-    return false;
-  };
-  if (GiNaC::is_exactly_a<GiNaC::add>(d)) {
-    for (size_t i = 0; i < d.nops(); ++i) {
-      if (!term(d.op(i))) return std::nullopt;
-    }
-  } else if (!term(d)) {
+  auto lin = detail::linear_over_symbols((rel.lhs().ex() - rel.rhs().ex()).expand());
+  const std::string* plus = nullptr;  // the term of coefficient 1, and the one of -1
+  const std::string* minus = nullptr;
+  auto unit = [](const Rat& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
+  if (!lin || cln::denominator(lin->constant) != 1 ||
+      !detail::difference_sides(lin->terms, unit, plus, minus)) {
     return std::nullopt;
   }
-  if (!plus && !minus) return std::nullopt;  // a constant
-  Facts::DifferenceRange r =
-      plus ? facts.difference_range(plus->get_name(), minus ? minus->get_name() : "")
-           : facts.difference_range(minus->get_name(), "");
+  const Int k = cln::the<Int>(lin->constant);
+  Facts::DifferenceRange r = plus ? facts.difference_range(*plus, minus ? *minus : "")
+                                  : facts.difference_range(*minus, "");
   if (r.range.is_empty()) return std::nullopt;
   ValueRange range = (plus ? r.range : -r.range) + ValueRange::point(k);
   Truth t = decide_range(rel.op(), range, true);
