@@ -19,11 +19,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CliResult run_lower(std::vector<std::string> args) {
-  args.insert(args.begin(), "lower");
-  return run_in_root(args);
-}
-
 fs::path write_temp(const std::string& stem, const std::string& text) {
   const fs::path path =
       fs::temp_directory_path() / (stem + "_" + std::to_string(getpid()) + ".json");

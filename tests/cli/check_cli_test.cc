@@ -32,7 +32,7 @@ CliResult run_check(const std::vector<std::string>& args) {
   return run_in_root(full);
 }
 
-std::string describe(const std::vector<std::string>& args, const CliResult& r) {
+std::string describe_check(const std::vector<std::string>& args, const CliResult& r) {
   std::string cmd = "symshape check";
   for (const std::string& a : args) cmd += " '" + a + "'";
   return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
@@ -52,7 +52,7 @@ void PrintTo(const CheckCase& c, std::ostream* os) { *os << "check " << c.golden
 
 void run_case(const CheckCase& c) {
   CliResult r = run_check(c.args);
-  SCOPED_TRACE(describe(c.args, r));
+  SCOPED_TRACE(describe_check(c.args, r));
   EXPECT_EQ(r.signal, 0);
   EXPECT_FALSE(r.timed_out);
   EXPECT_EQ(r.exit_code, c.exit_code);
@@ -360,7 +360,7 @@ TEST(CheckCli, UsageErrorsExitTwoWithOneLine) {
   };
   for (const auto& [args, err] : cases) {
     CliResult r = run_check(args);
-    SCOPED_TRACE(describe(args, r));
+    SCOPED_TRACE(describe_check(args, r));
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
     EXPECT_EQ(r.err, err);
@@ -392,7 +392,7 @@ TEST(CheckCli, ReservedWordsNameNoDim) {
     std::ofstream(path) << R"({"format": "symshape-graph", "version": 1, )" << body << "}\n";
     CliResult r = run_check({path.string()});
     fs::remove(path);
-    SCOPED_TRACE(describe({path.string()}, r));
+    SCOPED_TRACE(describe_check({path.string()}, r));
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");
     EXPECT_NE(r.err.find(error), std::string::npos);
@@ -424,7 +424,7 @@ TEST(CheckCli, DimDeclaredButUnusedIsAnError) {
 TEST(CheckCli, NonGraphFilesAreBadInput) {
   for (const char* file : {"README.md", "CMakeLists.txt", "docs", "/dev/null"}) {
     CliResult r = run_check({file});
-    SCOPED_TRACE(describe({file}, r));
+    SCOPED_TRACE(describe_check({file}, r));
     EXPECT_EQ(r.signal, 0);
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_EQ(r.out, "");

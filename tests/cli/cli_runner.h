@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <filesystem>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -157,6 +158,19 @@ inline CliResult run_program(const std::string& program, const std::vector<std::
 // Runs the symshape CLI with `args`.
 inline CliResult run_cli(const std::vector<std::string>& args, std::string_view stdin_text = {}) {
   return run_program(cli_path(), args, stdin_text);
+}
+
+// `symshape ARGS...` with the run's exit, signal and output, for a failure message.
+inline std::string describe(const std::vector<std::string>& args, const CliResult& r) {
+  std::string cmd = "symshape";
+  for (const std::string& a : args) cmd += " '" + a + "'";
+  return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
+         "\n  stdout: " + r.out + "\n  stderr: " + r.err;
+}
+
+// The path of `relative` in the source tree.
+inline std::string source(const std::string& relative) {
+  return (std::filesystem::path(SYMSHAPE_SOURCE_DIR) / relative).string();
 }
 
 // A run's exit, signal and output, for a failure message.

@@ -25,7 +25,7 @@ namespace fs = std::filesystem;
 using interp::Scalar;
 using interp::Tensor;
 
-fs::path scratch(const std::string& name) {
+fs::path complex_scratch(const std::string& name) {
   fs::path p = fs::temp_directory_path() /
                ("symshape_complex_cli_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(p);
@@ -52,7 +52,7 @@ Tensor random_tensor(DType dtype, const std::vector<int64_t>& sizes, std::mt1993
 }
 
 // The names of the output node's arguments, in order.
-std::vector<std::string> output_names(const Graph& g) {
+std::vector<std::string> graph_output_names(const Graph& g) {
   const Node& out = g.nodes.back();
   std::vector<std::string> names;
   const Arg& a = out.args.at(0);
@@ -66,9 +66,9 @@ std::vector<std::string> output_names(const Graph& g) {
 
 // Lowers the graph at `path`, runs both forms on the same inputs (`sizes` by placeholder) and
 // compares every output.
-void expect_same_outputs(const std::string& name, const std::string& path,
-                         const std::map<std::string, std::vector<int64_t>>& sizes) {
-  const fs::path dir = scratch(name);
+void expect_same_real_view_outputs(const std::string& name, const std::string& path,
+                                   const std::map<std::string, std::vector<int64_t>>& sizes) {
+  const fs::path dir = complex_scratch(name);
   const std::string lowered = (dir / "lowered.json").string();
   CliResult low = run_cli({"lower", path, "--passes", "complex-rewrite", "-o", lowered});
   ASSERT_EQ(low.exit_code, 0) << result_text(low);
@@ -97,7 +97,7 @@ void expect_same_outputs(const std::string& name, const std::string& path,
                            "--save", (dir / ("out_" + std::string(form))).string()});
     ASSERT_EQ(r.exit_code, 0) << form << ": " << result_text(r);
   }
-  const std::vector<std::string> a = output_names(*before), b = output_names(*after);
+  const std::vector<std::string> a = graph_output_names(*before), b = graph_output_names(*after);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     Tensor x = interp::read_npy((dir / "out_complex" / (a[i] + ".npy")).string());
@@ -113,24 +113,20 @@ void expect_same_outputs(const std::string& name, const std::string& path,
   fs::remove_all(dir);
 }
 
-std::string source(const std::string& relative) {
-  return (fs::path(SYMSHAPE_SOURCE_DIR) / relative).string();
-}
-
 TEST(ComplexRunCli, RotaryEmbeddingGivesTheSameNumbersOnRealViews) {
-  expect_same_outputs("rope", source("tests/passes/graphs/complex_rewrite.json"),
-                      {{"x", {2, 8, 4, 16}}, {"freqs", {8, 8}}});
+  expect_same_real_view_outputs("rope", source("tests/passes/graphs/complex_rewrite.json"),
+                                {{"x", {2, 8, 4, 16}}, {"freqs", {8, 8}}});
 }
 
 TEST(ComplexRunCli, TensorParallelBlockGivesTheSameNumbersOnRealViews) {
-  expect_same_outputs("tp", source("examples/tp_complex.json"),
-                      {{"x", {4, 2, 16}}, {"freqs", {16}}});
+  expect_same_real_view_outputs("tp", source("examples/tp_complex.json"),
+                                {{"x", {4, 2, 16}}, {"freqs", {16}}});
 }
 
 // One graph with an output per rewritten op: arithmetic with complex, real and number operands,
 // the real-valued ops, shapes, indexing, reductions, products and casts; run at two sizes of n.
 TEST(ComplexRunCli, EveryRewrittenOpGivesTheSameNumbers) {
-  const fs::path dir = scratch("ops_graph");
+  const fs::path dir = complex_scratch("ops_graph");
   const std::string path = (dir / "ops.json").string();
   // {name, target, args, kwargs}; every node is an output.
   const std::vector<std::array<std::string, 4>> ops = {
@@ -222,18 +218,18 @@ TEST(ComplexRunCli, EveryRewrittenOpGivesTheSameNumbers) {
                       << outputs << "]]}]}\n";
   for (int64_t n : {3, 6}) {
     SCOPED_TRACE("n = " + std::to_string(n));
-    expect_same_outputs("ops" + std::to_string(n), path,
-                        {{"z", {n, 4}},
-                         {"w", {n, 4}},
-                         {"r", {n, 4}},
-                         {"s", {n, 4}},
-                         {"m", {4, 4}},
-                         {"q", {n, 2, 4}},
-                         {"c", {n, 4}},
-                         {"v", {}},
-                         {"e", {4}},
-                         {"i", {3}},
-                         {"j", {n, 4}}});
+    expect_same_real_view_outputs("ops" + std::to_string(n), path,
+                                  {{"z", {n, 4}},
+                                   {"w", {n, 4}},
+                                   {"r", {n, 4}},
+                                   {"s", {n, 4}},
+                                   {"m", {4, 4}},
+                                   {"q", {n, 2, 4}},
+                                   {"c", {n, 4}},
+                                   {"v", {}},
+                                   {"e", {4}},
+                                   {"i", {3}},
+                                   {"j", {n, 4}}});
   }
   // Every op above was rewritten: nothing is left complex (no graph break).
   CliResult low = run_cli({"lower", path, "--passes", "complex-rewrite", "-o",

@@ -20,13 +20,6 @@ namespace {
   return ::testing::AssertionFailure() << "not a 'symshape: error: ' line: " << text;
 }
 
-std::string describe(const std::vector<std::string>& args, const CliResult& r) {
-  std::string cmd = "symshape";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         "\n  stdout: " + r.out + "\n  stderr: " + r.err;
-}
-
 // The command succeeds and prints exactly `line` (and nothing on stderr).
 void expect_output(const std::vector<std::string>& args, const std::string& line) {
   CliResult r = run_cli(args);

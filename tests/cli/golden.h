@@ -57,6 +57,12 @@ inline CliResult run_in_root(const std::vector<std::string>& args) {
   return run_cli(args);
 }
 
+// Runs `symshape lower ARGS...` from the repository root.
+inline CliResult run_lower(std::vector<std::string> args) {
+  args.insert(args.begin(), "lower");
+  return run_in_root(args);
+}
+
 // The examples in docs/cli.md's section `## \`symshape COMMAND\``: each line `$ symshape
 // COMMAND ARGS...` inside a code block, with the lines after it (to the next command or the
 // block's end) as the expected stdout followed by stderr. Returns (arguments after the

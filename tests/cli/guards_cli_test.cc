@@ -16,13 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string describe(const std::vector<std::string>& args, const CliResult& r) {
-  std::string cmd = "symshape";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         "\n  stdout: " + r.out + "\n  stderr: " + r.err;
-}
-
 // Every graph in tests/guards/graphs (one per kind of guard: broadcast, reshape divisibility,
 // slice clamping, duck sizing, an equality merging two inputs' dims, a specialization, an
 // unbacked nonzero with runtime asserts, a derived dim, a group size) and every example.

@@ -19,13 +19,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string describe(const std::vector<std::string>& args, const CliResult& r) {
-  std::string cmd = "symshape";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  return cmd + "\n  exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         "\n  stdout: " + r.out + "\n  stderr: " + r.err;
-}
-
 // Runs the command from the repository root; it must exit with `exit_code`, print one JSON
 // document (and a newline) on stdout and nothing on stderr. Returns the document.
 json run_json(const std::vector<std::string>& args, int exit_code) {
@@ -45,15 +38,15 @@ bool contains(const json& text, const std::string& part) {
 }
 
 // A graph file in a temporary directory, removed at the end of the test.
-class GraphFile {
+class JsonGraphFile {
  public:
-  GraphFile(const std::string& name, const json& nodes, const json& dims = json::object()) {
+  JsonGraphFile(const std::string& name, const json& nodes, const json& dims = json::object()) {
     path_ = fs::temp_directory_path() /
             ("symshape_json_cli_" + std::to_string(::getpid()) + "_" + name);
     json graph = {{"format", "symshape-graph"}, {"version", 1}, {"dims", dims}, {"nodes", nodes}};
     std::ofstream(path_) << graph.dump() << "\n";
   }
-  ~GraphFile() { fs::remove(path_); }
+  ~JsonGraphFile() { fs::remove(path_); }
   std::string path() const { return path_.string(); }
 
  private:
@@ -83,7 +76,7 @@ TEST(RunJsonCli, DimsOutputsAndTheTextsChecksum) {
 }
 
 TEST(RunJsonCli, ValuesAndScalarsAsTheTextShowsThem) {
-  GraphFile g("values.json", json::parse(R"([
+  JsonGraphFile g("values.json", json::parse(R"([
   {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
   {"name": "w", "op": "get_attr", "target": "w", "dtype": "bool", "shape": [2], "value": [true, false]},
   {"name": "r", "op": "call_function", "target": "aten.arange.start", "args": [{"expr": "n - 1"}, {"expr": "2*n"}]},
@@ -105,7 +98,7 @@ TEST(RunJsonCli, ValuesAndScalarsAsTheTextShowsThem) {
 }
 
 TEST(RunJsonCli, RunTimeFailureIsInTheDocumentWithTheAssertsOutcome) {
-  GraphFile g("assert.json", json::parse(R"([
+  JsonGraphFile g("assert.json", json::parse(R"([
   {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
   {"name": "size", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
   {"name": "big", "op": "call_function", "target": "operator.ge", "args": [{"node": "size"}, 5]},
@@ -133,7 +126,7 @@ TEST(RunJsonCli, HostileNamesAreData) {
   json nodes = json::array();
   nodes.push_back({{"name", name}, {"op", "placeholder"}, {"dtype", "float32"}, {"shape", {3}}});
   nodes.push_back({{"name", "output"}, {"op", "output"}, {"args", {{{{"node", name}}}}}});
-  GraphFile g("hostile.json", nodes);
+  JsonGraphFile g("hostile.json", nodes);
   json doc = run_json({"run", g.path(), "--json"}, 0);
   ASSERT_EQ(doc["outputs"].size(), 1u);
   EXPECT_EQ(doc["outputs"][0]["name"], name);

@@ -22,11 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-CliResult run_lower(std::vector<std::string> args) {
-  args.insert(args.begin(), "lower");
-  return run_in_root(args);
-}
-
 // The report with its times (which vary from run to run) written as `<t> ms`.
 std::string without_times(const std::string& report) {
   return std::regex_replace(report, std::regex("[0-9]+\\.[0-9]{3} ms"), "<t> ms");

@@ -108,10 +108,6 @@ fs::path scratch(const std::string& name) {
   return p;
 }
 
-std::string source(const std::string& relative) {
-  return (fs::path(SYMSHAPE_SOURCE_DIR) / relative).string();
-}
-
 // The names of the output node's arguments, in order: the files --save-ranks writes.
 std::vector<std::string> output_names(const std::string& path) {
   Expected<Graph> g = read_graph_file(path);

@@ -27,22 +27,17 @@ CliResult run_run(const std::vector<std::string>& args) {
   return run_cli(full);
 }
 
-std::string describe(const CliResult& r) {
-  return "exit " + std::to_string(r.exit_code) + " signal " + std::to_string(r.signal) +
-         "\nstdout:\n" + r.out + "stderr:\n" + r.err;
-}
-
 // A graph file in a temporary directory, removed at the end of the test.
-class GraphFile {
+class TextGraphFile {
  public:
-  GraphFile(const std::string& name, const std::string& nodes, const std::string& dims = "{}") {
+  TextGraphFile(const std::string& name, const std::string& nodes, const std::string& dims = "{}") {
     path_ =
         fs::temp_directory_path() / ("symshape_run_cli_" + std::to_string(::getpid()) + "_" + name);
     std::ofstream out(path_);
     out << "{\"format\": \"symshape-graph\", \"version\": 1, \"dims\": " << dims << ", \"nodes\": ["
         << nodes << "]}\n";
   }
-  ~GraphFile() { fs::remove(path_); }
+  ~TextGraphFile() { fs::remove(path_); }
   std::string path() const { return path_.string(); }
 
  private:
@@ -51,31 +46,31 @@ class GraphFile {
 
 TEST(RunCli, MlpPrintsDimsAndOneLinePerOutput) {
   CliResult r = run_run({"examples/mlp.json", "--dim", "batch=2"});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.exit_code, 0) << result_text(r);
   EXPECT_EQ(r.err, "");
   std::regex expected("dims: batch=2\nrelu: float32\\[2, 64\\] checksum [0-9a-f]{16}\n");
   EXPECT_TRUE(std::regex_match(r.out, expected)) << r.out;
   // --size binds batch from the input's sizes; the same seed prints the same checksum.
   CliResult sized = run_run({"examples/mlp.json", "--size", "x=2,128"});
-  ASSERT_EQ(sized.exit_code, 0) << describe(sized);
+  ASSERT_EQ(sized.exit_code, 0) << result_text(sized);
   EXPECT_EQ(sized.out, r.out);
   CliResult other = run_run({"examples/mlp.json", "--dim", "batch=2", "--seed", "5"});
-  ASSERT_EQ(other.exit_code, 0) << describe(other);
+  ASSERT_EQ(other.exit_code, 0) << result_text(other);
   EXPECT_NE(other.out, r.out);
   EXPECT_EQ(other.out.substr(0, other.out.find("checksum")),
             r.out.substr(0, r.out.find("checksum")));
 }
 
 TEST(RunCli, PrintValues) {
-  GraphFile g("values.json",
-              R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
+  TextGraphFile g("values.json",
+                  R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
   {"name": "w", "op": "get_attr", "target": "w", "dtype": "bool", "shape": [2], "value": [true, false]},
   {"name": "r", "op": "call_function", "target": "aten.arange.start", "args": [{"expr": "n - 1"}, {"expr": "2*n"}]},
   {"name": "h", "op": "call_function", "target": "aten.full.default", "args": [[2, 1], 0.1], "kwargs": {"dtype": {"dtype": "float16"}}},
   {"name": "n2", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
   {"name": "output", "op": "output", "args": [[{"node": "r"}, {"node": "w"}, {"node": "h"}, {"node": "n2"}]]})");
   CliResult r = run_run({g.path(), "--size", "x=3", "--print-values"});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.exit_code, 0) << result_text(r);
   std::regex expected(
       "dims: n=3\n"
       "r: int64\\[4\\] checksum [0-9a-f]{16}\n  \\[2, 3, 4, 5\\]\n"
@@ -85,7 +80,7 @@ TEST(RunCli, PrintValues) {
   EXPECT_TRUE(std::regex_match(r.out, expected)) << r.out;
   // Large tensors are not printed.
   CliResult big = run_run({g.path(), "--dim", "n=70", "--print-values"});
-  ASSERT_EQ(big.exit_code, 0) << describe(big);
+  ASSERT_EQ(big.exit_code, 0) << result_text(big);
   EXPECT_EQ(big.out.find("[69,"), std::string::npos) << big.out;
   EXPECT_NE(big.out.find("r: int64[71]"), std::string::npos) << big.out;
 }
@@ -93,7 +88,7 @@ TEST(RunCli, PrintValues) {
 TEST(RunCli, SimulatesCollectives) {
   CliResult r =
       run_run({"examples/tp_mlp.json", "--dim", "batch=2", "--dim", "seq_shard=1", "--dim", "W=2"});
-  ASSERT_EQ(r.exit_code, 0) << describe(r);
+  ASSERT_EQ(r.exit_code, 0) << result_text(r);
   std::regex expected(
       "dims: W=2 batch=2 seq_shard=1\nworld size: 2 \\(outputs of rank 0\\)\n"
       "out: bfloat16\\[1, 2, 1024\\] checksum [0-9a-f]{16}\n");
@@ -101,25 +96,25 @@ TEST(RunCli, SimulatesCollectives) {
   // The graph's group size is W: simulating another number of ranks is a run-time error.
   CliResult wrong = run_run({"examples/tp_mlp.json", "--dim", "batch=2", "--dim", "seq_shard=1",
                              "--dim", "W=2", "--world-size", "3"});
-  EXPECT_EQ(wrong.exit_code, 1) << describe(wrong);
+  EXPECT_EQ(wrong.exit_code, 1) << result_text(wrong);
   EXPECT_NE(wrong.err.find("node all_gather"), std::string::npos) << wrong.err;
 }
 
 TEST(RunCli, RunTimeFailureExitsOneNamingTheNode) {
-  GraphFile g("assert.json",
-              R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
+  TextGraphFile g("assert.json",
+                  R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n"]},
   {"name": "size", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
   {"name": "big", "op": "call_function", "target": "operator.ge", "args": [{"node": "size"}, 5]},
   {"name": "check", "op": "call_function", "target": "aten._assert_scalar.default", "args": [{"node": "big"}, "n >= 5"]},
   {"name": "output", "op": "output", "args": [{"node": "x"}]})");
   CliResult r = run_run({g.path(), "--size", "x=3"});
-  EXPECT_EQ(r.exit_code, 1) << describe(r);
+  EXPECT_EQ(r.exit_code, 1) << result_text(r);
   EXPECT_EQ(r.out, "");  // on an error, nothing goes to stdout
   EXPECT_EQ(
       r.err,
       "symshape: error: node check (aten._assert_scalar.default): assertion failed: n >= 5\n");
   CliResult ok = run_run({g.path(), "--size", "x=5"});
-  EXPECT_EQ(ok.exit_code, 0) << describe(ok);
+  EXPECT_EQ(ok.exit_code, 0) << result_text(ok);
 }
 
 TEST(RunCli, BadInputExitsTwo) {
@@ -152,18 +147,18 @@ TEST(RunCli, BadInputExitsTwo) {
   };
   for (const Case& c : cases) {
     CliResult r = run_run(c.args);
-    EXPECT_EQ(r.exit_code, 2) << describe(r);
+    EXPECT_EQ(r.exit_code, 2) << result_text(r);
     EXPECT_EQ(r.signal, 0);
     EXPECT_NE(r.err.find(c.error), std::string::npos) << "wanted '" << c.error << "' in " << r.err;
     EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << r.err;
   }
   for (const Case& c : cases) EXPECT_EQ(run_run(c.args).out, "") << c.error;
   // Sizes too large for the interpreter are bad input too, never a crash.
-  GraphFile wide("wide.json",
-                 R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n", "n"]},
+  TextGraphFile wide("wide.json",
+                     R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["n", "n"]},
   {"name": "output", "op": "output", "args": [{"node": "x"}]})");
   CliResult huge = run_run({wide.path(), "--dim", "n=1000000"});
-  EXPECT_EQ(huge.exit_code, 2) << describe(huge);
+  EXPECT_EQ(huge.exit_code, 2) << result_text(huge);
   EXPECT_NE(huge.err.find("too large"), std::string::npos) << huge.err;
 }
 
@@ -189,8 +184,8 @@ TEST(RunCli, CheckAndRunExitAlikeOnTheRepros) {
     CliResult run = run_run({path});  // first: it moves to the repository root, where path is
     CliResult check = run_cli({"check", path});
     EXPECT_EQ(check.err.find("cannot open"), std::string::npos) << check.err;
-    EXPECT_EQ(check.exit_code, code) << file << " (check)\n" << describe(check);
-    EXPECT_EQ(run.exit_code, code) << file << " (run)\n" << describe(run);
+    EXPECT_EQ(check.exit_code, code) << file << " (check)\n" << result_text(check);
+    EXPECT_EQ(run.exit_code, code) << file << " (run)\n" << result_text(run);
     EXPECT_EQ(run.signal, 0) << file;
   }
 }
@@ -201,14 +196,14 @@ TEST(RunCli, FailsLikeCheckWhenTheHintsDoNotTypeCheck) {
   const std::string path = "tests/repros/100_run_redraws_hint.json";
   CliResult run = run_run({path});  // first: it moves to the repository root, where path is
   CliResult check = run_cli({"check", path});
-  EXPECT_EQ(check.exit_code, 1) << describe(check);
-  EXPECT_EQ(run.exit_code, 1) << describe(run);
+  EXPECT_EQ(check.exit_code, 1) << result_text(check);
+  EXPECT_EQ(run.exit_code, 1) << result_text(run);
   EXPECT_EQ(run.out, "");
   EXPECT_NE(run.err.find("node a (aten.add.Tensor)"), std::string::npos) << run.err;
   // Dims that type-check run; --random-dims draws dims, again until the graph type-checks.
   EXPECT_EQ(run_run({path, "--dim", "n=3"}).exit_code, 0);
   CliResult drawn = run_run({path, "--random-dims"});
-  EXPECT_EQ(drawn.exit_code, 0) << describe(drawn);
+  EXPECT_EQ(drawn.exit_code, 0) << result_text(drawn);
   EXPECT_EQ(drawn.out.rfind("dims: n=3\n", 0), 0u) << drawn.out;
 }
 

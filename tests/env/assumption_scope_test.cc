@@ -7,17 +7,13 @@
 #include <vector>
 
 #include "symshape/shape_env.h"
+#include "tests/env/env_test_util.h"
 
 namespace symshape {
 namespace {
 
-std::string source(int i) { return "L['x'].size()[" + std::to_string(i) + "]"; }
-
-std::vector<std::string> guard_strings(const ShapeEnv& env) {
-  std::vector<std::string> out;
-  for (const Guard& g : env.guards()) out.push_back(g.cond.str());
-  return out;
-}
+using env_test::guard_strings;
+using env_test::source;
 
 TEST(AssumptionScope, KnownAnswersUnderThePremiseAndForgetsItAfter) {
   ShapeEnv env;

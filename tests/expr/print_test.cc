@@ -7,11 +7,12 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "tests/expr/expr_test_util.h"
 
 namespace symshape {
 namespace {
 
-Expr sym(std::string_view name) { return Expr::symbol(name); }
+using expr_test::sym;
 
 TEST(Print, QuotientsAndRemainders) {
   const Expr x = sym("x"), y = sym("y"), a = sym("a"), b = sym("b");

@@ -15,8 +15,6 @@ namespace {
 
 using interp::Complex;
 
-constexpr DType I64 = DType::Int64, F32 = DType::Float32, F64 = DType::Float64,
-                C64 = DType::Complex64, C128 = DType::Complex128;
 using Sizes = std::vector<int64_t>;
 
 Tensor complex_tensor(Sizes sizes, const std::vector<Complex>& values, DType d = C64) {
@@ -40,16 +38,11 @@ void expect_complexes(const Tensor& t, const std::vector<Complex>& expected, dou
   }
 }
 
-void expect_reals(const Tensor& t, const std::vector<double>& expected, double tol) {
+void expect_reals_within(const Tensor& t, const std::vector<double>& expected, double tol) {
   std::vector<double> got = reals_of(t);
   ASSERT_EQ(got.size(), expected.size()) << t.str();
   for (size_t i = 0; i < got.size(); ++i)
     EXPECT_NEAR(got[i], expected[i], tol) << "element " << i << " of " << t.str();
-}
-
-Tensor on(const std::string& target, const Tensor& x, std::vector<Arg> args = {}) {
-  args.insert(args.begin(), T("x"));
-  return call_tensor(target, {{"x", x}}, std::move(args));
 }
 
 TEST(ComplexKernels, MultiplicationAndDivisionByHand) {
@@ -177,10 +170,6 @@ TEST(ComplexKernels, PartsConstructorsAngle) {
   expect_complexes(on("aten._conj", complex_tensor({1}, {{1, -2}})), {{1, 2}});
 }
 
-Input In(const std::string& name, DType d, std::vector<std::string> shape) {
-  return {name, d, std::move(shape)};
-}
-
 // _fft_r2c / _fft_c2r against torch 1.13 (torch.ops.aten._fft_r2c / _fft_c2r on float64 and
 // complex128 inputs): normalization 0 none, 1 by 1/sqrt(n), 2 by 1/n.
 TEST(ComplexKernels, RealFftsAsTorch) {
@@ -203,17 +192,17 @@ TEST(ComplexKernels, RealFftsAsTorch) {
   // the Nyquist frequency.
   Tensor back = on("aten._fft_c2r", two_d, {Ints({0, 1}), I(2), I(3)});
   EXPECT_EQ(back.dtype(), F64);
-  expect_reals(back, {1, 2, 0.5, 3, -1, 4}, 1e-9);
-  expect_reals(on("aten._fft_c2r", two_d, {Ints({0, 1}), I(2), I(2)}), {1.625, 1.875, 3.75, 2.25},
-               1e-9);
+  expect_reals_within(back, {1, 2, 0.5, 3, -1, 4}, 1e-9);
+  expect_reals_within(on("aten._fft_c2r", two_d, {Ints({0, 1}), I(2), I(2)}),
+                      {1.625, 1.875, 3.75, 2.25}, 1e-9);
   Tensor z = complex_tensor({2, 2}, {{1, 2}, {3, -1}, {0.5, 0.5}, {-2, 1}}, C128);
-  expect_reals(
+  expect_reals_within(
       on("aten._fft_c2r", z, {Ints({1}), I(0), I(3)}),
       {7.0, -0.2679491924311228, -3.732050807568877, -3.5, 0.7679491924311228, 4.232050807568877},
       1e-9);
-  expect_reals(on("aten._fft_c2r", z, {Ints({1}), I(1), I(2)}),
-               {2.82842712474619, -1.414213562373095, -1.0606601717798212, 1.7677669529663687},
-               1e-9);
+  expect_reals_within(
+      on("aten._fft_c2r", z, {Ints({1}), I(1), I(2)}),
+      {2.82842712474619, -1.414213562373095, -1.0606601717798212, 1.7677669529663687}, 1e-9);
 }
 
 }  // namespace

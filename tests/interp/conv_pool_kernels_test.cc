@@ -18,9 +18,6 @@ namespace {
 
 using Sizes = std::vector<int64_t>;
 using Reals = std::vector<double>;
-constexpr DType kF32 = DType::Float32;
-constexpr DType kF64 = DType::Float64;
-constexpr DType kI64 = DType::Int64;
 
 // (i % mod) + offset for i = 0, 1, ... (mod 0: no modulo), with the given sizes.
 Tensor pattern(Sizes sizes, int64_t offset, int64_t mod, DType dtype) {
@@ -38,7 +35,7 @@ Tensor image(DType dtype = kF32) {
   return int_tensor({1, 1, 5, 5}, v, dtype);
 }
 
-void expect_near(const Reals& got, const Reals& want) {
+void expect_near_1e6(const Reals& got, const Reals& want) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-6) << "at " << i;
 }
@@ -241,20 +238,20 @@ TEST(PoolKernel, AvgPoolPaddingDivisors) {
   Tensor incl =
       call_tensor("aten.avg_pool2d.default", {{"x", image()}}, {T("x"), I(3), I(2), I(1), B(true)});
   EXPECT_EQ(incl.sizes(), (Sizes{1, 1, 3, 3}));
-  expect_near(reals_of(incl),
-              {-2.0 / 9, 5.0 / 9, 5.0 / 9, -7.0 / 9, -4.0 / 9, -2.0 / 9, 0, -3.0 / 9, -4.0 / 9});
+  expect_near_1e6(reals_of(incl), {-2.0 / 9, 5.0 / 9, 5.0 / 9, -7.0 / 9, -4.0 / 9, -2.0 / 9, 0,
+                                   -3.0 / 9, -4.0 / 9});
   Tensor excl = call_tensor("aten.avg_pool2d.default", {{"x", image()}},
                             {T("x"), I(3), I(2), I(1), B(true), B(false)});
-  expect_near(reals_of(excl), {-0.5, 5.0 / 6, 1.25, -7.0 / 6, -4.0 / 9, -1.0 / 3, 0, -0.5, -1});
+  expect_near_1e6(reals_of(excl), {-0.5, 5.0 / 6, 1.25, -7.0 / 6, -4.0 / 9, -1.0 / 3, 0, -0.5, -1});
   Tensor div = call_tensor("aten.avg_pool2d.default", {{"x", image()}},
                            {T("x"), I(3), I(2), I(1), B(false), B(true), I(2)});
-  expect_near(reals_of(div), {-1, 2.5, 2.5, -3.5, -2, -1, 0, -1.5, -2});
+  expect_near_1e6(reals_of(div), {-1, 2.5, 2.5, -3.5, -2, -1, 0, -1.5, -2});
   // ceil_mode with kernel 2 on 5: the last window holds one column, its divisor is 2 (it is
   // clipped to input + padding, not to the kernel).
   Tensor ceil =
       call_tensor("aten.avg_pool2d.default", {{"x", image()}}, {T("x"), I(2), I(2), I(0), B(true)});
   EXPECT_EQ(ceil.sizes(), (Sizes{1, 1, 3, 3}));
-  expect_near(reals_of(ceil), {-0.5, -0.25, 2, -2, 1, 0.5, 1, -1.5, -2});
+  expect_near_1e6(reals_of(ceil), {-0.5, -0.25, 2, -2, 1, 0.5, 1, -1.5, -2});
   // Integer inputs divide with truncation toward zero: the window sums are -2, -1, -8 and 4.
   Tensor ints = call_tensor("aten.avg_pool2d.default", {{"x", image(kI64)}}, {T("x"), I(2)});
   EXPECT_EQ(ints.dtype(), kI64);
@@ -275,7 +272,7 @@ TEST(PoolKernel, AdaptivePoolsUseOverlappingWindows) {
   Tensor avg =
       call_tensor("aten.adaptive_avg_pool2d.default", {{"x", image()}}, {T("x"), Ints({3, 2})});
   EXPECT_EQ(avg.sizes(), (Sizes{1, 1, 3, 2}));
-  expect_near(reals_of(avg), {-2.0 / 3, 0.5, -1.0 / 9, 4.0 / 9, -1.0 / 6, -5.0 / 6});
+  expect_near_1e6(reals_of(avg), {-2.0 / 3, 0.5, -1.0 / 9, 4.0 / 9, -1.0 / 6, -5.0 / 6});
   RValue max =
       call_kernel("aten.adaptive_max_pool2d.default", {{"x", image()}}, {T("x"), Ints({3, 2})});
   EXPECT_EQ(ints_of(max.items[0].tensor), (Sizes{4, 5, 4, 5, 4, 4}));
@@ -295,7 +292,7 @@ TEST(PoolKernel, HugeKernelAndPaddingDoNotLoopOrOverflow) {
   EXPECT_EQ(ints_of(m), (Sizes{5, 5, 5, 5}));
   Tensor a = call_tensor("aten.avg_pool1d.default", {{"x", x}},
                          {T("x"), I(k), I(1), I(k / 2), B(false), B(false)});
-  expect_near(reals_of(a), {8.0 / 3, 8.0 / 3, 8.0 / 3, 8.0 / 3});
+  expect_near_1e6(reals_of(a), {8.0 / 3, 8.0 / 3, 8.0 / 3, 8.0 / 3});
   // A convolution whose connection table would be huge is refused.
   Tensor big = Tensor::zeros(kF32, {1, 1, 1, int64_t{1} << 20});
   Tensor w = Tensor::zeros(kF32, {1, 1, 1, int64_t{1} << 19});
@@ -349,10 +346,6 @@ TEST(PoolKernel, BackwardOpsAreTheTransposeOfTheForward) {
 }
 
 // ---- property-test cases ----
-
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
 
 // Spatial sizes h, w in [lo, 12] so that every window fits; batch n and channels free.
 std::vector<std::pair<std::string, DimDecl>> image_dims(long lo) {

@@ -14,16 +14,10 @@ namespace symshape::testing {
 namespace {
 
 using Sizes = std::vector<int64_t>;
-constexpr DType kF32 = DType::Float32;
-constexpr DType kI64 = DType::Int64;
 
 std::vector<RValue> items_of(const RValue& v) {
   if (v.kind != RValue::Kind::List) throw std::runtime_error("expected a list, got " + v.str());
   return v.items;
-}
-
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
 }
 
 // ---- embedding_bag ----

@@ -15,7 +15,6 @@ Arg tagged(Arg::Kind kind, const std::string& text) {
   a.text = text;
   return a;
 }
-Arg MemoryFormat(const std::string& f) { return tagged(Arg::Kind::MemoryFormat, f); }
 Arg Device(const std::string& d) { return tagged(Arg::Kind::Device, d); }
 
 interp::RunResult run_one(const std::vector<std::pair<std::string, interp::Tensor>>& inputs,

@@ -14,14 +14,6 @@ namespace symshape::testing {
 
 namespace {
 
-constexpr DType B8 = DType::Bool, U8 = DType::UInt8, I8 = DType::Int8, I32 = DType::Int32,
-                I64 = DType::Int64, F16 = DType::Float16, F32 = DType::Float32,
-                F64 = DType::Float64, C64 = DType::Complex64;
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-
 // Expects t's values to be `expected` (NaN matches NaN), each within tol.
 void expect_reals(const Tensor& t, const std::vector<double>& expected, double tol = 0) {
   std::vector<double> got = reals_of(t);
@@ -37,10 +29,6 @@ void expect_reals(const Tensor& t, const std::vector<double>& expected, double t
   }
 }
 
-// One binary op on two tensors a and b.
-Tensor binary(const std::string& target, const Tensor& a, const Tensor& b, Kwargs kwargs = {}) {
-  return call_tensor(target, {{"a", a}, {"b", b}}, {T("a"), T("b")}, std::move(kwargs));
-}
 // One binary op on a tensor and a number argument.
 Tensor with_number(const std::string& target, const Tensor& a, Arg number) {
   return call_tensor(target, {{"a", a}}, {T("a"), std::move(number)});
@@ -430,10 +418,6 @@ TEST(ElementwiseKernels, InPlaceWritesIntoSelf) {
 }
 
 // ---- op cases for the shape property test ----
-
-Input In(const std::string& name, DType d, std::vector<std::string> shape) {
-  return {name, d, std::move(shape)};
-}
 
 }  // namespace
 

@@ -11,8 +11,6 @@ namespace {
 
 using Sizes = std::vector<int64_t>;
 using Reals = std::vector<double>;
-constexpr DType kF32 = DType::Float32;
-constexpr DType kI64 = DType::Int64;
 
 Tensor bools(std::vector<int64_t> sizes, const std::vector<int64_t>& values) {
   return int_tensor(std::move(sizes), values, DType::Bool);
@@ -314,10 +312,6 @@ TEST(EmbeddingKernel, RowsByIndexAndBackwardSumsThem) {
 }
 
 // ---- property-test cases ----
-
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
 
 // Index inputs are generated with values in [0, 2): every indexed dim below is at least 2.
 Input idx(const std::string& name, std::vector<std::string> shape) {

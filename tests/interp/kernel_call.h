@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <utility>
@@ -107,6 +109,53 @@ inline std::string run_error(const std::function<void()>& f) {
     return e.what();
   }
   return "";
+}
+
+// Short names of the dtypes the kernel tests use.
+inline constexpr DType B8 = DType::Bool, U8 = DType::UInt8, I8 = DType::Int8, I32 = DType::Int32,
+                       I64 = DType::Int64, F16 = DType::Float16, F32 = DType::Float32,
+                       F64 = DType::Float64, C64 = DType::Complex64, C128 = DType::Complex128;
+inline constexpr DType kF32 = DType::Float32, kF64 = DType::Float64, kI64 = DType::Int64;
+
+inline constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+inline constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// An input of the graph a test runs: name, dtype and shape.
+inline Input In(const std::string& name, DType d, std::vector<std::string> shape) {
+  return {name, d, std::move(shape)};
+}
+// The same with the dtype last (float32 unless given).
+inline Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
+  return {name, dtype, std::move(shape)};
+}
+
+// target(x, args...) for one input tensor x.
+inline Tensor on(const std::string& target, const Tensor& x, std::vector<Arg> args = {},
+                 Kwargs kwargs = {}) {
+  args.insert(args.begin(), T("x"));
+  return call_tensor(target, {{"x", x}}, std::move(args), std::move(kwargs));
+}
+
+// The same with the target second and the arguments after x required.
+inline Tensor on_x(const Tensor& x, const std::string& target, std::vector<Arg> args,
+                   Kwargs kwargs = {}) {
+  std::vector<Arg> all = {T("x")};
+  all.insert(all.end(), args.begin(), args.end());
+  return call_tensor(target, {{"x", x}}, std::move(all), std::move(kwargs));
+}
+
+// The message of the RunError that on_x throws ("" when it throws none).
+inline std::string error_on_x(const Tensor& x, const std::string& target, std::vector<Arg> args,
+                              Kwargs kwargs = {}) {
+  return run_error([&] { on_x(x, target, std::move(args), std::move(kwargs)); });
+}
+
+// One binary op on two tensors a and b.
+inline Tensor binary(const std::string& target, const Tensor& a, const Tensor& b,
+                     Kwargs kwargs = {}) {
+  return call_tensor(target, {{"a", a}, {"b", b}}, {T("a"), T("b")}, std::move(kwargs));
 }
 
 }  // namespace symshape::testing

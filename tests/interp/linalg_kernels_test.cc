@@ -15,9 +15,6 @@ namespace {
 
 using Sizes = std::vector<int64_t>;
 using Reals = std::vector<double>;
-constexpr DType kF32 = DType::Float32;
-constexpr DType kF64 = DType::Float64;
-constexpr DType kI64 = DType::Int64;
 
 // start, start + 1, ... with the given sizes.
 Tensor range_tensor(Sizes sizes, int64_t start, DType dtype = kI64) {
@@ -26,10 +23,6 @@ Tensor range_tensor(Sizes sizes, int64_t start, DType dtype = kI64) {
   std::vector<int64_t> v;
   for (int64_t i = 0; i < n; ++i) v.push_back(start + i);
   return int_tensor(std::move(sizes), v, dtype);
-}
-
-Tensor binary(const std::string& target, const Tensor& a, const Tensor& b, Kwargs kwargs = {}) {
-  return call_tensor(target, {{"a", a}, {"b", b}}, {T("a"), T("b")}, std::move(kwargs));
 }
 
 Tensor einsum_of(const std::string& equation, const std::vector<Tensor>& ops) {
@@ -303,10 +296,6 @@ TEST(EinsumKernel, EllipsisAndSizeOneBroadcast) {
 }
 
 // ---- property-test cases ----
-
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
 
 OpCase two(const std::string& name, std::vector<std::string> a, std::vector<std::string> b,
            const std::string& target, Kwargs kwargs = {}, DType dtype = kF32) {

@@ -18,9 +18,6 @@ namespace {
 
 using Sizes = std::vector<int64_t>;
 using Reals = std::vector<double>;
-constexpr DType kF32 = DType::Float32;
-constexpr DType kF64 = DType::Float64;
-constexpr double kInf = std::numeric_limits<double>::infinity();
 
 Tensor f64(Sizes sizes, const Reals& v) { return real_tensor(std::move(sizes), v, kF64); }
 
@@ -403,10 +400,6 @@ TEST(AttentionKernel, FusedVariantsReturnLogsumexp) {
 }
 
 // ---- property-test cases ----
-
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
 
 // x [n, c, t] with per-channel weight, bias and running stats [c].
 std::vector<Input> bn_inputs() {

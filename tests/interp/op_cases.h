@@ -17,6 +17,17 @@ struct OpCase {
   std::vector<std::pair<std::string, DimDecl>> dims = {};  // optional ranges/hints
 };
 
+// The case `name`: target(x, args...) on one input x of the given shape and dtype.
+inline OpCase case_on(const std::string& name, std::vector<std::string> shape,
+                      const std::string& target, std::vector<Arg> args, Kwargs kwargs = {},
+                      DType dtype = DType::Float32) {
+  std::vector<Arg> all = {T("x")};
+  all.insert(all.end(), args.begin(), args.end());
+  return {name,
+          {Input{"x", dtype, std::move(shape)}},
+          {{"op", target, std::move(all), std::move(kwargs)}}};
+}
+
 std::vector<OpCase> elementwise_cases();     // elementwise_kernels_test.cc
 std::vector<OpCase> reductions_cases();      // reductions_kernels_test.cc
 std::vector<OpCase> complex_cases();         // complex_kernels_test.cc

@@ -12,15 +12,8 @@ namespace symshape::testing {
 
 namespace {
 
-constexpr DType B8 = DType::Bool, U8 = DType::UInt8, I32 = DType::Int32, I64 = DType::Int64,
-                F16 = DType::Float16, F32 = DType::Float32, F64 = DType::Float64,
-                C64 = DType::Complex64;
-constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-
-void expect_reals(const Tensor& t, const std::vector<double>& expected, double tol = 1e-12) {
+void expect_reduction_reals(const Tensor& t, const std::vector<double>& expected,
+                            double tol = 1e-12) {
   std::vector<double> got = reals_of(t);
   ASSERT_EQ(got.size(), expected.size()) << t.str();
   for (size_t i = 0; i < got.size(); ++i) {
@@ -37,12 +30,6 @@ void expect_reals(const Tensor& t, const std::vector<double>& expected, double t
 using Sizes = std::vector<int64_t>;
 using Values = std::vector<int64_t>;
 
-// target(x, args...) for one input tensor x.
-Tensor on(const std::string& target, const Tensor& x, std::vector<Arg> args = {},
-          Kwargs kwargs = {}) {
-  args.insert(args.begin(), T("x"));
-  return call_tensor(target, {{"x", x}}, std::move(args), std::move(kwargs));
-}
 // (values, indices) of target(x, args...).
 std::pair<Tensor, Tensor> pair_on(const std::string& target, const Tensor& x,
                                   std::vector<Arg> args = {}, Kwargs kwargs = {}) {
@@ -86,54 +73,54 @@ TEST(ReductionKernels, SumDtypesAndShapes) {
 
 TEST(ReductionKernels, MeanAndNaNAwareReductions) {
   Tensor x = real_tensor({2, 2}, {1, 2, 3, 4});
-  expect_reals(on("aten.mean.dim", x, {Ints({0})}), {2, 3});
+  expect_reduction_reals(on("aten.mean.dim", x, {Ints({0})}), {2, 3});
   Tensor ints = int_tensor({4}, {1, 2, 3, 4});
   std::string e = run_error([&] { on("aten.mean", ints); });
   EXPECT_TRUE(Contains(e, "could not infer output dtype")) << e;
   Tensor m = on("aten.mean", ints, {}, {{"dtype", D(F64)}});
   EXPECT_EQ(m.dtype(), F64);
-  expect_reals(m, {2.5});
+  expect_reduction_reals(m, {2.5});
   Tensor with_nan = real_tensor({3}, {1, kNaN, 2});
-  expect_reals(on("aten.sum", with_nan), {kNaN});
-  expect_reals(on("aten.nansum", with_nan), {3});
-  expect_reals(on("aten.mean", with_nan), {kNaN});
-  expect_reals(on("aten.nanmean", with_nan), {1.5});
+  expect_reduction_reals(on("aten.sum", with_nan), {kNaN});
+  expect_reduction_reals(on("aten.nansum", with_nan), {3});
+  expect_reduction_reals(on("aten.mean", with_nan), {kNaN});
+  expect_reduction_reals(on("aten.nanmean", with_nan), {1.5});
   // The mean of nothing is NaN.
-  expect_reals(on("aten.mean.dim", real_tensor({0, 2}, {}), {Ints({0})}), {kNaN, kNaN});
+  expect_reduction_reals(on("aten.mean.dim", real_tensor({0, 2}, {}), {Ints({0})}), {kNaN, kNaN});
 }
 
 TEST(ReductionKernels, VarianceAndCorrection) {
   // [1, 2, 3, 4]: mean 2.5, squared deviations sum to 5.
   Tensor x = real_tensor({4}, {1, 2, 3, 4}, F64);
-  expect_reals(on("aten.var.dim", x, {Ints({0})}), {5.0 / 3});
-  expect_reals(on("aten.var.dim", x, {Ints({0}), B(false)}), {1.25});
-  expect_reals(on("aten.var.correction", x, {Ints({0})}, {{"correction", I(0)}}), {1.25});
-  expect_reals(on("aten.var.correction", x, {None()}, {{"correction", I(2)}}), {2.5});
-  expect_reals(on("aten.std.dim", x, {Ints({0})}), {std::sqrt(5.0 / 3)});
-  expect_reals(on("aten.var.default", x, {B(false)}), {1.25});
-  expect_reals(on("aten.std.default", x), {std::sqrt(5.0 / 3)});
+  expect_reduction_reals(on("aten.var.dim", x, {Ints({0})}), {5.0 / 3});
+  expect_reduction_reals(on("aten.var.dim", x, {Ints({0}), B(false)}), {1.25});
+  expect_reduction_reals(on("aten.var.correction", x, {Ints({0})}, {{"correction", I(0)}}), {1.25});
+  expect_reduction_reals(on("aten.var.correction", x, {None()}, {{"correction", I(2)}}), {2.5});
+  expect_reduction_reals(on("aten.std.dim", x, {Ints({0})}), {std::sqrt(5.0 / 3)});
+  expect_reduction_reals(on("aten.var.default", x, {B(false)}), {1.25});
+  expect_reduction_reals(on("aten.std.default", x), {std::sqrt(5.0 / 3)});
   auto [v, m] = pair_on("aten.var_mean.correction", x, {Ints({0})}, {{"correction", I(1)}});
-  expect_reals(v, {5.0 / 3});
-  expect_reals(m, {2.5});
+  expect_reduction_reals(v, {5.0 / 3});
+  expect_reduction_reals(m, {2.5});
   auto [s, m2] = pair_on("aten.std_mean.default", real_tensor({2, 2}, {1, 2, 3, 4}), {B(false)});
   EXPECT_EQ(s.sizes(), (Sizes{}));
-  expect_reals(s, {std::sqrt(1.25)}, 1e-6);
-  expect_reals(m2, {2.5});
+  expect_reduction_reals(s, {std::sqrt(1.25)}, 1e-6);
+  expect_reduction_reals(m2, {2.5});
   // keepdim at position 3.
   Tensor rows =
       on("aten.var.dim", real_tensor({2, 2}, {1, 3, 5, 9}), {Ints({1}), B(true), B(true)});
   EXPECT_EQ(rows.sizes(), (Sizes{2, 1}));
-  expect_reals(rows, {2, 8});
+  expect_reduction_reals(rows, {2, 8});
   // Too few elements for the correction: 0 / 0 is NaN, positive / 0 is inf.
-  expect_reals(on("aten.var.dim", real_tensor({1}, {1}), {Ints({0})}), {kNaN});
-  expect_reals(
+  expect_reduction_reals(on("aten.var.dim", real_tensor({1}, {1}), {Ints({0})}), {kNaN});
+  expect_reduction_reals(
       on("aten.var.correction", real_tensor({2}, {1, 3}), {Ints({0})}, {{"correction", I(3)}}),
       {kInf});
   // Complex: the variance of |x - mean|, a real result.
   Tensor c = Tensor::from(C64, {2}, {Scalar::of_complex({1, 1}), Scalar::of_complex({-1, -1})});
   Tensor cv = on("aten.var.dim", c, {Ints({0})});
   EXPECT_EQ(cv.dtype(), F32);
-  expect_reals(cv, {4});
+  expect_reduction_reals(cv, {4});
   std::string e = run_error([] { on("aten.var.dim", int_tensor({2}, {1, 2}), {Ints({0})}); });
   EXPECT_TRUE(Contains(e, "floating point")) << e;
 }
@@ -170,19 +157,19 @@ TEST(ReductionKernels, MaxMinOverloads) {
   EXPECT_EQ(ints_of(lo), (Values{1, 2, 5}));
   EXPECT_EQ(ints_of(lo_i), (Values{0, 1, 0}));
   EXPECT_EQ(ints_of(on("aten.max", x)), (Values{7}));
-  expect_reals(on("aten.max", real_tensor({3}, {1, kNaN, 3})), {kNaN});
-  expect_reals(on("aten.min", real_tensor({3}, {1, kNaN, 3})), {kNaN});
+  expect_reduction_reals(on("aten.max", real_tensor({3}, {1, kNaN, 3})), {kNaN});
+  expect_reduction_reals(on("aten.min", real_tensor({3}, {1, kNaN, 3})), {kNaN});
   Tensor other = call_tensor("aten.max.other",
                              {{"x", real_tensor({2}, {1, 4})}, {"y", real_tensor({2}, {3, 2})}},
                              {T("x"), T("y")});
-  expect_reals(other, {3, 4});
+  expect_reduction_reals(other, {3, 4});
   auto [mn, mx] = pair_on("aten.aminmax", real_tensor({2, 2}, {3, -1, 8, 2}), {},
                           {{"dim", I(1)}, {"keepdim", B(true)}});
   EXPECT_EQ(mn.sizes(), (Sizes{2, 1}));
-  expect_reals(mn, {-1, 2});
-  expect_reals(mx, {3, 8});
-  expect_reals(on("aten.amax", real_tensor({2, 2}, {3, -1, 8, 2}), {Ints({0})}), {8, 2});
-  expect_reals(on("aten.amin", real_tensor({2, 2}, {3, -1, 8, 2})), {-1});
+  expect_reduction_reals(mn, {-1, 2});
+  expect_reduction_reals(mx, {3, 8});
+  expect_reduction_reals(on("aten.amax", real_tensor({2, 2}, {3, -1, 8, 2}), {Ints({0})}), {8, 2});
+  expect_reduction_reals(on("aten.amin", real_tensor({2, 2}, {3, -1, 8, 2})), {-1});
   // Reducing an empty dim has no identity; a tensor empty elsewhere is fine.
   std::string e = run_error([] { on("aten.amax", real_tensor({0, 3}, {}), {Ints({0})}); });
   EXPECT_TRUE(Contains(e, "non-empty")) << e;
@@ -196,10 +183,10 @@ TEST(ReductionKernels, MaxMinOverloads) {
 TEST(ReductionKernels, SortWithNaNAndTies) {
   Tensor x = real_tensor({4}, {3, kNaN, 1, 2});
   auto [up, up_i] = pair_on("aten.sort", x);
-  expect_reals(up, {1, 2, 3, kNaN});
+  expect_reduction_reals(up, {1, 2, 3, kNaN});
   EXPECT_EQ(ints_of(up_i), (Values{2, 3, 0, 1}));
   auto [down, down_i] = pair_on("aten.sort", x, {I(0), B(true)});
-  expect_reals(down, {kNaN, 3, 2, 1});
+  expect_reduction_reals(down, {kNaN, 3, 2, 1});
   EXPECT_EQ(ints_of(down_i), (Values{1, 0, 3, 2}));
   // Ties keep their order (stable).
   Tensor ties = int_tensor({2, 2}, {2, 1, 2, 1});
@@ -212,12 +199,12 @@ TEST(ReductionKernels, SortWithNaNAndTies) {
                        {{"stable", B(true)}, {"descending", B(true)}})),
             (Values{0, 2, 1, 3}));
   auto [top, top_i] = pair_on("aten.topk", real_tensor({4}, {1, 4, 2, 4}), {I(2)});
-  expect_reals(top, {4, 4});
+  expect_reduction_reals(top, {4, 4});
   EXPECT_EQ(ints_of(top_i), (Values{1, 3}));
   auto [bottom, bottom_i] =
       pair_on("aten.topk", real_tensor({2, 3}, {5, 1, 3, 0, 9, 8}), {I(2), I(1), B(false)});
   EXPECT_EQ(bottom.sizes(), (Sizes{2, 2}));
-  expect_reals(bottom, {1, 3, 0, 8});
+  expect_reduction_reals(bottom, {1, 3, 0, 8});
   EXPECT_EQ(ints_of(bottom_i), (Values{1, 2, 0, 2}));
   std::string e = run_error([] { pair_on("aten.topk", real_tensor({2}, {1, 2}), {I(3)}); });
   EXPECT_TRUE(Contains(e, "k out of range")) << e;
@@ -225,19 +212,19 @@ TEST(ReductionKernels, SortWithNaNAndTies) {
 
 TEST(ReductionKernels, KthvalueMedianMode) {
   auto [k, k_i] = pair_on("aten.kthvalue", real_tensor({3}, {3, 1, 2}), {I(2)});
-  expect_reals(k, {2});
+  expect_reduction_reals(k, {2});
   EXPECT_EQ(ints_of(k_i), (Values{2}));
   std::string e = run_error([] { pair_on("aten.kthvalue", real_tensor({3}, {3, 1, 2}), {I(4)}); });
   EXPECT_TRUE(Contains(e, "out of range")) << e;
   // The lower median of an even count.
-  expect_reals(on("aten.median", real_tensor({4}, {4, 1, 3, 2})), {2});
+  expect_reduction_reals(on("aten.median", real_tensor({4}, {4, 1, 3, 2})), {2});
   auto [m, m_i] = pair_on("aten.median.dim", real_tensor({1, 4}, {4, 1, 3, 2}), {I(1), B(true)});
   EXPECT_EQ(m.sizes(), (Sizes{1, 1}));
-  expect_reals(m, {2});
+  expect_reduction_reals(m, {2});
   EXPECT_EQ(ints_of(m_i), (Values{3}));
-  expect_reals(on("aten.median", real_tensor({3}, {kNaN, 1, 3})), {kNaN});
-  expect_reals(on("aten.nanmedian", real_tensor({3}, {kNaN, 1, 3})), {1});
-  expect_reals(on("aten.nanmedian", real_tensor({2}, {kNaN, kNaN})), {kNaN});
+  expect_reduction_reals(on("aten.median", real_tensor({3}, {kNaN, 1, 3})), {kNaN});
+  expect_reduction_reals(on("aten.nanmedian", real_tensor({3}, {kNaN, 1, 3})), {1});
+  expect_reduction_reals(on("aten.nanmedian", real_tensor({2}, {kNaN, kNaN})), {kNaN});
   // The most frequent value; the smallest of equally frequent ones.
   auto [mode, mode_i] = pair_on("aten.mode", int_tensor({5}, {3, 2, 1, 2, 3}));
   EXPECT_EQ(ints_of(mode), (Values{2}));
@@ -258,10 +245,10 @@ TEST(ReductionKernels, CumulativeOps) {
   EXPECT_EQ(f.dtype(), F64);
   EXPECT_EQ(ints_of(on("aten.cumprod", int_tensor({4}, {1, 2, 3, 4}), {I(0)})),
             (Values{1, 2, 6, 24}));
-  expect_reals(on("aten.logcumsumexp", real_tensor({3}, {0, 0, -kInf}, F64), {I(0)}),
-               {0, std::log(2.0), std::log(2.0)});
+  expect_reduction_reals(on("aten.logcumsumexp", real_tensor({3}, {0, 0, -kInf}, F64), {I(0)}),
+                         {0, std::log(2.0), std::log(2.0)});
   auto [mx, mx_i] = pair_on("aten.cummax", real_tensor({6}, {1, 3, 2, 3, kNaN, 5}), {I(0)});
-  expect_reals(mx, {1, 3, 3, 3, kNaN, kNaN});
+  expect_reduction_reals(mx, {1, 3, 3, 3, kNaN, kNaN});
   EXPECT_EQ(ints_of(mx_i), (Values{0, 1, 1, 3, 4, 4}));
   auto [mn, mn_i] = pair_on("aten.cummin", int_tensor({4}, {2, 1, 1, 3}), {I(0)});
   EXPECT_EQ(ints_of(mn), (Values{2, 1, 1, 1}));
@@ -269,61 +256,63 @@ TEST(ReductionKernels, CumulativeOps) {
   // A 0-dim tensor scans along dim 0 / -1.
   Tensor scalar = on("aten.cumsum", real_tensor({}, {2}), {I(-1)});
   EXPECT_EQ(scalar.sizes(), (Sizes{}));
-  expect_reals(scalar, {2});
+  expect_reduction_reals(scalar, {2});
 }
 
 // ---- softmax ----
 
 TEST(ReductionKernels, SoftmaxAndLogSoftmax) {
   Tensor x = real_tensor({3}, {1, 2, 3}, F64);
-  expect_reals(on("aten._softmax", x, {I(0), B(false)}),
-               {0.09003057317038046, 0.24472847105479764, 0.6652409557748219});
-  expect_reals(on("aten._log_softmax", x, {I(-1), B(false)}),
-               {-2.4076059644443806, -1.4076059644443806, -0.4076059644443806});
+  expect_reduction_reals(on("aten._softmax", x, {I(0), B(false)}),
+                         {0.09003057317038046, 0.24472847105479764, 0.6652409557748219});
+  expect_reduction_reals(on("aten._log_softmax", x, {I(-1), B(false)}),
+                         {-2.4076059644443806, -1.4076059644443806, -0.4076059644443806});
   // Rows are independent; large values do not overflow.
-  expect_reals(on("aten.softmax.int", real_tensor({2, 2}, {1000, 1000, 0, -kInf}, F64), {I(1)}),
-               {0.5, 0.5, 1, 0});
+  expect_reduction_reals(
+      on("aten.softmax.int", real_tensor({2, 2}, {1000, 1000, 0, -kInf}, F64), {I(1)}),
+      {0.5, 0.5, 1, 0});
   // dtype= / half_to_float choose the result dtype; ints need one.
   EXPECT_EQ(on("aten.softmax.int", int_tensor({2}, {1, 2}), {I(0), D(F32)}).dtype(), F32);
   EXPECT_EQ(on("aten._softmax", real_tensor({2}, {1, 2}, F16), {I(0), B(true)}).dtype(), F32);
   std::string e = run_error([] { on("aten.log_softmax.int", int_tensor({2}, {1, 2}), {I(0)}); });
   EXPECT_TRUE(Contains(e, "floating point")) << e;
-  expect_reals(on("aten.logsumexp", x, {Ints({0})}), {3.40760596444438});
-  expect_reals(on("aten.logsumexp", real_tensor({2, 2}, {-kInf, -kInf, kInf, 1}), {Ints({1})}),
-               {-kInf, kInf});
+  expect_reduction_reals(on("aten.logsumexp", x, {Ints({0})}), {3.40760596444438});
+  expect_reduction_reals(
+      on("aten.logsumexp", real_tensor({2, 2}, {-kInf, -kInf, kInf, 1}), {Ints({1})}),
+      {-kInf, kInf});
   EXPECT_EQ(on("aten.logsumexp", int_tensor({2}, {0, 0}), {Ints({0})}).dtype(), F32);
 }
 
 TEST(ReductionKernels, SoftmaxBackward) {
   // softmax: y * (g - sum(g * y)) = [0.5, 0.5] * ([1, 0] - 0.5).
   Tensor g = real_tensor({2}, {1, 0}, F64), y = real_tensor({2}, {0.5, 0.5}, F64);
-  expect_reals(call_tensor("aten._softmax_backward_data", {{"g", g}, {"y", y}},
-                           {T("g"), T("y"), I(0), D(F64)}),
-               {0.25, -0.25});
+  expect_reduction_reals(call_tensor("aten._softmax_backward_data", {{"g", g}, {"y", y}},
+                                     {T("g"), T("y"), I(0), D(F64)}),
+                         {0.25, -0.25});
   // log_softmax: g - exp(y) * sum(g).
   Tensor log_y = real_tensor({2}, {std::log(0.5), std::log(0.5)}, F64);
-  expect_reals(call_tensor("aten._log_softmax_backward_data", {{"g", g}, {"y", log_y}},
-                           {T("g"), T("y"), I(-1), D(F64)}),
-               {0.5, -0.5});
+  expect_reduction_reals(call_tensor("aten._log_softmax_backward_data", {{"g", g}, {"y", log_y}},
+                                     {T("g"), T("y"), I(-1), D(F64)}),
+                         {0.5, -0.5});
 }
 
 // ---- norms and boolean reductions ----
 
 TEST(ReductionKernels, VectorNorms) {
   Tensor x = real_tensor({2}, {3, -4}, F64);
-  expect_reals(on("aten.linalg_vector_norm", x), {5});
-  expect_reals(on("aten.linalg_vector_norm", x, {I(1)}), {7});
-  expect_reals(on("aten.linalg_vector_norm", x, {F(kInf)}), {4});
-  expect_reals(on("aten.linalg_vector_norm", x, {F(-kInf)}), {3});
-  expect_reals(on("aten.linalg_vector_norm", x, {I(0)}), {2});
-  expect_reals(on("aten.norm.ScalarOpt_dim", x, {I(3), Ints({0})}), {std::cbrt(91.0)});
+  expect_reduction_reals(on("aten.linalg_vector_norm", x), {5});
+  expect_reduction_reals(on("aten.linalg_vector_norm", x, {I(1)}), {7});
+  expect_reduction_reals(on("aten.linalg_vector_norm", x, {F(kInf)}), {4});
+  expect_reduction_reals(on("aten.linalg_vector_norm", x, {F(-kInf)}), {3});
+  expect_reduction_reals(on("aten.linalg_vector_norm", x, {I(0)}), {2});
+  expect_reduction_reals(on("aten.norm.ScalarOpt_dim", x, {I(3), Ints({0})}), {std::cbrt(91.0)});
   Tensor rows =
       on("aten.norm.ScalarOpt_dim", real_tensor({2, 2}, {3, 4, 6, 8}), {F(2), Ints({1}), B(true)});
   EXPECT_EQ(rows.sizes(), (Sizes{2, 1}));
-  expect_reals(rows, {5, 10}, 1e-6);
+  expect_reduction_reals(rows, {5, 10}, 1e-6);
   Tensor c = on("aten.linalg_vector_norm", Tensor::from(C64, {1}, {Scalar::of_complex({3, 4})}));
   EXPECT_EQ(c.dtype(), F32);
-  expect_reals(c, {5});
+  expect_reduction_reals(c, {5});
   std::string e = run_error([] { on("aten.linalg_vector_norm", int_tensor({1}, {1})); });
   EXPECT_TRUE(Contains(e, "floating point")) << e;
 }
@@ -341,10 +330,6 @@ TEST(ReductionKernels, AnyAllCountNonzero) {
   EXPECT_EQ(on("aten.any", int_tensor({2}, {0, 7}, U8)).dtype(), U8);
   EXPECT_EQ(ints_of(on("aten.count_nonzero.dim_IntList", x, {Ints({0})})), (Values{1, 1, 2}));
   EXPECT_EQ(ints_of(on("aten.count_nonzero", x)), (Values{4}));
-}
-
-Input In(const std::string& name, DType d, std::vector<std::string> shape) {
-  return {name, d, std::move(shape)};
 }
 
 }  // namespace

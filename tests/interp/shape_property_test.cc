@@ -54,7 +54,7 @@ const std::vector<Family>& families() {
   return all;
 }
 
-std::vector<std::pair<std::string, OpCase>> all_cases() {
+std::vector<std::pair<std::string, OpCase>> all_named_cases() {
   std::vector<std::pair<std::string, OpCase>> out;
   for (const Family& f : families()) {
     for (OpCase& c : f.cases()) out.emplace_back(f.name, std::move(c));
@@ -242,7 +242,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
 }
 
 TEST(ShapeProperty, EveryOpCase) {
-  auto cases = all_cases();
+  auto cases = all_named_cases();
   std::set<std::string> seen;
   size_t accepted = 0, rejected = 0, refused = 0, sizes = 0, different = 0;
   uint64_t seed = 1;
@@ -294,7 +294,7 @@ TEST(ShapeProperty, EveryRuleHasAKernelAndACase) {
   const std::vector<std::string> rules = OpRegistry::instance().targets();
   const std::set<std::string> targets(rules.begin(), rules.end());
   std::set<std::string> exercised;
-  for (const auto& [family, c] : all_cases()) {
+  for (const auto& [family, c] : all_named_cases()) {
     for (const Call& call : c.calls) {
       if (auto entry = resolve(targets, call.target)) exercised.insert(*entry);
     }
@@ -341,7 +341,7 @@ TEST(ShapeProperty, CoreAtenOpset) {
   const std::set<std::string> targets(rules.begin(), rules.end());
   // The cases calling each target, under both spellings of a default overload.
   std::map<std::string, std::vector<const OpCase*>> callers;
-  const auto cases = all_cases();
+  const auto cases = all_named_cases();
   for (const auto& [family, c] : cases) {
     for (const Call& call : c.calls) {
       callers[call.target].push_back(&c);

@@ -13,18 +13,6 @@ namespace symshape::testing {
 namespace {
 
 using Sizes = std::vector<int64_t>;
-constexpr DType kF32 = DType::Float32;
-
-Tensor on_x(const Tensor& x, const std::string& target, std::vector<Arg> args, Kwargs kwargs = {}) {
-  std::vector<Arg> all = {T("x")};
-  all.insert(all.end(), args.begin(), args.end());
-  return call_tensor(target, {{"x", x}}, std::move(all), std::move(kwargs));
-}
-
-std::string error_on_x(const Tensor& x, const std::string& target, std::vector<Arg> args,
-                       Kwargs kwargs = {}) {
-  return run_error([&] { on_x(x, target, std::move(args), std::move(kwargs)); });
-}
 
 // ---- tril / triu ----
 
@@ -333,18 +321,18 @@ TEST(UpsampleKernel, NearestRepeatsOrPicksTheFloorOfTheScaledIndex) {
                        "sizes should be greater than 0"));
 }
 
-void expect_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
+void expect_all_near(const std::vector<double>& got, const std::vector<double>& want, double tol) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], tol) << i;
 }
 
 TEST(UpsampleKernel, BilinearPyTorchsDocumentedExamples) {
   Tensor x = real_tensor({1, 1, 2, 2}, {1, 2, 3, 4});
-  expect_near(
+  expect_all_near(
       reals_of(on_x(x, "aten.upsample_bilinear2d.vec", {None(), B(false), List({F(2.0), F(2.0)})})),
       {1, 1.25, 1.75, 2, 1.5, 1.75, 2.25, 2.5, 2.5, 2.75, 3.25, 3.5, 3, 3.25, 3.75, 4}, 1e-6);
   const double t = 1.0 / 3, u = 2.0 / 3;
-  expect_near(
+  expect_all_near(
       reals_of(on_x(x, "aten.upsample_bilinear2d.default", {Ints({4, 4}), B(true)})),
       {1, 1 + t, 1 + u, 2, 1 + u, 2, 2 + t, 2 + u, 2 + t, 2 + u, 3, 3 + t, 3, 3 + t, 3 + u, 4},
       1e-6);
@@ -354,15 +342,15 @@ TEST(UpsampleKernel, BicubicWeightsOfTheCubicConvolution) {
   // [0, 1] to four columns (the row is kept): source x = (dst + 0.5) / 2 - 0.5 and the weights
   // of A = -0.75 at t = 0.25 / 0.75, with indices clamped at the border.
   Tensor x = real_tensor({1, 1, 1, 2}, {0, 1});
-  expect_near(reals_of(on_x(x, "aten.upsample_bicubic2d.default", {Ints({1, 4}), B(false)})),
-              {-0.10546875, 0.2265625, 0.7734375, 1.10546875}, 1e-6);
+  expect_all_near(reals_of(on_x(x, "aten.upsample_bicubic2d.default", {Ints({1, 4}), B(false)})),
+                  {-0.10546875, 0.2265625, 0.7734375, 1.10546875}, 1e-6);
   // A constant stays constant; the same size is a copy.
   Tensor c = real_tensor({1, 1, 2, 2}, {5, 5, 5, 5});
-  expect_near(reals_of(on_x(c, "aten.upsample_bicubic2d.default", {Ints({3, 5}), B(true)})),
-              std::vector<double>(15, 5), 1e-5);
+  expect_all_near(reals_of(on_x(c, "aten.upsample_bicubic2d.default", {Ints({3, 5}), B(true)})),
+                  std::vector<double>(15, 5), 1e-5);
   Tensor y = real_tensor({1, 1, 2, 2}, {1, 2, 3, 4});
-  expect_near(reals_of(on_x(y, "aten.upsample_bicubic2d.default", {Ints({2, 2}), B(false)})),
-              {1, 2, 3, 4}, 0);
+  expect_all_near(reals_of(on_x(y, "aten.upsample_bicubic2d.default", {Ints({2, 2}), B(false)})),
+                  {1, 2, 3, 4}, 0);
 }
 
 // ---- im2col / col2im (F.unfold / F.fold) ----
@@ -404,19 +392,19 @@ TEST(GridSamplerKernel, BilinearAndNearestWithZerosOrBorderPadding) {
   };
   // The corners, with align_corners: the corner pixels' centers.
   Tensor corners = real_tensor({1, 2, 2, 2}, {-1, -1, 1, -1, -1, 1, 1, 1});
-  expect_near(sample(corners, 0, 0, true), {1, 2, 3, 4}, 1e-6);
+  expect_all_near(sample(corners, 0, 0, true), {1, 2, 3, 4}, 1e-6);
   // The center is the mean either way.
   Tensor center = real_tensor({1, 1, 1, 2}, {0, 0});
-  expect_near(sample(center, 0, 0, true), {2.5}, 1e-6);
-  expect_near(sample(center, 0, 0, false), {2.5}, 1e-6);
+  expect_all_near(sample(center, 0, 0, true), {2.5}, 1e-6);
+  expect_all_near(sample(center, 0, 0, false), {2.5}, 1e-6);
   // Without align_corners, (-1, -1) is the corner of the image, half a pixel outside the first
   // center: zeros padding weighs in three zeros, border padding clamps to the first pixel.
   Tensor corner = real_tensor({1, 1, 1, 2}, {-1, -1});
-  expect_near(sample(corner, 0, 0, false), {0.25}, 1e-6);
-  expect_near(sample(corner, 0, 1, false), {1}, 1e-6);
+  expect_all_near(sample(corner, 0, 0, false), {0.25}, 1e-6);
+  expect_all_near(sample(corner, 0, 1, false), {1}, 1e-6);
   // Nearest: x = 1.3 / 2 = 0.65 rounds to column 1, y = -1 is row 0.
   Tensor near = real_tensor({1, 1, 1, 2}, {0.3, -1});
-  expect_near(sample(near, 1, 0, true), {2}, 0);
+  expect_all_near(sample(near, 1, 0, true), {2}, 0);
   std::string error = run_error([&] { sample(corner, 2, 0, true); });
   EXPECT_TRUE(Contains(error, "bicubic is not yet"));
 }
@@ -440,15 +428,15 @@ TEST(MultiHeadAttentionKernel, IdentityProjectionsByHand) {
   const double p = std::exp(1 / std::sqrt(2.0)) / (std::exp(1 / std::sqrt(2.0)) + 1);
   RValue one = mha(1, true);
   ASSERT_EQ(one.items.size(), 2u);
-  expect_near(reals_of(one.items[0].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
+  expect_all_near(reals_of(one.items[0].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
   EXPECT_EQ(one.items[1].tensor.sizes(), (Sizes{1, 2, 2}));
-  expect_near(reals_of(one.items[1].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
+  expect_all_near(reals_of(one.items[1].tensor), {p, 1 - p, 1 - p, p}, 1e-6);
   // Two heads of one dim each (scale 1): q = e / (e + 1).
   const double e = std::exp(1.0) / (std::exp(1.0) + 1);
   RValue two = mha(2, false);
-  expect_near(reals_of(two.items[0].tensor), {e, 0.5, 0.5, e}, 1e-6);
+  expect_all_near(reals_of(two.items[0].tensor), {e, 0.5, 0.5, e}, 1e-6);
   EXPECT_EQ(two.items[1].tensor.sizes(), (Sizes{1, 2, 2, 2}));
-  expect_near(reals_of(two.items[1].tensor), {e, 1 - e, 0.5, 0.5, 0.5, 0.5, 1 - e, e}, 1e-6);
+  expect_all_near(reals_of(two.items[1].tensor), {e, 1 - e, 0.5, 0.5, 0.5, 0.5, 1 - e, e}, 1e-6);
   std::string error = run_error([&] { mha(3, true); });
   EXPECT_TRUE(Contains(error, "must divide evenly by num_head 3"));
 }
@@ -476,41 +464,28 @@ TEST(TransformerEncoderLayerKernel, ZeroWeightsLeaveTheNormalizedInput) {
          T("one"), T("zero"), T("one"), T("zero"), T("f1"), T("fb1"), T("f2"), T("zero")});
   };
   // Each row [a, b] normalizes to [-1, 1] (up to eps), twice.
-  expect_near(reals_of(layer(false)), {-1, 1, -1, 1}, 1e-4);
-  expect_near(reals_of(layer(true)), {1, 3, 5, 9}, 1e-6);
+  expect_all_near(reals_of(layer(false)), {-1, 1, -1, 1}, 1e-4);
+  expect_all_near(reals_of(layer(true)), {1, 3, 5, 9}, 1e-6);
   EXPECT_EQ(layer(true).sizes(), (Sizes{1, 2, 2}));
 }
 
 // ---- property-test cases ----
 
-Input in(const std::string& name, std::vector<std::string> shape, DType dtype = kF32) {
-  return {name, dtype, std::move(shape)};
-}
-
-OpCase on(const std::string& name, std::vector<std::string> shape, const std::string& target,
-          std::vector<Arg> args, Kwargs kwargs = {}, DType dtype = kF32) {
-  std::vector<Arg> all = {T("x")};
-  all.insert(all.end(), args.begin(), args.end());
-  return {name,
-          {in("x", std::move(shape), dtype)},
-          {{"op", target, std::move(all), std::move(kwargs)}}};
-}
-
 }  // namespace
 
 std::vector<OpCase> structured_cases() {
   return {
-      on("tril", {"a", "b"}, "aten.tril.default", {I(1)}),
-      on("triu.batched", {"c", "a", "b"}, "aten.triu.default", {I(-1)}),
-      on("tril_", {"a", "b"}, "aten.tril_.default", {}),
-      on("diagonal.offset", {"a", "b"}, "aten.diagonal.default", {I(1)}),
-      on("diagonal.dims", {"a", "b", "c"}, "aten.diagonal.default", {I(-1), I(2), I(0)}),
-      on("diagonal_copy", {"a", "b"}, "aten.diagonal_copy.default", {I(-2)}),
-      on("linalg_diagonal", {"c", "a", "b"}, "aten.linalg_diagonal.default", {}),
-      on("diag.vector", {"a"}, "aten.diag.default", {I(-2)}),
-      on("diag.matrix", {"a", "b"}, "aten.diag.default", {I(1)}),
-      on("diag_embed", {"a", "b"}, "aten.diag_embed.default", {I(1), I(0), I(2)}),
-      on("diag_embed.default", {"a"}, "aten.diag_embed.default", {}),
+      case_on("tril", {"a", "b"}, "aten.tril.default", {I(1)}),
+      case_on("triu.batched", {"c", "a", "b"}, "aten.triu.default", {I(-1)}),
+      case_on("tril_", {"a", "b"}, "aten.tril_.default", {}),
+      case_on("diagonal.offset", {"a", "b"}, "aten.diagonal.default", {I(1)}),
+      case_on("diagonal.dims", {"a", "b", "c"}, "aten.diagonal.default", {I(-1), I(2), I(0)}),
+      case_on("diagonal_copy", {"a", "b"}, "aten.diagonal_copy.default", {I(-2)}),
+      case_on("linalg_diagonal", {"c", "a", "b"}, "aten.linalg_diagonal.default", {}),
+      case_on("diag.vector", {"a"}, "aten.diag.default", {I(-2)}),
+      case_on("diag.matrix", {"a", "b"}, "aten.diag.default", {I(1)}),
+      case_on("diag_embed", {"a", "b"}, "aten.diag_embed.default", {I(1), I(0), I(2)}),
+      case_on("diag_embed.default", {"a"}, "aten.diag_embed.default", {}),
       {"diagonal_scatter",
        {in("x", {"a", "a"}), in("s", {"a"})},
        {{"op", "aten.diagonal_scatter.default", {T("x"), T("s")}}}},
@@ -522,11 +497,11 @@ std::vector<OpCase> structured_cases() {
        {{"op",
          "aten.as_strided_scatter.default",
          {T("x"), T("s"), List({E("a"), I(2)}), Ints({4, 1}), I(1)}}}},
-      on("unfold", {"a", "7"}, "aten.unfold.default", {I(1), I(3), I(2)}),
-      on("unfold.symbolic", {"a", "b"}, "aten.unfold.default", {I(0), I(2), I(1)}),
-      on("unfold_copy", {"a", "b"}, "aten.unfold_copy.default", {I(-1), I(1), I(3)}),
-      on("one_hot", {"a", "b"}, "aten.one_hot.default", {I(3)}, {}, DType::Int64),
-      on("one_hot.inferred", {"a"}, "aten.one_hot.default", {}, {}, DType::Int64),
+      case_on("unfold", {"a", "7"}, "aten.unfold.default", {I(1), I(3), I(2)}),
+      case_on("unfold.symbolic", {"a", "b"}, "aten.unfold.default", {I(0), I(2), I(1)}),
+      case_on("unfold_copy", {"a", "b"}, "aten.unfold_copy.default", {I(-1), I(1), I(3)}),
+      case_on("one_hot", {"a", "b"}, "aten.one_hot.default", {I(3)}, {}, DType::Int64),
+      case_on("one_hot.inferred", {"a"}, "aten.one_hot.default", {}, {}, DType::Int64),
       {"bucketize",
        {in("x", {"a", "b"}), in("bounds", {"c"})},
        {{"op", "aten.bucketize.Tensor", {T("x"), T("bounds")}, {{"out_int32", B(true)}}}}},
@@ -551,57 +526,60 @@ std::vector<OpCase> structured_cases() {
       {"_cdist_forward",
        {in("x1", {"p", "m"}), in("x2", {"r", "m"})},
        {{"op", "aten._cdist_forward.default", {T("x1"), T("x2"), F(0.0), None()}}}},
-      on("reflection_pad1d", {"a", "b", "c"}, "aten.reflection_pad1d.default", {Ints({1, 2})}),
-      on("reflection_pad1d.crop", {"b", "c"}, "aten.reflection_pad1d.default", {Ints({-1, 1})}),
-      on("reflection_pad2d", {"a", "b", "c"}, "aten.reflection_pad2d.default",
-         {Ints({1, 1, 0, 1})}),
-      on("reflection_pad3d", {"a", "b", "c", "d", "e"}, "aten.reflection_pad3d.default",
-         {Ints({1, 0, 0, 1, 1, 1})}),
-      on("replication_pad1d", {"b", "c"}, "aten.replication_pad1d.default", {Ints({2, 3})}),
-      on("replication_pad2d", {"a", "b", "c", "d"}, "aten.replication_pad2d.default",
-         {Ints({1, -1, 2, 0})}),
-      on("replication_pad3d", {"b", "c", "d", "e"}, "aten.replication_pad3d.default",
-         {Ints({1, 1, 1, 1, 1, 1})}),
-      on("_pad_circular", {"a", "b", "c"}, "aten._pad_circular.default", {Ints({1, 2})}),
-      on("_pad_circular.2d", {"a", "b", "c", "d"}, "aten._pad_circular.default",
-         {Ints({1, 1, 2, -1})}),
-      on("pad.reflect", {"a", "b", "c"}, "aten.pad.default", {Ints({2, 1}), S("reflect")}),
-      on("pad.replicate", {"a", "b", "c", "d"}, "aten.pad.default",
-         {Ints({2, 1, 0, 3}), S("replicate")}),
-      on("pad.circular", {"a", "b", "c"}, "aten.pad.default", {Ints({2, 1}), S("circular")}),
-      on("pad.constant", {"a", "b"}, "aten.pad.default", {Ints({2, -1}), S("constant"), F(1.5)}),
-      on("upsample_nearest1d", {"a", "b", "c"}, "aten.upsample_nearest1d.default",
-         {List({E("2*c")})}),
-      on("upsample_nearest1d.vec.inexact", {"a", "b", "c"}, "aten.upsample_nearest1d.vec",
-         {None(), List({F(1.3)})}),
-      on("upsample_nearest2d", {"a", "b", "h", "w"}, "aten.upsample_nearest2d.default",
-         {List({E("h + 1"), I(3)})}),
-      on("upsample_nearest2d.vec", {"a", "b", "h", "w"}, "aten.upsample_nearest2d.vec",
-         {None(), List({F(2.0), F(0.5)})}),
-      on("upsample_nearest3d.vec", {"a", "b", "d", "h", "w"}, "aten.upsample_nearest3d.vec",
-         {None(), List({F(1.5), F(1.0), F(0.75)})}),
-      on("_upsample_nearest_exact1d", {"a", "b", "c"}, "aten._upsample_nearest_exact1d.default",
-         {List({E("c + 2")})}),
-      on("_upsample_nearest_exact2d.vec", {"a", "b", "h", "w"},
-         "aten._upsample_nearest_exact2d.vec", {None(), List({F(2.5), F(2.0)})}),
-      on("_upsample_nearest_exact3d", {"a", "b", "d", "h", "w"},
-         "aten._upsample_nearest_exact3d.default", {List({E("d"), E("2*h"), I(3)})}),
-      on("upsample_bilinear2d", {"a", "b", "h", "w"}, "aten.upsample_bilinear2d.default",
-         {List({E("2*h"), E("w + 3")}), B(false)}),
-      on("upsample_bilinear2d.vec.align", {"a", "b", "h", "w"}, "aten.upsample_bilinear2d.vec",
-         {None(), B(true), List({F(2.0), F(1.25)})}),
-      on("upsample_bicubic2d", {"a", "b", "h", "w"}, "aten.upsample_bicubic2d.default",
-         {List({E("h + 2"), E("w")}), B(true)}),
-      on("upsample_bicubic2d.vec", {"a", "b", "h", "w"}, "aten.upsample_bicubic2d.vec",
-         {None(), B(false), List({F(0.5), F(3.0)})}),
-      on("im2col", {"a", "b", "h", "w"}, "aten.im2col.default",
-         {Ints({2, 2}), Ints({1, 1}), Ints({0, 0}), Ints({1, 1})}),
-      on("im2col.unbatched", {"b", "h", "w"}, "aten.im2col.default",
-         {Ints({3, 2}), Ints({1, 2}), Ints({1, 0}), Ints({2, 1})}),
-      on("col2im", {"a", "4*b", "h*w"}, "aten.col2im.default",
-         {List({E("h + 1"), E("w + 1")}), Ints({2, 2}), Ints({1, 1}), Ints({0, 0}), Ints({1, 1})}),
-      on("col2im.strided", {"6", "h*w"}, "aten.col2im.default",
-         {List({E("2*h"), E("2*w")}), Ints({1, 2}), Ints({1, 1}), Ints({0, 0}), Ints({2, 2})}),
+      case_on("reflection_pad1d", {"a", "b", "c"}, "aten.reflection_pad1d.default", {Ints({1, 2})}),
+      case_on("reflection_pad1d.crop", {"b", "c"}, "aten.reflection_pad1d.default",
+              {Ints({-1, 1})}),
+      case_on("reflection_pad2d", {"a", "b", "c"}, "aten.reflection_pad2d.default",
+              {Ints({1, 1, 0, 1})}),
+      case_on("reflection_pad3d", {"a", "b", "c", "d", "e"}, "aten.reflection_pad3d.default",
+              {Ints({1, 0, 0, 1, 1, 1})}),
+      case_on("replication_pad1d", {"b", "c"}, "aten.replication_pad1d.default", {Ints({2, 3})}),
+      case_on("replication_pad2d", {"a", "b", "c", "d"}, "aten.replication_pad2d.default",
+              {Ints({1, -1, 2, 0})}),
+      case_on("replication_pad3d", {"b", "c", "d", "e"}, "aten.replication_pad3d.default",
+              {Ints({1, 1, 1, 1, 1, 1})}),
+      case_on("_pad_circular", {"a", "b", "c"}, "aten._pad_circular.default", {Ints({1, 2})}),
+      case_on("_pad_circular.2d", {"a", "b", "c", "d"}, "aten._pad_circular.default",
+              {Ints({1, 1, 2, -1})}),
+      case_on("pad.reflect", {"a", "b", "c"}, "aten.pad.default", {Ints({2, 1}), S("reflect")}),
+      case_on("pad.replicate", {"a", "b", "c", "d"}, "aten.pad.default",
+              {Ints({2, 1, 0, 3}), S("replicate")}),
+      case_on("pad.circular", {"a", "b", "c"}, "aten.pad.default", {Ints({2, 1}), S("circular")}),
+      case_on("pad.constant", {"a", "b"}, "aten.pad.default",
+              {Ints({2, -1}), S("constant"), F(1.5)}),
+      case_on("upsample_nearest1d", {"a", "b", "c"}, "aten.upsample_nearest1d.default",
+              {List({E("2*c")})}),
+      case_on("upsample_nearest1d.vec.inexact", {"a", "b", "c"}, "aten.upsample_nearest1d.vec",
+              {None(), List({F(1.3)})}),
+      case_on("upsample_nearest2d", {"a", "b", "h", "w"}, "aten.upsample_nearest2d.default",
+              {List({E("h + 1"), I(3)})}),
+      case_on("upsample_nearest2d.vec", {"a", "b", "h", "w"}, "aten.upsample_nearest2d.vec",
+              {None(), List({F(2.0), F(0.5)})}),
+      case_on("upsample_nearest3d.vec", {"a", "b", "d", "h", "w"}, "aten.upsample_nearest3d.vec",
+              {None(), List({F(1.5), F(1.0), F(0.75)})}),
+      case_on("_upsample_nearest_exact1d", {"a", "b", "c"},
+              "aten._upsample_nearest_exact1d.default", {List({E("c + 2")})}),
+      case_on("_upsample_nearest_exact2d.vec", {"a", "b", "h", "w"},
+              "aten._upsample_nearest_exact2d.vec", {None(), List({F(2.5), F(2.0)})}),
+      case_on("_upsample_nearest_exact3d", {"a", "b", "d", "h", "w"},
+              "aten._upsample_nearest_exact3d.default", {List({E("d"), E("2*h"), I(3)})}),
+      case_on("upsample_bilinear2d", {"a", "b", "h", "w"}, "aten.upsample_bilinear2d.default",
+              {List({E("2*h"), E("w + 3")}), B(false)}),
+      case_on("upsample_bilinear2d.vec.align", {"a", "b", "h", "w"}, "aten.upsample_bilinear2d.vec",
+              {None(), B(true), List({F(2.0), F(1.25)})}),
+      case_on("upsample_bicubic2d", {"a", "b", "h", "w"}, "aten.upsample_bicubic2d.default",
+              {List({E("h + 2"), E("w")}), B(true)}),
+      case_on("upsample_bicubic2d.vec", {"a", "b", "h", "w"}, "aten.upsample_bicubic2d.vec",
+              {None(), B(false), List({F(0.5), F(3.0)})}),
+      case_on("im2col", {"a", "b", "h", "w"}, "aten.im2col.default",
+              {Ints({2, 2}), Ints({1, 1}), Ints({0, 0}), Ints({1, 1})}),
+      case_on("im2col.unbatched", {"b", "h", "w"}, "aten.im2col.default",
+              {Ints({3, 2}), Ints({1, 2}), Ints({1, 0}), Ints({2, 1})}),
+      case_on(
+          "col2im", {"a", "4*b", "h*w"}, "aten.col2im.default",
+          {List({E("h + 1"), E("w + 1")}), Ints({2, 2}), Ints({1, 1}), Ints({0, 0}), Ints({1, 1})}),
+      case_on("col2im.strided", {"6", "h*w"}, "aten.col2im.default",
+              {List({E("2*h"), E("2*w")}), Ints({1, 2}), Ints({1, 1}), Ints({0, 0}), Ints({2, 2})}),
       {"grid_sampler_2d",
        {in("x", {"a", "b", "h", "w"}), in("g", {"a", "c", "d", "2"})},
        {{"op", "aten.grid_sampler_2d.default", {T("x"), T("g"), I(0), I(0), B(false)}}}},

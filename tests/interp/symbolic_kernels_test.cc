@@ -9,8 +9,9 @@ namespace symshape::testing {
 
 namespace {
 
-interp::RValue value(const std::vector<Call>& calls,
-                     const std::vector<std::pair<std::string, interp::Tensor>>& inputs = {}) {
+interp::RValue value_of_calls(
+    const std::vector<Call>& calls,
+    const std::vector<std::pair<std::string, interp::Tensor>>& inputs = {}) {
   interp::RunResult r = run_calls(inputs, calls);
   EXPECT_TRUE(r.ok) << r.error;
   return r.ok ? r.output() : interp::RValue::none();
@@ -24,40 +25,40 @@ std::string error(const std::vector<Call>& calls,
 }
 
 TEST(SymbolicKernels, PythonIntegerArithmetic) {
-  EXPECT_EQ(value({{"op", "operator.floordiv", {I(-7), I(2)}}}).integer, -4);
-  EXPECT_EQ(value({{"op", "operator.floordiv", {I(7), I(-2)}}}).integer, -4);
-  EXPECT_EQ(value({{"op", "operator.mod", {I(-7), I(2)}}}).integer, 1);
-  EXPECT_EQ(value({{"op", "operator.mod", {I(7), I(-2)}}}).integer, -1);
-  EXPECT_EQ(value({{"op", "_operator.mod", {I(-8), I(-3)}}}).integer, -2);
-  EXPECT_EQ(value({{"op", "operator.sub", {I(3), I(10)}}}).integer, -7);
-  EXPECT_EQ(value({{"op", "operator.neg", {I(3)}}}).integer, -3);
-  EXPECT_EQ(value({{"op", "torch.sym_max", {I(3), I(10)}}}).integer, 10);
-  EXPECT_EQ(value({{"op", "torch.sym_min", {I(3), I(10)}}}).integer, 3);
+  EXPECT_EQ(value_of_calls({{"op", "operator.floordiv", {I(-7), I(2)}}}).integer, -4);
+  EXPECT_EQ(value_of_calls({{"op", "operator.floordiv", {I(7), I(-2)}}}).integer, -4);
+  EXPECT_EQ(value_of_calls({{"op", "operator.mod", {I(-7), I(2)}}}).integer, 1);
+  EXPECT_EQ(value_of_calls({{"op", "operator.mod", {I(7), I(-2)}}}).integer, -1);
+  EXPECT_EQ(value_of_calls({{"op", "_operator.mod", {I(-8), I(-3)}}}).integer, -2);
+  EXPECT_EQ(value_of_calls({{"op", "operator.sub", {I(3), I(10)}}}).integer, -7);
+  EXPECT_EQ(value_of_calls({{"op", "operator.neg", {I(3)}}}).integer, -3);
+  EXPECT_EQ(value_of_calls({{"op", "torch.sym_max", {I(3), I(10)}}}).integer, 10);
+  EXPECT_EQ(value_of_calls({{"op", "torch.sym_min", {I(3), I(10)}}}).integer, 3);
   EXPECT_TRUE(Contains(error({{"op", "operator.floordiv", {I(1), I(0)}}}), "ZeroDivisionError"));
   EXPECT_TRUE(Contains(error({{"op", "operator.mod", {I(1), I(0)}}}), "node op"));
   EXPECT_TRUE(Contains(error({{"op", "operator.mul", {I(INT64_MAX / 2 + 1), I(2)}}}), "overflow"));
 }
 
 TEST(SymbolicKernels, PythonFloatArithmetic) {
-  interp::RValue d = value({{"op", "operator.truediv", {I(7), I(2)}}});
+  interp::RValue d = value_of_calls({{"op", "operator.truediv", {I(7), I(2)}}});
   EXPECT_EQ(d.kind, interp::RValue::Kind::Float);
   EXPECT_EQ(d.real, 3.5);
-  EXPECT_EQ(value({{"op", "operator.floordiv", {F(-7.5), I(2)}}}).real, -4.0);
-  EXPECT_EQ(value({{"op", "operator.mod", {F(-7.5), I(2)}}}).real, 0.5);
-  EXPECT_EQ(value({{"op", "operator.mod", {F(7.5), I(-2)}}}).real, -0.5);
-  EXPECT_EQ(value({{"op", "operator.add", {F(0.5), I(2)}}}).real, 2.5);
-  EXPECT_EQ(value({{"op", "operator.neg", {F(0.5)}}}).real, -0.5);
+  EXPECT_EQ(value_of_calls({{"op", "operator.floordiv", {F(-7.5), I(2)}}}).real, -4.0);
+  EXPECT_EQ(value_of_calls({{"op", "operator.mod", {F(-7.5), I(2)}}}).real, 0.5);
+  EXPECT_EQ(value_of_calls({{"op", "operator.mod", {F(7.5), I(-2)}}}).real, -0.5);
+  EXPECT_EQ(value_of_calls({{"op", "operator.add", {F(0.5), I(2)}}}).real, 2.5);
+  EXPECT_EQ(value_of_calls({{"op", "operator.neg", {F(0.5)}}}).real, -0.5);
   EXPECT_TRUE(Contains(error({{"op", "operator.truediv", {I(1), I(0)}}}), "division by zero"));
   EXPECT_TRUE(Contains(error({{"op", "operator.mod", {F(1), F(0)}}}), "ZeroDivisionError"));
 }
 
 TEST(SymbolicKernels, Comparisons) {
-  EXPECT_TRUE(value({{"op", "operator.lt", {I(2), F(2.5)}}}).truth);
-  EXPECT_FALSE(value({{"op", "operator.eq", {I(2), F(2.5)}}}).truth);
-  EXPECT_TRUE(value({{"op", "operator.eq", {I(2), F(2.0)}}}).truth);
-  EXPECT_TRUE(value({{"op", "_operator.ge", {I(-1), I(-1)}}}).truth);
-  EXPECT_TRUE(value({{"op", "operator.ne", {B(true), I(0)}}}).truth);
-  EXPECT_FALSE(value({{"op", "operator.gt", {I(-1), B(false)}}}).truth);
+  EXPECT_TRUE(value_of_calls({{"op", "operator.lt", {I(2), F(2.5)}}}).truth);
+  EXPECT_FALSE(value_of_calls({{"op", "operator.eq", {I(2), F(2.5)}}}).truth);
+  EXPECT_TRUE(value_of_calls({{"op", "operator.eq", {I(2), F(2.0)}}}).truth);
+  EXPECT_TRUE(value_of_calls({{"op", "_operator.ge", {I(-1), I(-1)}}}).truth);
+  EXPECT_TRUE(value_of_calls({{"op", "operator.ne", {B(true), I(0)}}}).truth);
+  EXPECT_FALSE(value_of_calls({{"op", "operator.gt", {I(-1), B(false)}}}).truth);
 }
 
 // Values as torch 1.13 gives them: is_contiguous() of a transposed view is False;
@@ -72,7 +73,7 @@ TEST(SymbolicKernels, SymIsContiguous) {
       f.text = format;
       args.push_back(f);
     }
-    interp::RValue v = value({{"op", "aten.sym_is_contiguous.default", args}}, {{"x", t}});
+    interp::RValue v = value_of_calls({{"op", "aten.sym_is_contiguous.default", args}}, {{"x", t}});
     EXPECT_EQ(v.kind, interp::RValue::Kind::Bool);
     return v.truth;
   };
@@ -93,14 +94,15 @@ TEST(SymbolicKernels, SizesStridesAndGetitem) {
   interp::Tensor x = interp::Tensor::zeros(DType::Float32, {2, 3, 4});
   interp::Tensor view = x.as_strided({3, 2}, {4, 12}, 1);
   std::vector<std::pair<std::string, interp::Tensor>> in = {{"x", view}};
-  EXPECT_EQ(value({{"op", "aten.sym_size.int", {T("x"), I(-1)}}}, in).integer, 2);
-  EXPECT_EQ(value({{"op", "aten.sym_stride.int", {T("x"), I(1)}}}, in).integer, 12);
-  EXPECT_EQ(value({{"op", "aten.sym_storage_offset.default", {T("x")}}}, in).integer, 1);
-  EXPECT_EQ(value({{"op", "aten.sym_numel.default", {T("x")}}}, in).integer, 6);
-  EXPECT_EQ(value({{"op", "aten.dim.default", {T("x")}}}, in).integer, 2);
-  EXPECT_EQ(value({{"op", "aten.stride.default", {T("x")}}}, in).str(), "(4, 12)");
+  EXPECT_EQ(value_of_calls({{"op", "aten.sym_size.int", {T("x"), I(-1)}}}, in).integer, 2);
+  EXPECT_EQ(value_of_calls({{"op", "aten.sym_stride.int", {T("x"), I(1)}}}, in).integer, 12);
+  EXPECT_EQ(value_of_calls({{"op", "aten.sym_storage_offset.default", {T("x")}}}, in).integer, 1);
+  EXPECT_EQ(value_of_calls({{"op", "aten.sym_numel.default", {T("x")}}}, in).integer, 6);
+  EXPECT_EQ(value_of_calls({{"op", "aten.dim.default", {T("x")}}}, in).integer, 2);
+  EXPECT_EQ(value_of_calls({{"op", "aten.stride.default", {T("x")}}}, in).str(), "(4, 12)");
   EXPECT_EQ(
-      value({{"s", "aten.size.default", {T("x")}}, {"op", "operator.getitem", {T("s"), I(-2)}}}, in)
+      value_of_calls(
+          {{"s", "aten.size.default", {T("x")}}, {"op", "operator.getitem", {T("s"), I(-2)}}}, in)
           .integer,
       3);
   EXPECT_TRUE(Contains(
@@ -115,7 +117,7 @@ TEST(SymbolicKernels, AssertsFailWhenFalse) {
   std::vector<Call> ok = {{"n", "aten.sym_size.int", {T("x"), I(0)}},
                           {"c", "operator.eq", {T("n"), I(3)}},
                           {"op", "aten._assert_scalar.default", {T("c"), S("n is 3")}}};
-  EXPECT_EQ(value(ok, in).kind, interp::RValue::Kind::None);
+  EXPECT_EQ(value_of_calls(ok, in).kind, interp::RValue::Kind::None);
   std::vector<Call> bad = {{"n", "aten.sym_size.int", {T("x"), I(0)}},
                            {"c", "operator.eq", {T("n"), I(4)}},
                            {"op", "aten._assert_scalar.default", {T("c"), S("n is 4")}}};
@@ -127,14 +129,15 @@ TEST(SymbolicKernels, AssertsFailWhenFalse) {
       "outside its range"));
   EXPECT_TRUE(
       Contains(error({{"op", "aten.sym_constrain_range_for_size.default", {I(-1)}}}), "negative"));
-  EXPECT_EQ(value({{"op", "aten.sym_constrain_range.default", {I(3)}, {{"min", I(3)}}}}).kind,
-            interp::RValue::Kind::None);
+  EXPECT_EQ(
+      value_of_calls({{"op", "aten.sym_constrain_range.default", {I(3)}, {{"min", I(3)}}}}).kind,
+      interp::RValue::Kind::None);
   interp::Tensor zero = interp::Tensor::zeros(DType::Bool, {});
   EXPECT_TRUE(Contains(
       error({{"op", "aten._assert_async.msg", {T("z"), S("zero")}}}, {{"z", zero}}), "zero"));
   interp::Tensor one = interp::Tensor::scalar(DType::Int64, interp::Scalar::of_int(2));
   interp::RValue token =
-      value({{"op", "aten._functional_assert_async.msg", {T("z"), S("m")}}}, {{"z", one}});
+      value_of_calls({{"op", "aten._functional_assert_async.msg", {T("z"), S("m")}}}, {{"z", one}});
   EXPECT_EQ(token.str(), "float32[]");
 }
 

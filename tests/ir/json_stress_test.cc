@@ -8,6 +8,7 @@
 #include <string>
 
 #include "symshape/ir.h"
+#include "tests/ir/ir_test_util.h"
 
 namespace symshape {
 namespace {
@@ -22,12 +23,7 @@ constexpr bool kTimed = true;
 constexpr bool kTimed = false;
 #endif
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ir_test::slurp;
 
 double seconds_since(std::clock_t start) {
   return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;

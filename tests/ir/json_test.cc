@@ -6,16 +6,12 @@
 #include <sstream>
 
 #include "symshape/ir.h"
+#include "tests/ir/ir_test_util.h"
 
 namespace symshape {
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using ir_test::slurp;
 
 const std::string kMlpPath = std::string(SYMSHAPE_SOURCE_DIR) + "/examples/mlp.json";
 

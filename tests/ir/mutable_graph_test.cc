@@ -20,7 +20,7 @@ Node placeholder(const std::string& name) {
   return n;
 }
 
-Node call(const std::string& name, const std::string& target, std::vector<Arg> args) {
+Node call_node(const std::string& name, const std::string& target, std::vector<Arg> args) {
   Node n;
   n.name = name;
   n.op = NodeOp::CallFunction;
@@ -45,9 +45,9 @@ MutableGraph sample() {
   g.dims.push_back({"batch", DimDecl{Int(2), Int(64), Int(8)}});
   g.nodes = {placeholder("x"),
              placeholder("y"),
-             call("a", "aten.add.Tensor", {Arg::node("x"), Arg::node("y")}),
-             call("b", "aten.relu.default", {Arg::node("a")}),
-             call("c", "aten.mul.Tensor", {Arg::node("a"), Arg::node("b")}),
+             call_node("a", "aten.add.Tensor", {Arg::node("x"), Arg::node("y")}),
+             call_node("b", "aten.relu.default", {Arg::node("a")}),
+             call_node("c", "aten.mul.Tensor", {Arg::node("a"), Arg::node("b")}),
              output({Arg::node("c")})};
   std::vector<Value> values(g.nodes.size(), meta());
   values.back() = Value::list({meta()});
@@ -83,7 +83,7 @@ TEST(MutableGraph, StartsAsTheGraph) {
 
 TEST(MutableGraph, RefusesAGraphThatDoesNotVerifyOrValuesOfAnotherLength) {
   Graph g;
-  g.nodes = {call("a", "aten.relu.default", {Arg::node("later")}), placeholder("later"),
+  g.nodes = {call_node("a", "aten.relu.default", {Arg::node("later")}), placeholder("later"),
              output({Arg::node("a")})};
   EXPECT_THROW(MutableGraph(g, std::vector<Value>(3)), Error);
   Graph ok;
@@ -94,8 +94,8 @@ TEST(MutableGraph, RefusesAGraphThatDoesNotVerifyOrValuesOfAnotherLength) {
 TEST(MutableGraph, InsertBeforeAndAfter) {
   MutableGraph g = sample();
   NodeId a = g.find("a");
-  NodeId n1 = g.insert_after(a, call("neg", "aten.neg.default", {Arg::node("a")}), meta());
-  NodeId n0 = g.insert_before(a, call("exp", "aten.exp.default", {Arg::node("x")}), meta());
+  NodeId n1 = g.insert_after(a, call_node("neg", "aten.neg.default", {Arg::node("a")}), meta());
+  NodeId n0 = g.insert_before(a, call_node("exp", "aten.exp.default", {Arg::node("x")}), meta());
   EXPECT_EQ(order_names(g), (Names{"x", "y", "exp", "a", "neg", "b", "c", "output"}));
   EXPECT_EQ(g.prev(n1), a);
   EXPECT_EQ(g.next(n0), a);
@@ -110,19 +110,20 @@ TEST(MutableGraph, InsertRefusesForwardReferencesUnknownNamesAndASecondOutput) {
   const std::string before = write_graph(g.graph());
   // neg(c) before a: c comes later.
   EXPECT_THROW(
-      g.insert_before(g.find("a"), call("neg", "aten.neg.default", {Arg::node("c")}), meta()),
+      g.insert_before(g.find("a"), call_node("neg", "aten.neg.default", {Arg::node("c")}), meta()),
       Error);
   // A reference inside a list is checked too.
+  EXPECT_THROW(g.insert_before(g.find("a"),
+                               call_node("cat", "aten.cat.default",
+                                         {Arg::list({Arg::node("x"), Arg::node("b")})}),
+                               meta()),
+               Error);
+  EXPECT_THROW(g.insert_after(g.find("c"),
+                              call_node("neg", "aten.neg.default", {Arg::node("nope")}), meta()),
+               Error);
   EXPECT_THROW(
-      g.insert_before(
-          g.find("a"),
-          call("cat", "aten.cat.default", {Arg::list({Arg::node("x"), Arg::node("b")})}), meta()),
+      g.insert_after(g.output(), call_node("neg", "aten.neg.default", {Arg::node("c")}), meta()),
       Error);
-  EXPECT_THROW(
-      g.insert_after(g.find("c"), call("neg", "aten.neg.default", {Arg::node("nope")}), meta()),
-      Error);
-  EXPECT_THROW(
-      g.insert_after(g.output(), call("neg", "aten.neg.default", {Arg::node("c")}), meta()), Error);
   EXPECT_THROW(g.insert_before(g.output(), output({Arg::node("c")}), Value()), Error);
   EXPECT_EQ(write_graph(g.graph()), before);
   EXPECT_EQ(g.edits().inserted, 0u);
@@ -134,10 +135,11 @@ TEST(MutableGraph, InsertMakesATakenNameFresh) {
   EXPECT_EQ(g.fresh_name("a"), "a_1");
   EXPECT_EQ(g.fresh_name("z"), "z");
   EXPECT_EQ(g.fresh_name(""), "node");
-  NodeId a1 = g.insert_after(g.find("a"), call("a", "aten.neg.default", {Arg::node("a")}), meta());
+  NodeId a1 =
+      g.insert_after(g.find("a"), call_node("a", "aten.neg.default", {Arg::node("a")}), meta());
   EXPECT_EQ(g.node(a1).name, "a_1");
   EXPECT_EQ(g.fresh_name("a"), "a_2");
-  NodeId a2 = g.insert_after(a1, call("a", "aten.neg.default", {Arg::node("a_1")}), meta());
+  NodeId a2 = g.insert_after(a1, call_node("a", "aten.neg.default", {Arg::node("a_1")}), meta());
   EXPECT_EQ(g.node(a2).name, "a_2");
   EXPECT_EQ(g.find("a_2"), a2);
 }
@@ -166,9 +168,10 @@ TEST(MutableGraph, ReplaceAllUsesRefusesAReplacementAfterAUser) {
 
 TEST(MutableGraph, ReplaceAllUsesWithALiteral) {
   Graph graph;
-  graph.nodes = {placeholder("x"), call("n", "aten.sym_size.int", {Arg::node("x"), Arg::of_int(1)}),
-                 call("v", "aten.view.default",
-                      {Arg::node("x"), Arg::list({Arg::node("n"), Arg::of_int(-1)})}),
+  graph.nodes = {placeholder("x"),
+                 call_node("n", "aten.sym_size.int", {Arg::node("x"), Arg::of_int(1)}),
+                 call_node("v", "aten.view.default",
+                           {Arg::node("x"), Arg::list({Arg::node("n"), Arg::of_int(-1)})}),
                  output({Arg::node("v")})};
   MutableGraph g(graph, std::vector<Value>(4));
   EXPECT_EQ(g.replace_all_uses(g.find("n"), Arg::of_int(4)), 1u);
@@ -232,7 +235,7 @@ TEST(MutableGraph, SetTargetOnlyOnCalls) {
 TEST(MutableGraph, UsersAreDistinctAndInGraphOrder) {
   MutableGraph g = sample();
   // mul(a, a) uses a once; inserted before b, it comes first among a's users.
-  g.insert_before(g.find("b"), call("sq", "aten.mul.Tensor", {Arg::node("a"), Arg::node("a")}),
+  g.insert_before(g.find("b"), call_node("sq", "aten.mul.Tensor", {Arg::node("a"), Arg::node("a")}),
                   meta());
   EXPECT_EQ(names_of(g, g.users(g.find("a"))), (Names{"sq", "b", "c"}));
   EXPECT_EQ(names_of(g, g.inputs(g.find("sq"))), (Names{"a"}));
@@ -245,8 +248,8 @@ TEST(MutableGraph, GraphRoundTripAfterManyEdits) {
   NodeId a = g.find("a");
   NodeId last = a;
   for (int i = 0; i < 50; ++i) {
-    last =
-        g.insert_after(last, call("n", "aten.neg.default", {Arg::node(g.node(last).name)}), meta());
+    last = g.insert_after(last, call_node("n", "aten.neg.default", {Arg::node(g.node(last).name)}),
+                          meta());
   }
   const std::string tail = g.node(last).name;
   EXPECT_EQ(tail, "n_49");
@@ -280,7 +283,7 @@ TEST(MutableGraph, OrderKeysSurviveManyInsertsAtOneSpot) {
   std::vector<NodeId> inserted;
   for (int i = 0; i < 80; ++i) {
     inserted.push_back(g.insert_after(
-        x, call("k" + std::to_string(i), "aten.neg.default", {Arg::node("x")}), meta()));
+        x, call_node("k" + std::to_string(i), "aten.neg.default", {Arg::node("x")}), meta()));
   }
   std::vector<std::string> names = order_names(g);
   ASSERT_EQ(names.size(), 86u);
@@ -308,7 +311,8 @@ TEST(MutableGraph, OrderKeysSurviveManyInsertsAtOneSpot) {
 
 TEST(MutableGraph, EditCountsAddUp) {
   MutableGraph g = sample();
-  NodeId n = g.insert_after(g.find("c"), call("neg", "aten.neg.default", {Arg::node("c")}), meta());
+  NodeId n =
+      g.insert_after(g.find("c"), call_node("neg", "aten.neg.default", {Arg::node("c")}), meta());
   g.set_args(g.output(), {Arg::list({Arg::node("neg")})}, {});
   g.replace_all_uses(n, g.find("c"));
   g.erase(n);
@@ -323,7 +327,7 @@ TEST(MutableGraph, EditCountsAddUp) {
 TEST(GraphIndex, StaysRightWhenNodesAreEditedDirectly) {
   Graph g;
   g.nodes = {placeholder("x"), placeholder("y"),
-             call("a", "aten.add.Tensor", {Arg::node("x"), Arg::node("y")}),
+             call_node("a", "aten.add.Tensor", {Arg::node("x"), Arg::node("y")}),
              output({Arg::node("a")})};
   EXPECT_EQ(g.index_of("a"), 2u);
   EXPECT_EQ(g.index_of("y"), 1u);

@@ -16,13 +16,14 @@ Graph graph(const std::string& nodes) {
   return g.ok() ? g.value() : Graph{};
 }
 
-const std::string kX = R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [2]}, )";
+const std::string kXAndComma =
+    R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [2]}, )";
 const std::string kOut = R"({"name": "output", "op": "output", "args": [[{"node": "y"}]]})";
 
 std::string problem(const Graph& g) { return verify(g).value_or("<no problem>"); }
 
 TEST(Verify, AGoodGraphHasNoProblem) {
-  EXPECT_EQ(problem(graph(kX +
+  EXPECT_EQ(problem(graph(kXAndComma +
                           R"({"name": "y", "op": "call_function", "target": "aten.neg.default",
                               "args": [{"node": "x"}]}, )" +
                           kOut)),
@@ -30,26 +31,27 @@ TEST(Verify, AGoodGraphHasNoProblem) {
 }
 
 TEST(Verify, UniqueNames) {
-  EXPECT_EQ(problem(graph(kX + kX + R"({"name": "output", "op": "output", "args": [null]})")),
+  EXPECT_EQ(problem(graph(kXAndComma + kXAndComma +
+                          R"({"name": "output", "op": "output", "args": [null]})")),
             "node 'x': duplicate name (node 0 has it too)");
 }
 
 TEST(Verify, ReferencesMustBeDefinedEarlier) {
-  EXPECT_EQ(problem(graph(kX +
+  EXPECT_EQ(problem(graph(kXAndComma +
                           R"({"name": "y", "op": "call_function", "target": "f",
                               "args": [{"node": "x"}, {"node": "z"}]},
                              {"name": "z", "op": "call_function", "target": "f", "args": []}, )" +
                           kOut)),
             "node 'y': arg 1 refers to 'z' before it is defined (a cycle or wrong order)");
-  EXPECT_EQ(problem(graph(kX + R"({"name": "y", "op": "call_function", "target": "f",
+  EXPECT_EQ(problem(graph(kXAndComma + R"({"name": "y", "op": "call_function", "target": "f",
                                    "args": [{"node": "y"}]}, )" +
                           kOut)),
             "node 'y': arg 0 refers to 'y' before it is defined (a cycle or wrong order)");
-  EXPECT_EQ(problem(graph(kX + R"({"name": "y", "op": "call_function", "target": "f",
+  EXPECT_EQ(problem(graph(kXAndComma + R"({"name": "y", "op": "call_function", "target": "f",
                                    "args": [[1, [{"node": "nope"}]]]}, )" +
                           kOut)),
             "node 'y': arg 0[1][0] refers to 'nope', which is not defined");
-  EXPECT_EQ(problem(graph(kX + R"({"name": "y", "op": "call_function", "target": "f",
+  EXPECT_EQ(problem(graph(kXAndComma + R"({"name": "y", "op": "call_function", "target": "f",
                                    "args": [], "kwargs": {"other": {"node": "w"}}}, )" +
                           kOut)),
             "node 'y': kwarg 'other' refers to 'w', which is not defined");
@@ -59,12 +61,13 @@ TEST(Verify, ReferencesMustBeDefinedEarlier) {
 }
 
 TEST(Verify, ExactlyOneOutputAndLast) {
-  EXPECT_EQ(problem(graph(kX.substr(0, kX.size() - 2))), "the graph has no output node");
+  EXPECT_EQ(problem(graph(kXAndComma.substr(0, kXAndComma.size() - 2))),
+            "the graph has no output node");
   EXPECT_EQ(problem(Graph{}), "the graph has no output node");
-  EXPECT_EQ(problem(graph(kX + R"({"name": "o1", "op": "output", "args": [null]},
+  EXPECT_EQ(problem(graph(kXAndComma + R"({"name": "o1", "op": "output", "args": [null]},
                                   {"name": "o2", "op": "output", "args": [null]})")),
             "node 'o2': a second output node (the first is 'o1')");
-  EXPECT_EQ(problem(graph(kX + R"({"name": "output", "op": "output", "args": [null]},
+  EXPECT_EQ(problem(graph(kXAndComma + R"({"name": "output", "op": "output", "args": [null]},
                                   {"name": "z", "op": "call_function", "target": "f", "args": []})")),
             "node 'output': the output node must be the last node (it is followed by 'z')");
   EXPECT_EQ(problem(graph(R"({"name": "output", "op": "output", "args": []})")),
@@ -110,8 +113,9 @@ TEST(Verify, SizesAreNonNegative) {
 }
 
 TEST(Verify, CallsHaveTargets) {
-  EXPECT_EQ(problem(graph(kX + R"({"name": "y", "op": "call_function", "args": []}, )" + kOut)),
-            "node 'y': a call_function needs a target");
+  EXPECT_EQ(
+      problem(graph(kXAndComma + R"({"name": "y", "op": "call_function", "args": []}, )" + kOut)),
+      "node 'y': a call_function needs a target");
 }
 
 TEST(Verify, EmptyNameInAGraphBuiltInMemory) {

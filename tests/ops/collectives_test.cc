@@ -6,11 +6,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 // ---- all_gather ----
 
 TEST(AllGather, MultipliesDimZeroByAConstantGroup) {

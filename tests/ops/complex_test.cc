@@ -6,11 +6,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 // ---- view_as_real / view_as_complex ----
 
 TEST(ViewAsReal, AppendsTwoAndDoublesStrides) {

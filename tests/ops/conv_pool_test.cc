@@ -6,11 +6,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 const Input kImage = tensor("x", {"batch", "3", "h", "w"});
 
 // conv2d(x, weight, bias=None, stride, padding, dilation, groups).

@@ -6,18 +6,12 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 Arg tagged(Arg::Kind kind, const std::string& text) {
   Arg a;
   a.kind = kind;
   a.text = text;
   return a;
 }
-Arg MemoryFormat(const std::string& f) { return tagged(Arg::Kind::MemoryFormat, f); }
 Arg Device(const std::string& d) { return tagged(Arg::Kind::Device, d); }
 
 // A factory call with no tensor inputs (dims declare any symbols it uses).

@@ -6,11 +6,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 std::string range_of(const OpRun& r, const std::string& symbol) {
   return r.env->bound(Expr::symbol(symbol)).str();
 }

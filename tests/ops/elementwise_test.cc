@@ -7,11 +7,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 // a + b for two tensors of the given shapes and dtypes.
 OpRun add(std::vector<std::string> a, DType da, std::vector<std::string> b, DType db,
           std::vector<std::pair<std::string, DimDecl>> dims = {}) {
@@ -388,7 +383,8 @@ std::string layout(const std::vector<Strided>& inputs, std::vector<Call> calls) 
   return strides_str(p.values[g.nodes.size() - 2]);
 }
 
-std::string binary(const std::string& target, const std::vector<Strided>& inputs, Arg a, Arg b) {
+std::string binary_layout(const std::string& target, const std::vector<Strided>& inputs, Arg a,
+                          Arg b) {
   return layout(inputs, {{"op", target, {std::move(a), std::move(b)}}});
 }
 
@@ -399,21 +395,22 @@ TEST(ElementwiseLayout, ChannelsLastIsKept) {
   const Strided x = {"x", {"2", "3", "4", "5"}, {"60", "1", "15", "3"}};
   const Strided y = {"y", {"2", "3", "4", "5"}, {}};
   // x + 1, relu(x), exp(x): (60, 1, 15, 3).
-  EXPECT_EQ(binary("aten.add.Tensor", {x}, T("x"), I(1)), "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x}, T("x"), I(1)), "[60, 1, 15, 3]");
   EXPECT_EQ(layout({x}, {{"op", "aten.relu.default", {T("x")}}}), "[60, 1, 15, 3]");
   EXPECT_EQ(layout({x}, {{"op", "aten.exp.default", {T("x")}}}), "[60, 1, 15, 3]");
   // x + y keeps x's channels_last; y + x: the first operand wins, contiguous (60, 20, 5, 1).
-  EXPECT_EQ(binary("aten.add.Tensor", {x, y}, T("x"), T("y")), "[60, 1, 15, 3]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, y}, T("y"), T("x")), "[60, 20, 5, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, y}, T("x"), T("y")), "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, y}, T("y"), T("x")), "[60, 20, 5, 1]");
   // Broadcast operands do not decide: x + b(3, 1, 1), b + x, x + b(5): (60, 1, 15, 3).
   const Strided b = {"b", {"3", "1", "1"}, {}};
-  EXPECT_EQ(binary("aten.add.Tensor", {x, b}, T("x"), T("b")), "[60, 1, 15, 3]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, b}, T("b"), T("x")), "[60, 1, 15, 3]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, {"v", {"5"}, {}}}, T("x"), T("v")), "[60, 1, 15, 3]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, {"w", {"4", "5"}, {}}}, T("x"), T("w")),
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, b}, T("x"), T("b")), "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, b}, T("b"), T("x")), "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, {"v", {"5"}, {}}}, T("x"), T("v")),
+            "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, {"w", {"4", "5"}, {}}}, T("x"), T("w")),
             "[60, 1, 15, 3]");
   // Comparisons, where (the condition is the first operand) and clamp.
-  EXPECT_EQ(binary("aten.eq.Tensor", {x, y}, T("x"), T("y")), "[60, 1, 15, 3]");
+  EXPECT_EQ(binary_layout("aten.eq.Tensor", {x, y}, T("x"), T("y")), "[60, 1, 15, 3]");
   EXPECT_EQ(layout({x, y}, {{"c", "aten.gt.Scalar", {T("x"), I(0)}},
                             {"op", "aten.where.self", {T("c"), T("x"), T("y")}}}),
             "[60, 1, 15, 3]");
@@ -435,7 +432,7 @@ TEST(ElementwiseLayout, ChannelsLastIsKept) {
   // channels_last_3d: torch.randn(2, 3, 4, 5, 6).to(memory_format=torch.channels_last_3d) * 2
   // is (360, 1, 90, 18, 3).
   const Strided x3 = {"x", {"2", "3", "4", "5", "6"}, {"360", "1", "90", "18", "3"}};
-  EXPECT_EQ(binary("aten.mul.Tensor", {x3}, T("x"), I(2)), "[360, 1, 90, 18, 3]");
+  EXPECT_EQ(binary_layout("aten.mul.Tensor", {x3}, T("x"), I(2)), "[360, 1, 90, 18, 3]");
 }
 
 TEST(ElementwiseLayout, SizeOneDimsFollowTensorIterator) {
@@ -444,57 +441,63 @@ TEST(ElementwiseLayout, SizeOneDimsFollowTensorIterator) {
   // z + 1 (a wrapped scalar operand) orders the dims: (20, 1, 5, 1).
   const Strided z = {"z", {"2", "1", "4", "5"}, {"20", "1", "5", "1"}};
   EXPECT_EQ(layout({z}, {{"op", "aten.relu.default", {T("z")}}}), "[20, 20, 5, 1]");
-  EXPECT_EQ(binary("aten.add.Tensor", {z}, T("z"), T("z")), "[20, 20, 5, 1]");
-  EXPECT_EQ(binary("aten.add.Tensor", {z}, T("z"), I(1)), "[20, 1, 5, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {z}, T("z"), T("z")), "[20, 20, 5, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {z}, T("z"), I(1)), "[20, 1, 5, 1]");
 }
 
 TEST(ElementwiseLayout, TransposedAndPermuted) {
   // a = torch.randn(3, 4); a.t(): [4, 3] strides (1, 4).
   const Strided at = {"a", {"4", "3"}, {"1", "4"}};
   const Strided c = {"c", {"4", "3"}, {}};
-  EXPECT_EQ(binary("aten.add.Tensor", {at}, T("a"), I(1)), "[1, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {at}, T("a"), T("a")), "[1, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {at, c}, T("a"), T("c")), "[1, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {at, c}, T("c"), T("a")), "[3, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at}, T("a"), I(1)), "[1, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at}, T("a"), T("a")), "[1, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at, c}, T("a"), T("c")), "[1, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at, c}, T("c"), T("a")), "[3, 1]");
   // a.t() + torch.randn(1, 3).expand(4, 3): (1, 4).
   const Strided e = {"e", {"4", "3"}, {"0", "1"}};
-  EXPECT_EQ(binary("aten.add.Tensor", {at, e}, T("a"), T("e")), "[1, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at, e}, T("a"), T("e")), "[1, 4]");
   // torch.randn(3, 1).expand(3, 4) + 1 and torch.randn(1, 4).expand(3, 4) + 1: (4, 1).
-  EXPECT_EQ(binary("aten.add.Tensor", {{"e", {"3", "4"}, {"1", "0"}}}, T("e"), I(1)), "[4, 1]");
-  EXPECT_EQ(binary("aten.add.Tensor", {{"e", {"3", "4"}, {"0", "1"}}}, T("e"), I(1)), "[4, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {{"e", {"3", "4"}, {"1", "0"}}}, T("e"), I(1)),
+            "[4, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {{"e", {"3", "4"}, {"0", "1"}}}, T("e"), I(1)),
+            "[4, 1]");
   // p = torch.randn(2, 3, 4).permute(2, 0, 1): [4, 2, 3] strides (1, 12, 4). p * 2, p + q and
   // p + b(3), p + b(4, 1, 1) keep it; q + p (q contiguous first) is (6, 3, 1).
   const Strided p = {"p", {"4", "2", "3"}, {"1", "12", "4"}};
   const Strided q = {"q", {"4", "2", "3"}, {}};
-  EXPECT_EQ(binary("aten.mul.Tensor", {p}, T("p"), I(2)), "[1, 12, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {p, q}, T("p"), T("q")), "[1, 12, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {p, q}, T("q"), T("p")), "[6, 3, 1]");
-  EXPECT_EQ(binary("aten.add.Tensor", {p, {"v", {"3"}, {}}}, T("p"), T("v")), "[1, 12, 4]");
-  EXPECT_EQ(binary("aten.add.Tensor", {p, {"v", {"4", "1", "1"}, {}}}, T("p"), T("v")),
+  EXPECT_EQ(binary_layout("aten.mul.Tensor", {p}, T("p"), I(2)), "[1, 12, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {p, q}, T("p"), T("q")), "[1, 12, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {p, q}, T("q"), T("p")), "[6, 3, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {p, {"v", {"3"}, {}}}, T("p"), T("v")), "[1, 12, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {p, {"v", {"4", "1", "1"}, {}}}, T("p"), T("v")),
             "[1, 12, 4]");
   // Non-dense inputs give a dense output in their order: torch.randn(4, 6)[:, ::2] + 1 is
   // (3, 1); torch.randn(6, 4).t()[:, ::2] ([4, 3] strides (1, 8)) + 1 is (1, 4).
-  EXPECT_EQ(binary("aten.add.Tensor", {{"s", {"4", "3"}, {"6", "2"}}}, T("s"), I(1)), "[3, 1]");
-  EXPECT_EQ(binary("aten.add.Tensor", {{"s", {"4", "3"}, {"1", "8"}}}, T("s"), I(1)), "[1, 4]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {{"s", {"4", "3"}, {"6", "2"}}}, T("s"), I(1)),
+            "[3, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {{"s", {"4", "3"}, {"1", "8"}}}, T("s"), I(1)),
+            "[1, 4]");
 }
 
 TEST(ElementwiseLayout, SymbolicSizes) {
   // The same layouts over symbolic sizes: a channels_last [n, c, h, w] input.
   const Strided x = {"x", {"n", "c", "h", "w"}, {"c*h*w", "1", "c*w", "c"}};
   const Strided y = {"y", {"n", "c", "h", "w"}, {}};
-  EXPECT_EQ(binary("aten.add.Tensor", {x}, T("x"), I(1)), "[c*h*w, 1, c*w, c]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, y}, T("x"), T("y")), "[c*h*w, 1, c*w, c]");
-  EXPECT_EQ(binary("aten.add.Tensor", {x, y}, T("y"), T("x")), "[c*h*w, h*w, w, 1]");
-  EXPECT_EQ(binary("aten.mul.Tensor", {x, {"b", {"c", "1", "1"}, {}}}, T("b"), T("x")),
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x}, T("x"), I(1)), "[c*h*w, 1, c*w, c]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, y}, T("x"), T("y")), "[c*h*w, 1, c*w, c]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {x, y}, T("y"), T("x")), "[c*h*w, h*w, w, 1]");
+  EXPECT_EQ(binary_layout("aten.mul.Tensor", {x, {"b", {"c", "1", "1"}, {}}}, T("b"), T("x")),
             "[c*h*w, 1, c*w, c]");
   // A transposed [m, k] matrix (strides (1, m)) and a permuted [d0, d1, d2] tensor of a
   // contiguous [d1, d2, d0] one (strides (1, d2*d0, d0)).
   const Strided at = {"a", {"m", "k"}, {"1", "m"}};
-  EXPECT_EQ(binary("aten.add.Tensor", {at}, T("a"), I(1)), "[1, m]");
-  EXPECT_EQ(binary("aten.sub.Tensor", {at, {"c", {"m", "k"}, {}}}, T("c"), T("a")), "[k, 1]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {at}, T("a"), I(1)), "[1, m]");
+  EXPECT_EQ(binary_layout("aten.sub.Tensor", {at, {"c", {"m", "k"}, {}}}, T("c"), T("a")),
+            "[k, 1]");
   const Strided p = {"p", {"d0", "d1", "d2"}, {"1", "d0*d2", "d0"}};
   EXPECT_EQ(layout({p}, {{"op", "aten.sigmoid.default", {T("p")}}}), "[1, d0*d2, d0]");
-  EXPECT_EQ(binary("aten.add.Tensor", {p, {"v", {"d2"}, {}}}, T("p"), T("v")), "[1, d0*d2, d0]");
+  EXPECT_EQ(binary_layout("aten.add.Tensor", {p, {"v", {"d2"}, {}}}, T("p"), T("v")),
+            "[1, d0*d2, d0]");
 }
 
 }  // namespace

@@ -7,11 +7,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 Input index(const std::string& name, std::vector<std::string> shape) {
   return {name, DType::Int64, std::move(shape)};
 }

@@ -6,13 +6,9 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
-// Runs a binary op on a and b.
-OpRun binary(const std::string& target, std::vector<std::string> a, std::vector<std::string> b) {
+// Runs a binary_shapes op on a and b.
+OpRun binary_shapes(const std::string& target, std::vector<std::string> a,
+                    std::vector<std::string> b) {
   return run_op({tensor("a", std::move(a)), tensor("b", std::move(b))}, target, {T("a"), T("b")});
 }
 
@@ -28,22 +24,22 @@ TEST(Outer, PromotesLikeABroadcastMultiply) {
 }
 
 TEST(Mm, ConcreteAndSymbolic) {
-  EXPECT_EQ(binary("aten.mm.default", {"2", "3"}, {"3", "5"}).str(), "float32[2, 5]");
-  OpRun r = binary("aten.mm.default", {"n", "k"}, {"k", "p"});
+  EXPECT_EQ(binary_shapes("aten.mm.default", {"2", "3"}, {"3", "5"}).str(), "float32[2, 5]");
+  OpRun r = binary_shapes("aten.mm.default", {"n", "k"}, {"k", "p"});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.str(), "float32[n, p]");
   EXPECT_TRUE(r.guards().empty());
 }
 
 TEST(Mm, DifferentInnerSymbolsAreGuardedEqual) {
-  OpRun r = binary("aten.mm.default", {"n", "k"}, {"m", "p"});
+  OpRun r = binary_shapes("aten.mm.default", {"n", "k"}, {"m", "p"});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.str(), "float32[n, p]");
   EXPECT_EQ(r.guards(), std::vector<std::string>{"k == m"});
 }
 
 TEST(Mm, InnerMismatchNamesTheNodeAndShapes) {
-  OpRun r = binary("aten.mm.default", {"n", "3"}, {"4", "p"});
+  OpRun r = binary_shapes("aten.mm.default", {"n", "3"}, {"4", "p"});
   EXPECT_EQ(r.result.status, Propagation::Status::ShapeError);
   EXPECT_EQ(r.error(),
             "node op (aten.mm.default): mm: shapes [n, 3] and [4, p] cannot be multiplied "
@@ -51,7 +47,7 @@ TEST(Mm, InnerMismatchNamesTheNodeAndShapes) {
 }
 
 TEST(Mm, WrongRankAndMixedDtypesAreBadInput) {
-  OpRun rank = binary("aten.mm.default", {"2", "3", "4"}, {"4", "5"});
+  OpRun rank = binary_shapes("aten.mm.default", {"2", "3", "4"}, {"4", "5"});
   EXPECT_EQ(rank.result.status, Propagation::Status::InputError);
   EXPECT_TRUE(Contains(rank.error(), "mm: self must be 2-D, got 3-D [2, 3, 4]"));
   OpRun dtypes = run_op({tensor("a", {"2", "3"}), tensor("b", {"3", "4"}, DType::Float64)},
@@ -61,8 +57,9 @@ TEST(Mm, WrongRankAndMixedDtypesAreBadInput) {
 }
 
 TEST(Bmm, BatchMustMatchExactly) {
-  EXPECT_EQ(binary("aten.bmm.default", {"b", "n", "k"}, {"b", "k", "p"}).str(), "float32[b, n, p]");
-  OpRun r = binary("aten.bmm.default", {"2", "n", "k"}, {"3", "k", "p"});
+  EXPECT_EQ(binary_shapes("aten.bmm.default", {"b", "n", "k"}, {"b", "k", "p"}).str(),
+            "float32[b, n, p]");
+  OpRun r = binary_shapes("aten.bmm.default", {"2", "n", "k"}, {"3", "k", "p"});
   EXPECT_EQ(r.result.status, Propagation::Status::ShapeError);
   EXPECT_TRUE(Contains(r.error(), "must have the same number of batches (2 != 3)"));
 }
@@ -70,42 +67,43 @@ TEST(Bmm, BatchMustMatchExactly) {
 // ---- matmul, every rank case ----
 
 TEST(Matmul, VectorTimesVectorIsAScalar) {
-  EXPECT_EQ(binary("aten.matmul.default", {"k"}, {"k"}).str(), "float32[]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"k"}, {"k"}).str(), "float32[]");
 }
 
 TEST(Matmul, MatrixAndVectorCases) {
-  EXPECT_EQ(binary("aten.matmul.default", {"n", "k"}, {"k"}).str(), "float32[n]");
-  EXPECT_EQ(binary("aten.matmul.default", {"k"}, {"k", "p"}).str(), "float32[p]");
-  EXPECT_EQ(binary("aten.matmul.default", {"n", "k"}, {"k", "p"}).str(), "float32[n, p]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"n", "k"}, {"k"}).str(), "float32[n]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"k"}, {"k", "p"}).str(), "float32[p]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"n", "k"}, {"k", "p"}).str(), "float32[n, p]");
 }
 
 TEST(Matmul, BatchedWithMatrixOrVector) {
-  EXPECT_EQ(binary("aten.matmul.default", {"b", "n", "k"}, {"k", "p"}).str(), "float32[b, n, p]");
-  EXPECT_EQ(binary("aten.matmul.default", {"b", "n", "k"}, {"k"}).str(), "float32[b, n]");
-  EXPECT_EQ(binary("aten.matmul.default", {"k"}, {"b", "k", "p"}).str(), "float32[b, p]");
-  EXPECT_EQ(binary("aten.matmul.default", {"n", "k"}, {"b", "h", "k", "p"}).str(),
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"b", "n", "k"}, {"k", "p"}).str(),
+            "float32[b, n, p]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"b", "n", "k"}, {"k"}).str(), "float32[b, n]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"k"}, {"b", "k", "p"}).str(), "float32[b, p]");
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"n", "k"}, {"b", "h", "k", "p"}).str(),
             "float32[b, h, n, p]");
 }
 
 TEST(Matmul, BatchDimsBroadcast) {
-  OpRun r = binary("aten.matmul.default", {"batch", "1", "n", "k"}, {"heads", "k", "p"});
+  OpRun r = binary_shapes("aten.matmul.default", {"batch", "1", "n", "k"}, {"heads", "k", "p"});
   ASSERT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.str(), "float32[batch, heads, n, p]");
-  EXPECT_EQ(binary("aten.matmul.default", {"2", "1", "3", "4"}, {"5", "4", "6"}).str(),
+  EXPECT_EQ(binary_shapes("aten.matmul.default", {"2", "1", "3", "4"}, {"5", "4", "6"}).str(),
             "float32[2, 5, 3, 6]");
 }
 
 TEST(Matmul, BatchMismatchAndInnerMismatchAreShapeErrors) {
-  OpRun batch = binary("aten.matmul.default", {"2", "3", "4"}, {"5", "4", "6"});
+  OpRun batch = binary_shapes("aten.matmul.default", {"2", "3", "4"}, {"5", "4", "6"});
   EXPECT_EQ(batch.result.status, Propagation::Status::ShapeError);
   EXPECT_TRUE(Contains(batch.error(), "cannot broadcast [2] with [5]"));
-  OpRun inner = binary("aten.matmul.default", {"b", "n", "4"}, {"5"});
+  OpRun inner = binary_shapes("aten.matmul.default", {"b", "n", "4"}, {"5"});
   EXPECT_EQ(inner.result.status, Propagation::Status::ShapeError);
   EXPECT_TRUE(Contains(inner.error(), "matmul: shapes [b, n, 4] and [5] cannot be multiplied"));
 }
 
 TEST(Matmul, ZeroDimOperandIsBadInput) {
-  OpRun r = binary("aten.matmul.default", {}, {"3", "4"});
+  OpRun r = binary_shapes("aten.matmul.default", {}, {"3", "4"});
   EXPECT_EQ(r.result.status, Propagation::Status::InputError);
   EXPECT_TRUE(Contains(r.error(), "need to be at least 1-D, got 0-D and 2-D"));
 }
@@ -178,17 +176,17 @@ TEST(Linear, OneDimWeightAndMismatch) {
 }
 
 TEST(Dot, VectorsOfEqualLength) {
-  EXPECT_EQ(binary("aten.dot.default", {"n"}, {"n"}).str(), "float32[]");
-  OpRun bad = binary("aten.dot.default", {"3"}, {"4"});
+  EXPECT_EQ(binary_shapes("aten.dot.default", {"n"}, {"n"}).str(), "float32[]");
+  OpRun bad = binary_shapes("aten.dot.default", {"3"}, {"4"});
   EXPECT_EQ(bad.result.status, Propagation::Status::ShapeError);
   EXPECT_TRUE(Contains(bad.error(), "dot: inconsistent tensor sizes [3] and [4]"));
-  EXPECT_EQ(binary("aten.dot.default", {"3", "1"}, {"3"}).result.status,
+  EXPECT_EQ(binary_shapes("aten.dot.default", {"3", "1"}, {"3"}).result.status,
             Propagation::Status::InputError);
 }
 
 TEST(Mv, AndOuter) {
-  EXPECT_EQ(binary("aten.mv.default", {"n", "k"}, {"k"}).str(), "float32[n]");
-  EXPECT_EQ(binary("aten.outer.default", {"n"}, {"m"}).str(), "float32[n, m]");
+  EXPECT_EQ(binary_shapes("aten.mv.default", {"n", "k"}, {"k"}).str(), "float32[n]");
+  EXPECT_EQ(binary_shapes("aten.outer.default", {"n"}, {"m"}).str(), "float32[n, m]");
 }
 
 // ---- einsum ----

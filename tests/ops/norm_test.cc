@@ -6,13 +6,8 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
-const Input kImage = tensor("x", {"batch", "16", "h", "w"});
-const std::vector<Input> kBatchNormInputs = {kImage, tensor("g", {"16"}), tensor("b", {"16"}),
+const Input kNormImage = tensor("x", {"batch", "16", "h", "w"});
+const std::vector<Input> kBatchNormInputs = {kNormImage, tensor("g", {"16"}), tensor("b", {"16"}),
                                              tensor("rm", {"16"}), tensor("rv", {"16"})};
 
 // ---- batch norm ----
@@ -69,10 +64,10 @@ TEST(BatchNorm, StatisticsKeepTheInputDtypeAsPyTorchsCpuMetaDoes) {
 }
 
 TEST(BatchNorm, ParameterOfTheWrongSizeIsAShapeError) {
-  OpRun r = run_op(
-      {kImage, tensor("g", {"16"}), tensor("b", {"16"}), tensor("rm", {"8"}), tensor("rv", {"16"})},
-      "aten.native_batch_norm.default",
-      {T("x"), T("g"), T("b"), T("rm"), T("rv"), B(false), F(0.1), F(1e-5)});
+  OpRun r = run_op({kNormImage, tensor("g", {"16"}), tensor("b", {"16"}), tensor("rm", {"8"}),
+                    tensor("rv", {"16"})},
+                   "aten.native_batch_norm.default",
+                   {T("x"), T("g"), T("b"), T("rm"), T("rv"), B(false), F(0.1), F(1e-5)});
   EXPECT_EQ(r.result.status, Propagation::Status::ShapeError);
   EXPECT_TRUE(Contains(r.error(),
                        "node op (aten.native_batch_norm.default): running_mean should "

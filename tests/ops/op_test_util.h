@@ -22,6 +22,12 @@ struct Input {
   std::vector<std::string> shape;
 };
 
+// The input `name` of the given shape (float32 unless given).
+inline Input tensor(const std::string& name, std::vector<std::string> shape,
+                    DType dtype = DType::Float32) {
+  return {name, dtype, std::move(shape)};
+}
+
 // ---- argument builders ----
 inline Arg T(const std::string& node) { return Arg::node(node); }
 inline Arg I(long v) { return Arg::of_int(Expr(v)); }
@@ -58,6 +64,12 @@ inline Arg D(DType d) {
   return a;
 }
 inline Arg None() { return Arg::none(); }
+inline Arg MemoryFormat(const std::string& f) {
+  Arg a;
+  a.kind = Arg::Kind::MemoryFormat;
+  a.text = f;
+  return a;
+}
 
 using Kwargs = std::vector<std::pair<std::string, Arg>>;
 

@@ -7,11 +7,6 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
 OpRun on_x(std::vector<std::string> shape, const std::string& target, std::vector<Arg> args,
            Kwargs kwargs = {}, std::vector<std::pair<std::string, DimDecl>> dims = {},
            DType dtype = DType::Float32) {

@@ -7,19 +7,14 @@
 namespace symshape::testing {
 namespace {
 
-Input tensor(const std::string& name, std::vector<std::string> shape,
-             DType dtype = DType::Float32) {
-  return {name, dtype, std::move(shape)};
-}
-
-const Input kX = tensor("x", {"batch", "seq", "512"});
+const Input kSeqX = tensor("x", {"batch", "seq", "512"});
 
 // sym_size.int(x, 0) as `b` and sym_size.int(x, 1) as `s`, then `calls`.
 OpRun with_sizes(std::vector<Call> calls, std::vector<std::pair<std::string, DimDecl>> dims = {}) {
   std::vector<Call> all = {{"b", "aten.sym_size.int", {T("x"), I(0)}},
                            {"s", "aten.sym_size.int", {T("x"), I(1)}}};
   all.insert(all.end(), calls.begin(), calls.end());
-  return run_ops({kX}, std::move(all), std::move(dims));
+  return run_ops({kSeqX}, std::move(all), std::move(dims));
 }
 
 // The value of a single `target(a, b)` call after the two sizes.
@@ -31,10 +26,10 @@ OpRun binary(const std::string& target, Arg a, Arg b,
 // ---- sizes, strides, numel ----
 
 TEST(SymSize, ReadsOneOrAllSizes) {
-  EXPECT_EQ(run_op({kX}, "aten.sym_size.int", {T("x"), I(0)}).str(), "batch");
-  EXPECT_EQ(run_op({kX}, "aten.sym_size.int", {T("x"), I(-1)}).str(), "512");
-  EXPECT_EQ(run_op({kX}, "aten.sym_size.default", {T("x")}).str(), "(batch, seq, 512)");
-  OpRun bad = run_op({kX}, "aten.sym_size.int", {T("x"), I(3)});
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_size.int", {T("x"), I(0)}).str(), "batch");
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_size.int", {T("x"), I(-1)}).str(), "512");
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_size.default", {T("x")}).str(), "(batch, seq, 512)");
+  OpRun bad = run_op({kSeqX}, "aten.sym_size.int", {T("x"), I(3)});
   EXPECT_EQ(bad.result.status, Propagation::Status::InputError);
   EXPECT_TRUE(Contains(bad.error(), "dim 3 is out of range for a tensor of rank 3"));
   EXPECT_EQ(run_op({tensor("x", {})}, "aten.sym_size.int", {T("x"), I(0)}).result.status,
@@ -42,31 +37,24 @@ TEST(SymSize, ReadsOneOrAllSizes) {
 }
 
 TEST(SymStride, ContiguousOrStored) {
-  EXPECT_EQ(run_op({kX}, "aten.sym_stride.int", {T("x"), I(0)}).str(), "512*seq");
-  EXPECT_EQ(run_op({kX}, "aten.sym_stride.default", {T("x")}).str(), "(512*seq, 512, 1)");
-  OpRun transposed = run_ops({kX}, {{"t", "aten.transpose.int", {T("x"), I(0), I(2)}},
-                                    {"st", "aten.sym_stride.int", {T("t"), I(0)}}});
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_stride.int", {T("x"), I(0)}).str(), "512*seq");
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_stride.default", {T("x")}).str(), "(512*seq, 512, 1)");
+  OpRun transposed = run_ops({kSeqX}, {{"t", "aten.transpose.int", {T("x"), I(0), I(2)}},
+                                       {"st", "aten.sym_stride.int", {T("t"), I(0)}}});
   EXPECT_EQ(transposed.str(), "1");
   EXPECT_EQ(run_op({tensor("x", {})}, "aten.sym_stride.int", {T("x"), I(0)}).result.status,
             Propagation::Status::InputError);
 }
 
 TEST(SymNumel, ProductOfSizes) {
-  EXPECT_EQ(run_op({kX}, "aten.sym_numel.default", {T("x")}).str(), "512*batch*seq");
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_numel.default", {T("x")}).str(), "512*batch*seq");
   EXPECT_EQ(run_op({tensor("x", {})}, "aten.sym_numel.default", {T("x")}).str(), "1");
-  EXPECT_EQ(run_op({kX}, "aten.sym_storage_offset.default", {T("x")}).str(), "0");
-  EXPECT_EQ(run_op({kX}, "aten.dim.default", {T("x")}).str(), "3");
+  EXPECT_EQ(run_op({kSeqX}, "aten.sym_storage_offset.default", {T("x")}).str(), "0");
+  EXPECT_EQ(run_op({kSeqX}, "aten.dim.default", {T("x")}).str(), "3");
 }
 
 // sym_is_contiguous: PyTorch's is_contiguous (a size-1 dim's stride does not matter), for
 // contiguous_format and channels_last.
-Arg MemoryFormat(const std::string& f) {
-  Arg a;
-  a.kind = Arg::Kind::MemoryFormat;
-  a.text = f;
-  return a;
-}
-
 TEST(SymIsContiguous, RowMajorAndChannelsLast) {
   const Input x = tensor("x", {"2", "3", "4", "5"});
   EXPECT_EQ(run_op({x}, "aten.sym_is_contiguous.default", {T("x")}).str(), "True");
@@ -193,7 +181,7 @@ TEST(Getitem, IndexesTuples) {
   auto item = [&](long i) {
     std::vector<Call> calls = sizes;
     calls.push_back({"g", "operator.getitem", {T("all"), I(i)}});
-    return run_ops({kX}, calls);
+    return run_ops({kSeqX}, calls);
   };
   EXPECT_EQ(item(1).str(), "seq");
   EXPECT_EQ(item(-1).str(), "512");
@@ -205,7 +193,7 @@ TEST(Getitem, IndexesTuples) {
       run_ops({tensor("x", {"10", "4"})}, {{"parts", "aten.split.Tensor", {T("x"), I(4)}},
                                            {"last", "_operator.getitem", {T("parts"), I(2)}}});
   EXPECT_EQ(split.str(), "float32[2, 4]");
-  OpRun not_tuple = run_op({kX}, "operator.getitem", {T("x"), I(0)});
+  OpRun not_tuple = run_op({kSeqX}, "operator.getitem", {T("x"), I(0)});
   EXPECT_EQ(not_tuple.result.status, Propagation::Status::InputError);
 }
 

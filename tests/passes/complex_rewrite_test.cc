@@ -12,7 +12,8 @@ namespace {
 // Placeholders z, w: complex64 [b, 3]; r, s: float32 [b, 3]; m: complex64 [3, 3];
 // c: bool [b, 3]; q: complex64 [b, 3, 3]; i: int64 [2] and j: int64 [b, 3] (indices, generated
 // in [0, 2)); v: complex64 []; e: complex64 [3]. One call `op`, the output.
-Graph op_graph(const std::string& target, const std::string& args, const std::string& kwargs = "") {
+Graph complex_op_graph(const std::string& target, const std::string& args,
+                       const std::string& kwargs = "") {
   std::string json = R"({"format": "symshape-graph", "version": 1,
  "dims": {"b": {"min": 2, "max": 64, "hint": 4}},
  "nodes": [
@@ -55,7 +56,7 @@ class ComplexOps : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(ComplexOps, RewritesToRealOpsWithTheSameNumbers) {
   const OpCase& c = GetParam();
-  const Graph input = op_graph(c.target, c.args, c.kwargs);
+  const Graph input = complex_op_graph(c.target, c.args, c.kwargs);
   Lowered l = lower(input, {"complex-rewrite"});
   // The hints and two more batch sizes.
   expect_sound(input, l, 3);
@@ -159,7 +160,7 @@ TEST(ComplexRewrite, RotaryEmbeddingLowersWithNoComplexLeft) {
 
 // matmul=gauss: three real products instead of four, the same numbers.
 TEST(ComplexRewrite, GaussMatmulUsesThreeProducts) {
-  const Graph input = op_graph("aten.bmm.default", R"([{"node": "q"}, {"node": "q"}])");
+  const Graph input = complex_op_graph("aten.bmm.default", R"([{"node": "q"}, {"node": "q"}])");
   PassManagerOptions options;
   options.verify_numerics = true;
   PassManager manager(PassRegistry::standard(), options);
@@ -196,7 +197,7 @@ TEST(ComplexRewrite, ListsOfComplexTensorsBecomeListsOfRealViews) {
            {"aten.chunk.default", R"([{"node": "q"}, 2, 1])"},
            {"aten.unbind.int", R"([{"node": "q"}, -1])"}}) {
     SCOPED_TRACE(target);
-    Graph input = op_graph(target, args);
+    Graph input = complex_op_graph(target, args);
     // Read the second piece rather than the list itself.
     Node piece;
     piece.name = "piece";
@@ -213,7 +214,7 @@ TEST(ComplexRewrite, ListsOfComplexTensorsBecomeListsOfRealViews) {
 
 // An op without a real form stays on complex values rebuilt around it, and is reported.
 TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
-  const Graph input = op_graph("aten.sin.default", R"([{"node": "z"}])");
+  const Graph input = complex_op_graph("aten.sin.default", R"([{"node": "z"}])");
   Lowered l = lower(input, {"complex-rewrite"});
   expect_sound(input, l, 3);
   EXPECT_EQ(l.counter("graph breaks"), 1u);
@@ -221,12 +222,6 @@ TEST(ComplexRewrite, AnOpWithoutARealFormIsAReportedGraphBreak) {
   const Graph& out = l.result.graph;
   EXPECT_EQ(count_target(out, "aten.view_as_complex.default"), 1u);
   EXPECT_EQ(count_target(out, "aten.view_as_real.default"), 1u);
-}
-
-Graph example(const std::string& name) {
-  Expected<Graph> g = read_graph_file((source_dir() / "examples" / name).string());
-  if (!g) throw std::runtime_error(g.error());
-  return *g;
 }
 
 // The tensor-parallel block: all_gather, two views, a complex multiply, reduce_scatter and a
@@ -289,7 +284,7 @@ TEST(ComplexRewrite, TensorParallelBlockLowersToRealCollectives) {
 }
 
 TEST(ComplexRewrite, RefusesAnInPlaceWriteIntoAComplexTensor) {
-  const Graph input = op_graph("aten.mul_.Tensor", R"([{"node": "z"}, {"node": "w"}])");
+  const Graph input = complex_op_graph("aten.mul_.Tensor", R"([{"node": "z"}, {"node": "w"}])");
   Lowered l = lower(input, {"complex-rewrite"}, false);
   EXPECT_FALSE(l.result.ok);
   EXPECT_NE(l.result.error.find("writes in place into a complex tensor"), std::string::npos)

@@ -206,12 +206,6 @@ size_t counter(const LowerResult& r, const std::string& name) {
   return it == c.end() ? 0 : it->second;
 }
 
-Graph example(const std::string& name) {
-  Expected<Graph> g = read_graph_file((source_dir() / "examples" / name).string());
-  if (!g) throw std::runtime_error(g.error());
-  return *g;
-}
-
 // A GPT model (layer_norm, addmm, gelu, scaled_dot_product_attention, t, view on a symbolic
 // sequence) lowers to core ops only, with the same numbers.
 TEST(Decompose, GptSmallLowersToCoreOps) {

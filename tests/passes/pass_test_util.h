@@ -52,6 +52,13 @@ inline Graph load_graph(const std::string& name) {
   return *g;
 }
 
+// The graph examples/<name> of the repository.
+inline Graph example(const std::string& name) {
+  Expected<Graph> g = read_graph_file((source_dir() / "examples" / name).string());
+  if (!g) throw std::runtime_error(g.error());
+  return *g;
+}
+
 // The symbols the shapes of a graph's placeholders mention.
 inline std::set<std::string> placeholder_symbols(const Graph& g) {
   std::set<std::string> out;

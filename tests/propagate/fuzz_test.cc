@@ -24,6 +24,7 @@
 #include "symshape/ops.h"
 #include "symshape/propagate.h"
 #include "symshape/shape_env.h"
+#include "tests/propagate/propagate_test_util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SYMSHAPE_FUZZ_SANITIZED 1
@@ -45,12 +46,7 @@ constexpr int kRoundsPerGraph = 100;
 constexpr int kRoundsPerGraph = 1500;
 #endif
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using propagate_test::read_text;
 
 // The graphs to mutate: the examples and the propagate test graphs that read cleanly.
 std::vector<std::pair<std::string, Graph>> seed_graphs() {

@@ -14,6 +14,7 @@
 #include "symshape/ir.h"
 #include "symshape/propagate.h"
 #include "symshape/shape_env.h"
+#include "tests/propagate/propagate_test_util.h"
 
 namespace symshape {
 namespace {
@@ -22,12 +23,7 @@ namespace fs = std::filesystem;
 
 const fs::path kSourceDir = SYMSHAPE_SOURCE_DIR;
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using propagate_test::read_text;
 
 std::vector<fs::path> json_files(const fs::path& dir) {
   std::vector<fs::path> out;

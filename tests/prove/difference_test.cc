@@ -10,15 +10,12 @@
 #include "symshape/facts.h"
 #include "symshape/prove.h"
 #include "symshape/shape_env.h"
+#include "tests/prove/prove_test_util.h"
 
 namespace symshape {
 namespace {
 
-Cond C(const std::string& text) {
-  Expected<Cond> c = parse_cond(text);
-  EXPECT_TRUE(c.ok()) << text << ": " << c.error();
-  return c.ok() ? c.value() : Cond::truth(true);
-}
+using prove_test::C;
 
 const char* const kOps[] = {"<", "<=", ">", ">=", "==", "!="};
 

@@ -7,15 +7,12 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/prove.h"
+#include "tests/prove/prove_test_util.h"
 
 namespace symshape {
 namespace {
 
-Cond C(const char* text) {
-  Expected<Cond> c = parse_cond(text);
-  EXPECT_TRUE(c.ok()) << text << ": " << c.error();
-  return c.ok() ? c.value() : Cond::truth(true);
-}
+using prove_test::C;
 
 Expr E(const char* text) {
   Expected<Expr> e = parse_expr(text);

@@ -22,7 +22,7 @@ namespace {
 
 enum class Ask { Bound, Prove, Simplify, Modular };
 
-struct Case {
+struct ReasoningCase {
   const char* ranges;  // "x=0..63 y=1..inf u=-inf..inf"
   const char* facts;   // conditions separated by ';'
   Ask ask;
@@ -52,7 +52,7 @@ Cond parse_c(const std::string& text) {
   return *c;
 }
 
-Box setup(const Case& c) {
+Box setup(const ReasoningCase& c) {
   Box s;
   std::istringstream in(c.ranges);
   std::string item;
@@ -125,8 +125,8 @@ std::string modular_text(const ModularSet& m) {
 }
 
 // Runs one table; returns how many cases symshape answers as expected.
-void run_table(const char* table, const std::vector<Case>& cases) {
-  for (const Case& c : cases) {
+void run_table(const char* table, const std::vector<ReasoningCase>& cases) {
+  for (const ReasoningCase& c : cases) {
     SCOPED_TRACE(std::string(table) + ": " + c.expr + " under {" + c.facts + "} " + c.ranges);
     Box s = setup(c);
     size_t points = 0;

@@ -122,7 +122,7 @@ class Generator {
 
 // Calls f on every point of the box.
 template <typename F>
-void for_each_point(const Case& c, F&& f) {
+void for_each_case_point(const Case& c, F&& f) {
   Bindings b;
   std::function<void(size_t)> rec = [&](size_t i) {
     if (i == c.symbols.size()) {
@@ -147,7 +147,7 @@ TEST(ProveSoundnessTest, AgreesWithBruteForce) {
     Cond g = gen.goal(c);
     Truth t = prove(g, c.facts);
     bool any = false, all_hold = true, none_hold = true;
-    for_each_point(c, [&](const Bindings& b) {
+    for_each_case_point(c, [&](const Bindings& b) {
       for (const Cond& a : c.assumed) {
         if (!evaluate(a, b)) return;
       }
@@ -221,7 +221,7 @@ TEST(ProveSoundnessTest, LinearSystemsAgreeWithBruteForce) {
     if (shape == 1) g = g || relation();
     Truth t = prove(g, c.facts);
     bool any = false, all_hold = true, none_hold = true;
-    for_each_point(c, [&](const Bindings& b) {
+    for_each_case_point(c, [&](const Bindings& b) {
       for (const Cond& a : c.assumed) {
         if (!evaluate(a, b)) return;
       }

@@ -14,8 +14,8 @@ namespace symshape {
 namespace {
 
 const char* const kSymbols[] = {"x", "y", "z"};
-// Infinite ends are sampled over [-kWindow, kWindow].
-constexpr long kWindow = 12;
+// Infinite ends are sampled over [-kRandomWindow, kRandomWindow].
+constexpr long kRandomWindow = 12;
 
 Expr random_leaf(std::mt19937& rng) {
   if (rng() % 3 == 0) return Expr(static_cast<long>(rng() % 11) - 5);
@@ -50,7 +50,7 @@ struct SymbolFacts {
   long divisor = 1;
   std::vector<long> values() const {
     std::vector<long> out;
-    for (long v = lo.value_or(-kWindow); v <= hi.value_or(kWindow); ++v) {
+    for (long v = lo.value_or(-kRandomWindow); v <= hi.value_or(kRandomWindow); ++v) {
       if (v % divisor == 0) out.push_back(v);
     }
     return out;

@@ -4,14 +4,15 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/simplify.h"
+#include "tests/simplify/simplify_test_util.h"
 
 namespace symshape {
 namespace {
 
-const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
-
-Facts unconstrained() { return Facts(ValueRange::all()); }
-std::string simp(const Cond& c, const Facts& f = Facts()) { return simplify(c, f).str(); }
+using simplify_test::simp;
+using simplify_test::unconstrained;
+using simplify_test::x;
+using simplify_test::y;
 
 TEST(SimplifyCond, DecidesRelationsThatDifferByAConstant) {
   EXPECT_EQ(simp(x + 1 > x, unconstrained()), "True");

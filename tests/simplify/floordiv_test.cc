@@ -5,19 +5,23 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/simplify.h"
+#include "tests/simplify/simplify_test_util.h"
 
 namespace symshape {
 namespace {
 
-const Expr x = Expr::symbol("x"), y = Expr::symbol("y"), z = Expr::symbol("z");
-const Expr a = Expr::symbol("a"), b = Expr::symbol("b"), d = Expr::symbol("d");
+using simplify_test::d;
+using simplify_test::simp;
+using simplify_test::unconstrained;
+using simplify_test::x;
+using simplify_test::y;
+
+const Expr z = Expr::symbol("z");
+const Expr a = Expr::symbol("a"), b = Expr::symbol("b");
 const Expr w = Expr::symbol("w"), h = Expr::symbol("h");
 
 // Facts under which every symbol ranges over [lo, hi].
 Facts ranged(int lo, int hi) { return Facts(ValueRange::closed(Int(lo), Int(hi))); }
-Facts unconstrained() { return Facts(ValueRange::all()); }
-
-std::string simp(const Expr& e, const Facts& f = Facts()) { return simplify(e, f).str(); }
 
 TEST(SimplifyFloorDiv, FoldsConstants) {
   EXPECT_EQ(simp(floordiv(Expr(-7), Expr(2))), "-4");

@@ -4,20 +4,22 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/simplify.h"
+#include "tests/simplify/simplify_test_util.h"
 
 namespace symshape {
 namespace {
 
-const Expr x = Expr::symbol("x"), y = Expr::symbol("y"), d = Expr::symbol("d");
+using simplify_test::d;
+using simplify_test::simp;
+using simplify_test::unconstrained;
+using simplify_test::x;
+using simplify_test::y;
 
-Facts unconstrained() { return Facts(ValueRange::all()); }
 Facts with_range(const std::string& s, int lo, int hi) {
   Facts f = unconstrained();
   f.set_range(s, ValueRange::closed(Int(lo), Int(hi)));
   return f;
 }
-
-std::string simp(const Expr& e, const Facts& f = Facts()) { return simplify(e, f).str(); }
 
 TEST(SimplifyMod, FoldsConstantsWithPythonSigns) {
   EXPECT_EQ(simp(mod(Expr(-7), Expr(2))), "1");

@@ -4,14 +4,15 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/simplify.h"
+#include "tests/simplify/simplify_test_util.h"
 
 namespace symshape {
 namespace {
 
-const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
-
-Facts unconstrained() { return Facts(ValueRange::all()); }
-std::string simp(const Expr& e, const Facts& f = Facts()) { return simplify(e, f).str(); }
+using simplify_test::simp;
+using simplify_test::unconstrained;
+using simplify_test::x;
+using simplify_test::y;
 
 TEST(SimplifyPolynomial, ExpandsSumsAndProducts) {
   EXPECT_EQ(simp(x * (x + 1) + (x + 2) * (x + 3)), "2*x**2 + 6*x + 6");
