@@ -11,11 +11,6 @@ DifferenceClosure::DifferenceClosure() {
   at(kZero, kZero) = 0;
 }
 
-int DifferenceClosure::find(std::string_view symbol) const {
-  auto it = nodes_.find(std::string(symbol));
-  return it == nodes_.end() ? -1 : it->second;
-}
-
 void DifferenceClosure::grow() {
   const size_t capacity = std::min(capacity_ * 2, kMaxNodes);
   std::vector<int64_t> dist(capacity * capacity, kInfinity);

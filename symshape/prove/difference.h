@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -64,8 +63,6 @@ class DifferenceClosure {
 
   DifferenceClosure();
 
-  // The node of symbol, -1 when it has none.
-  int find(std::string_view symbol) const;
   // The node of symbol, made (with bounds lo / hi, absent when unbounded) when new; -1 when the
   // closure is full.
   int node(const std::string& symbol, std::optional<int64_t> lo, std::optional<int64_t> hi);
@@ -81,7 +78,6 @@ class DifferenceClosure {
 
   bool contradictory() const { return contradictory_; }
   bool full() const { return full_; }
-  size_t size() const { return size_; }
 
   // How far a log of edges has been consumed (the owner's business).
   size_t consumed = 0;

@@ -162,16 +162,14 @@ void Facts::exclude_endpoint(const Cond& c) {
 }
 
 void Facts::assume(const Cond& c) {
+  bool captured = false;  // whole, as difference edges
   switch (c.kind()) {
     case Cond::Kind::True: return;
     case Cond::Kind::And:
       for (const Cond& o : c.operands()) assume(o);
       return;
     case Cond::Kind::False:
-    case Cond::Kind::Or:
-      contradicted_ = contradicted_ || c.kind() == Cond::Kind::False;
-      link(c.free_symbols(), true);
-      break;
+    case Cond::Kind::Or: contradicted_ = contradicted_ || c.kind() == Cond::Kind::False; break;
     case Cond::Kind::Rel: {
       if (auto b = symbol_bound(c)) refine_range(b->first, b->second);
       exclude_endpoint(c);
@@ -207,14 +205,16 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
-      link(c.free_symbols(), !add_linear(c));
+      captured = add_linear(c);
       if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
   }
+  const std::vector<std::string> symbols = c.free_symbols();
+  link(symbols, !captured);
   size_t index = assumptions_.size();
   assumptions_.push_back(c);
-  for (const std::string& s : c.free_symbols()) by_symbol_[s].push_back(index);
+  for (const std::string& s : symbols) by_symbol_[s].push_back(index);
   ++version_;
 }
 
