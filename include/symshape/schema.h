@@ -13,12 +13,12 @@
 // for an argument by name and gets what the call passed, by position or keyword, or the default.
 #pragma once
 
-#include <deque>
 #include <functional>
-#include <map>
+#include <list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "symshape/ir.h"
@@ -106,11 +106,17 @@ class SchemaTable {
  private:
   struct Packet {
     mutable std::vector<std::string_view> texts;  // unparsed signatures (the generated table)
-    mutable std::deque<OpSchema> schemas;         // a deque: define() keeps references valid
+    // A list: define() keeps references valid, and an unparsed packet allocates nothing.
+    mutable std::list<OpSchema> schemas;
     mutable bool parsed = false;
   };
+  // Looks packets up by string_view without building a std::string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
   const Packet* packet(std::string_view name) const;
-  std::map<std::string, Packet, std::less<>> packets_;
+  std::unordered_map<std::string, Packet, NameHash, std::equal_to<>> packets_;
 };
 
 // How the binder sees a node argument's value (it classifies literals itself).

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -312,10 +313,20 @@ std::string_view packet_of(std::string_view target) {
 const SchemaTable& SchemaTable::instance() {
   static const SchemaTable* table = [] {
     auto* t = new SchemaTable();
+    t->packets_.reserve(detail::kSchemaTableSize);
+    Packet* last = nullptr;
+    std::string_view last_name;
     for (size_t i = 0; i < detail::kSchemaTableSize; ++i) {
       std::string_view text = detail::kSchemaTable[i];
-      std::string_view head = text.substr(0, text.find('('));
-      t->packets_[std::string(packet_of(head))].texts.push_back(text);
+      std::string_view name = packet_of(text.substr(0, text.find('(')));
+      // A packet's overloads are usually listed together.
+      if (!last || name != last_name) {
+        auto it = t->packets_.find(name);
+        if (it == t->packets_.end()) it = t->packets_.emplace(std::string(name), Packet{}).first;
+        last = &it->second;
+        last_name = name;
+      }
+      last->texts.push_back(text);
     }
     return t;
   }();
@@ -390,7 +401,9 @@ std::vector<const OpSchema*> SchemaTable::overloads(std::string_view target) con
 
 std::vector<std::string> SchemaTable::packets() const {
   std::vector<std::string> out;
+  out.reserve(packets_.size());
   for (const auto& [name, p] : packets_) out.push_back(name);
+  std::sort(out.begin(), out.end());
   return out;
 }
 
