@@ -1,5 +1,6 @@
 // `symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log]`: propagate shapes and
 // print every node's metadata, the guards and runtime asserts it needed, and any error.
+#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -16,14 +17,17 @@ constexpr FlagSpec kCheckFlags[] = {
     {"--dim", "NAME=MIN..MAX", "the range of a declared dim (overrides the graph's \"dims\")"},
     {"--json", "", "print one JSON document instead of text"},
     {"--log", "", "also print the ShapeEnv's event log"},
+    {"--time", "", "report the CPU time of reading, propagating and printing on stderr"},
 };
 
 void print_check_usage(std::ostream& os) {
-  os << "usage: symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log]\n\n"
+  os << "usage: symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log] [--time]\n\n"
         "Propagates shapes through the graph and prints each node's dtype and shape, then the\n"
         "guards and runtime asserts the shapes depend on, then any error. A file ending in\n"
         ".onnx is read as an ONNX model (values by their ONNX names; a shape tensor's known\n"
         "elements follow ` = `).\n"
+        "With --time, a last line on stderr gives the CPU time of each phase:\n"
+        "  symshape: time: read 2.104 ms, propagate 3.512 ms, print 1.987 ms (2198 nodes)\n"
         "Exit status: 0 when the graph type-checks, 1 on a shape error, 2 on bad input.\n\n"
      << format_flags(kCheckFlags);
 }
@@ -147,6 +151,7 @@ int run_check(const Args& args) {
   // Each node's value as printed, made when it is printed (all of them at once would double the
   // propagated metadata at the peak).
   auto value_at = [&](size_t i) { return under_final_replacements(env, result.values[i]); };
+  const double printing = cpu_seconds();
 
   if (parsed.has("--json")) {
     nlohmann::ordered_json doc;
@@ -173,6 +178,18 @@ int run_check(const Args& args) {
       for (const std::string& line : env.log()) std::cout << "  " << line << "\n";
     }
     if (!result.ok()) std::cerr << "symshape: error: " << result.error << "\n";
+  }
+  if (parsed.has("--time")) {
+    std::cout.flush();
+    const double print_seconds = cpu_seconds() - printing;
+    auto ms = [](double seconds) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3f ms", seconds * 1e3);
+      return std::string(buf);
+    };
+    std::cerr << "symshape: time: read " << ms(loaded.read_seconds) << ", propagate "
+              << ms(loaded.propagate_seconds) << ", print " << ms(print_seconds) << " ("
+              << graph->nodes.size() << " nodes)\n";
   }
   return exit_code(result.status);
 }

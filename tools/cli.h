@@ -133,7 +133,12 @@ struct LoadedGraph {
   Graph graph;
   std::unique_ptr<ShapeEnv> env;
   Propagation result;
+  // CPU seconds spent reading the file (and parsing it into the Graph) and propagating.
+  double read_seconds = 0;
+  double propagate_seconds = 0;
 };
+// The CPU time this process has used so far, in seconds (for `--time`).
+double cpu_seconds();
 // Reads the graph, applies `--dim NAME=MIN..MAX` specs over its "dims" (a dim keeps the graph's
 // hint when the hint lies in the new range), and propagates. Throws Error when the file cannot
 // be read or parsed, UsageError for a malformed spec.

@@ -1,6 +1,7 @@
 // Reading and propagating a graph, as every graph subcommand does it.
 #include <iostream>
 #include <sstream>
+#include <time.h>
 
 #include "symshape/onnx.h"
 #include "tools/cli.h"
@@ -51,9 +52,17 @@ Graph read_graph_arg(const std::string& path) {
   return std::move(*graph);
 }
 
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
 LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::string>& dim_specs,
                                ShapeEnvOptions env_options) {
+  const double start = cpu_seconds();
   Graph graph = read_graph_arg(path);
+  const double read = cpu_seconds();
   PropagateOptions options = dim_overrides(graph, dim_specs);
   if (onnx::is_onnx_graph(graph)) {
     options.registry = &onnx::registry();
@@ -61,7 +70,10 @@ LoadedGraph load_and_propagate(const std::string& path, const std::vector<std::s
     env_options.hints_are_guesses = true;
   }
   LoadedGraph loaded{std::move(graph), std::make_unique<ShapeEnv>(env_options), {}};
+  loaded.read_seconds = read - start;
+  const double before_propagate = cpu_seconds();
   loaded.result = propagate(loaded.graph, *loaded.env, options);
+  loaded.propagate_seconds = cpu_seconds() - before_propagate;
   return loaded;
 }
 

@@ -5,11 +5,14 @@
 // SYMSHAPE_UPDATE_GOLDEN=1 rewrites the golden files from the current output instead of comparing
 // (exit codes and error messages are still checked). Review every changed file before keeping it.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -430,6 +433,69 @@ TEST(CheckCli, NonGraphFilesAreBadInput) {
     EXPECT_EQ(r.out, "");
     EXPECT_TRUE(r.err.starts_with("symshape: error: ")) << r.err;
   }
+}
+
+// ---- --time ----
+
+// The phase times of `--time`, parsed from its stderr line
+// `symshape: time: read 2.104 ms, propagate 3.512 ms, print 1.987 ms (2198 nodes)`; nullopt
+// when the line is not exactly of that form.
+struct PhaseTimes {
+  double read = -1, propagate = -1, print = -1;
+  long nodes = -1;
+};
+
+std::optional<PhaseTimes> parse_time_line(const std::string& line) {
+  PhaseTimes t;
+  int consumed = -1;
+  if (std::sscanf(line.c_str(),
+                  "symshape: time: read %lf ms, propagate %lf ms, print %lf ms (%ld nodes)\n%n",
+                  &t.read, &t.propagate, &t.print, &t.nodes, &consumed) != 4 ||
+      consumed != static_cast<int>(line.size())) {
+    return std::nullopt;
+  }
+  return t;
+}
+
+size_t graph_node_count(const std::string& path) {
+  std::ifstream in(kSourceDir / path);
+  return nlohmann::json::parse(in).at("nodes").size();
+}
+
+// --time adds one line to stderr and changes nothing else: stdout is byte for byte the output
+// without it, in text and in JSON, and the exit code is the same.
+TEST(CheckTime, ReportsEachPhaseOnStderrAndLeavesStdoutAlone) {
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{}, std::vector<std::string>{"--json"}}) {
+    std::vector<std::string> args = {"examples/llama_attention.json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult plain = run_check(args);
+    args.push_back("--time");
+    const CliResult timed = run_check(args);
+    SCOPED_TRACE(describe_check(args, timed));
+    EXPECT_EQ(timed.exit_code, 0);
+    EXPECT_EQ(timed.out, plain.out);
+    std::optional<PhaseTimes> t = parse_time_line(timed.err);
+    ASSERT_TRUE(t) << timed.err;
+    EXPECT_EQ(t->nodes, static_cast<long>(graph_node_count("examples/llama_attention.json")));
+    EXPECT_GE(t->read, 0);
+    EXPECT_GE(t->propagate, 0);
+    EXPECT_GE(t->print, 0);
+  }
+}
+
+// On a shape error the error comes first and the time line last; the exit code stays 1.
+TEST(CheckTime, FollowsAShapeError) {
+  const std::string graph = "tests/propagate/graphs/broadcast_error.json";
+  const CliResult plain = run_check({graph});
+  const CliResult timed = run_check({graph, "--time"});
+  SCOPED_TRACE(describe_check({graph, "--time"}, timed));
+  EXPECT_EQ(timed.exit_code, 1);
+  EXPECT_EQ(timed.out, plain.out);
+  ASSERT_TRUE(timed.err.starts_with(plain.err)) << timed.err;
+  std::optional<PhaseTimes> t = parse_time_line(timed.err.substr(plain.err.size()));
+  ASSERT_TRUE(t) << timed.err;
+  EXPECT_EQ(t->nodes, static_cast<long>(graph_node_count(graph)));
 }
 
 }  // namespace
