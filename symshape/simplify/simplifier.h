@@ -138,6 +138,9 @@ class Simplifier {
 
   const Facts& facts_;
   GiNaC::exhashmap<ex> memo_;
+  // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
+  // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
+  GiNaC::exhashmap<bool> active_;
   GiNaC::exhashmap<ValueRange> ranges_;
   GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;

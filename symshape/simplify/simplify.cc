@@ -31,6 +31,12 @@ struct RunMap : GiNaC::map_function {
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e)) return e;
   if (auto it = memo_.find(e); it != memo_.end()) return it->second;
+  if (!active_.emplace(e, true).second) return e;
+  struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
+    GiNaC::exhashmap<bool>& active;
+    const ex& e;
+    ~Leave() { active.erase(e); }
+  } leave{active_, e};
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
   memo_.emplace(e, r);
   memo_.emplace(r, r);
