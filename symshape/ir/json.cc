@@ -5,11 +5,16 @@
 // itself: that lets it stop at a nesting limit (a deep document would otherwise overflow the stack
 // in the recursive code that walks it), reject duplicate keys, and see the text of integers that
 // do not fit in int64 (they are kept as markers and reported where they are used).
+//
+// A fast path reads first: a graph in the common forms becomes Nodes straight from the text,
+// without a document. It gives up on anything else, errors included, and the document path then
+// reads the text, so there is one implementation of every message (FastReader).
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,6 +34,7 @@
 
 #include "symshape/ir.h"
 #include "symshape/ir/float_text.h"
+#include "symshape/ir/json_paths.h"
 
 namespace symshape {
 
@@ -317,6 +323,8 @@ std::string join_names(std::span<const std::string_view> names) {
 }
 
 class Reader {
+  friend class FastReader;  // reads "dims" and expression strings through read_dims and expr
+
  public:
   explicit Reader(size_t markers) : markers_(markers) {}
   void set_markers(size_t markers) { markers_ = markers; }
@@ -658,7 +666,361 @@ class Reader {
   std::optional<std::pair<size_t, std::string>> stream_error_;  // (index, message)
 };
 
-Expected<Graph> read_graph_impl(std::string_view text) {
+// The common case without a document: a graph written the way symshape and its exporters write
+// one (plain strings, numbers that fit, the keys a node usually has) is turned into Nodes straight
+// from the text, which is several times faster than building a JSON document per node. Anything
+// else, from a string escape or a `value` key to every kind of error, makes read() return nullopt
+// and the document path read the text from the start: messages and the rarer forms have one
+// implementation. The dims object and expression strings go through the Reader itself.
+class FastReader {
+ public:
+  explicit FastReader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  std::optional<Graph> read() {
+    try {
+      Graph g = graph();
+      return g;
+    } catch (const GiveUp&) {
+      return std::nullopt;
+    } catch (const ReadError&) {
+      return std::nullopt;
+    }
+  }
+
+ private:
+  struct GiveUp {};
+  [[noreturn]] static void give_up() { throw GiveUp{}; }
+
+  // Nesting allowed here; deeper values are left to the document path and its limit.
+  static constexpr int kMaxDepth = 64;
+
+  void skip_space() {
+    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+  }
+  // Skips white space, then takes c when it is next.
+  bool take(char c) {
+    skip_space();
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+  void expect(char c) {
+    if (!take(c)) give_up();
+  }
+  char peek() {
+    skip_space();
+    if (p_ == end_) give_up();
+    return *p_;
+  }
+  // Whether a list or object continues after an element: `,` does, the closing bracket ends it.
+  bool more(char close) {
+    if (take(',')) return true;
+    expect(close);
+    return false;
+  }
+  // A string of printable ASCII without escapes (what the document path would read unchanged).
+  std::string_view string() {
+    expect('"');
+    const char* start = p_;
+    while (p_ != end_ && *p_ != '"') {
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c < 0x20 || c >= 0x80 || c == '\\') give_up();
+      ++p_;
+    }
+    if (p_ == end_) give_up();
+    return {start, static_cast<size_t>(p_++ - start)};
+  }
+  void literal(std::string_view word) {
+    if (static_cast<size_t>(end_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
+      give_up();
+    p_ += word.size();
+  }
+
+  // A JSON number: an integer that fits in int64, or a finite double.
+  struct Number {
+    bool integer;
+    int64_t i;
+    double d;
+  };
+  Number number() {
+    skip_space();
+    const char* start = p_;
+    auto digits = [&] {
+      const char* from = p_;
+      while (p_ != end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+      if (p_ == from) give_up();
+    };
+    if (p_ != end_ && *p_ == '-') ++p_;
+    if (p_ != end_ && *p_ == '0') {
+      ++p_;
+    } else {
+      digits();
+    }
+    bool integer = true;
+    if (p_ != end_ && *p_ == '.') {
+      ++p_;
+      digits();
+      integer = false;
+    }
+    if (p_ != end_ && (*p_ == 'e' || *p_ == 'E')) {
+      ++p_;
+      if (p_ != end_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      digits();
+      integer = false;
+    }
+    Number n{integer, 0, 0};
+    const auto r = integer ? std::from_chars(start, p_, n.i) : std::from_chars(start, p_, n.d);
+    if (r.ec != std::errc() || r.ptr != p_ || (!integer && !std::isfinite(n.d))) give_up();
+    return n;
+  }
+
+  // Any value, as a document (for "dims", which the Reader checks).
+  Json value(int depth) {
+    if (depth > kMaxDepth) give_up();
+    switch (peek()) {
+      case '{': {
+        ++p_;
+        Json j = Json::object();
+        if (take('}')) return j;
+        do {
+          std::string key(string());
+          expect(':');
+          if (j.contains(key)) give_up();
+          j.emplace(std::move(key), value(depth + 1));
+        } while (more('}'));
+        return j;
+      }
+      case '[': {
+        ++p_;
+        Json j = Json::array();
+        if (take(']')) return j;
+        do {
+          j.push_back(value(depth + 1));
+        } while (more(']'));
+        return j;
+      }
+      case '"': return Json(std::string(string()));
+      case 'n': literal("null"); return Json(nullptr);
+      case 't': literal("true"); return Json(true);
+      case 'f': literal("false"); return Json(false);
+      default: {
+        const Number n = number();
+        return n.integer ? Json(n.i) : Json(n.d);
+      }
+    }
+  }
+
+  Arg arg(int depth) {
+    if (depth > kMaxDepth) give_up();
+    Arg a;
+    switch (peek()) {
+      case 'n': literal("null"); return a;
+      case 't':
+      case 'f':
+        a.kind = Arg::Kind::Bool;
+        a.boolean = *p_ == 't';
+        literal(a.boolean ? "true" : "false");
+        return a;
+      case '"':
+        a.kind = Arg::Kind::String;
+        a.text = string();
+        return a;
+      case '[': {
+        ++p_;
+        std::vector<Arg> items;
+        if (!take(']')) {
+          do {
+            items.push_back(arg(depth + 1));
+          } while (more(']'));
+        }
+        return Arg::list(std::move(items));
+      }
+      case '{': {
+        // {"node": NAME}, {"expr": TEXT}, {"dtype": NAME}, {"device": NAME}, {"layout": NAME} or
+        // {"memory_format": NAME}; {"float": ...} takes the long way.
+        ++p_;
+        const std::string_view form = string();
+        expect(':');
+        const std::string_view text = string();
+        expect('}');
+        if (form == "node" && !text.empty()) return Arg::node(std::string(text));
+        if (form == "expr") return Arg::of_int(reader_.expr(std::string(text)));
+        if (form == "dtype") {
+          std::optional<DType> d = parse_dtype(text);
+          if (!d) give_up();
+          a.kind = Arg::Kind::DType;
+          a.dtype = *d;
+          return a;
+        }
+        if (form == "device" && !text.empty()) {
+          a.kind = Arg::Kind::Device;
+          a.text = text;
+          return a;
+        }
+        if (form == "layout" || form == "memory_format") {
+          const bool layout = form == "layout";
+          std::optional<std::string_view> known =
+              known_name(text, layout ? std::span<const std::string_view>(kLayouts)
+                                      : std::span<const std::string_view>(kMemoryFormats));
+          if (!known) give_up();
+          a.kind = layout ? Arg::Kind::Layout : Arg::Kind::MemoryFormat;
+          a.text = *known;
+          return a;
+        }
+        give_up();  // {"float": ...}
+      }
+      default: {
+        const Number n = number();
+        if (n.integer) return Arg::of_int(Expr(static_cast<long long>(n.i)));
+        a.kind = Arg::Kind::Float;
+        a.real = n.d;
+        return a;
+      }
+    }
+  }
+
+  std::vector<Expr> sizes() {
+    expect('[');
+    std::vector<Expr> out;
+    if (take(']')) return out;
+    do {
+      if (peek() == '"') {
+        out.push_back(reader_.expr(std::string(string())));
+      } else {
+        const Number n = number();
+        if (!n.integer) give_up();
+        out.push_back(Expr(static_cast<long long>(n.i)));
+      }
+    } while (more(']'));
+    return out;
+  }
+
+  Node node() {
+    enum Key : unsigned {
+      Name = 1,
+      Op = 2,
+      Target = 4,
+      Args = 8,
+      Kwargs = 16,
+      DTypeKey = 32,
+      Shape = 64,
+      Stride = 128
+    };
+    Node n;
+    unsigned seen = 0;
+    auto first = [&](Key k) {
+      if (seen & k) give_up();
+      seen |= k;
+    };
+    expect('{');
+    if (take('}')) give_up();
+    do {
+      const std::string_view key = string();
+      expect(':');
+      if (key == "name") {
+        first(Name);
+        n.name = string();
+        if (n.name.empty()) give_up();
+      } else if (key == "op") {
+        first(Op);
+        const std::string_view op = string();
+        const NodeOp* found = nullptr;
+        for (const NodeOp& k : kNodeOps) {
+          if (to_string(k) == op) found = &k;
+        }
+        if (!found) give_up();
+        n.op = *found;
+      } else if (key == "target") {
+        first(Target);
+        n.target = string();
+      } else if (key == "args") {
+        first(Args);
+        expect('[');
+        if (!take(']')) {
+          do {
+            n.args.push_back(arg(1));
+          } while (more(']'));
+        }
+      } else if (key == "kwargs") {
+        first(Kwargs);
+        expect('{');
+        if (!take('}')) {
+          do {
+            std::string name(string());
+            expect(':');
+            for (const auto& [k, v] : n.kwargs) {
+              if (k == name) give_up();
+            }
+            n.kwargs.emplace_back(std::move(name), arg(1));
+          } while (more('}'));
+        }
+      } else if (key == "dtype") {
+        first(DTypeKey);
+        n.dtype = parse_dtype(string());
+        if (!n.dtype) give_up();
+      } else if (key == "shape") {
+        first(Shape);
+        n.shape = sizes();
+      } else if (key == "stride") {
+        first(Stride);
+        n.stride = sizes();
+      } else {
+        give_up();  // "value" and keys this version keeps as they are
+      }
+    } while (more('}'));
+    if (!(seen & Name) || !(seen & Op)) give_up();
+    return n;
+  }
+
+  Graph graph() {
+    Graph g;
+    bool format = false, version = false, dims = false, nodes = false;
+    auto first = [](bool& seen) {
+      if (seen) give_up();
+      seen = true;
+    };
+    expect('{');
+    if (take('}')) give_up();
+    do {
+      const std::string_view key = string();
+      expect(':');
+      if (key == "format") {
+        first(format);
+        if (string() != kFormat) give_up();
+      } else if (key == "version") {
+        first(version);
+        const Number n = number();
+        if (!n.integer || n.i != kVersion) give_up();
+      } else if (key == "dims") {
+        first(dims);
+        reader_.read_dims(value(1), g);
+      } else if (key == "nodes") {
+        first(nodes);
+        expect('[');
+        if (!take(']')) {
+          do {
+            g.nodes.push_back(node());
+          } while (more(']'));
+        }
+      } else {
+        give_up();
+      }
+    } while (more('}'));
+    skip_space();
+    if (p_ != end_ || !format || !version || !nodes) give_up();
+    return g;
+  }
+
+  static constexpr NodeOp kNodeOps[] = {NodeOp::Placeholder, NodeOp::GetAttr, NodeOp::CallFunction,
+                                        NodeOp::Output};
+
+  const char* p_;
+  const char* end_;
+  Reader reader_{0};
+};
+
+// The document path: every form and every message.
+Expected<Graph> read_through_document(std::string_view text) {
   DocumentBuilder builder;
   Reader reader(0);
   builder.on_node = [&](Json& node, size_t index) {
@@ -1002,9 +1364,18 @@ class Writer {
 
 }  // namespace
 
+namespace detail {
+
+std::optional<Graph> read_graph_fast(std::string_view text) { return FastReader(text).read(); }
+
+Expected<Graph> read_graph_document(std::string_view text) { return read_through_document(text); }
+
+}  // namespace detail
+
 Expected<Graph> read_graph(std::string_view json_text) {
   try {
-    return read_graph_impl(json_text);
+    if (std::optional<Graph> g = FastReader(json_text).read()) return std::move(*g);
+    return read_through_document(json_text);
   } catch (const std::exception& e) {
     return Expected<Graph>::failure(std::string("internal error while reading the graph: ") +
                                     e.what());
