@@ -209,7 +209,23 @@ Expr& Expr::operator*=(const Expr& o) { return *this = *this * o; }
 
 Expr operator+(const Expr& a, const Expr& b) { return Expr(a.e_ + b.e_); }
 Expr operator-(const Expr& a, const Expr& b) { return Expr(a.e_ - b.e_); }
-Expr operator*(const Expr& a, const Expr& b) { return Expr(a.e_ * b.e_); }
+Expr operator*(const Expr& a, const Expr& b) {
+  // Most products in the shape rules (strides, element counts) have a constant factor. Two
+  // constants multiply in CLN, and a factor 1 drops, as GiNaC's evaluation of the product would
+  // do, without building the product first.
+  using GiNaC::ex_to;
+  using GiNaC::is_exactly_a;
+  using GiNaC::numeric;
+  static const numeric one(1);
+  if (is_exactly_a<numeric>(a.e_)) {
+    const numeric& x = ex_to<numeric>(a.e_);
+    if (is_exactly_a<numeric>(b.e_)) return Expr(GiNaC::ex(x.mul_dyn(ex_to<numeric>(b.e_))));
+    if (x.is_equal(one)) return b;
+  } else if (is_exactly_a<numeric>(b.e_) && ex_to<numeric>(b.e_).is_equal(one)) {
+    return a;
+  }
+  return Expr(a.e_ * b.e_);
+}
 Expr operator-(const Expr& a) { return Expr(-a.e_); }
 
 Expr floordiv(const Expr& a, const Expr& b) { return Expr(ss_floordiv(a.ex(), b.ex())); }
