@@ -16,6 +16,7 @@
 #include <functional>
 #include <list>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -105,7 +106,7 @@ class SchemaTable {
 
  private:
   struct Packet {
-    mutable std::vector<std::string_view> texts;  // unparsed signatures (the generated table)
+    mutable std::span<const std::string_view> texts;  // unparsed signatures (the generated table)
     // A list: define() keeps references valid, and an unparsed packet allocates nothing.
     mutable std::list<OpSchema> schemas;
     mutable bool parsed = false;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 
 #include "symshape/ops/schema_table.h"
 #include "symshape/schema.h"
@@ -314,19 +315,21 @@ const SchemaTable& SchemaTable::instance() {
   static const SchemaTable* table = [] {
     auto* t = new SchemaTable();
     t->packets_.reserve(detail::kSchemaTableSize);
-    Packet* last = nullptr;
-    std::string_view last_name;
-    for (size_t i = 0; i < detail::kSchemaTableSize; ++i) {
-      std::string_view text = detail::kSchemaTable[i];
-      std::string_view name = packet_of(text.substr(0, text.find('(')));
-      // A packet's overloads are usually listed together.
-      if (!last || name != last_name) {
-        auto it = t->packets_.find(name);
-        if (it == t->packets_.end()) it = t->packets_.emplace(std::string(name), Packet{}).first;
-        last = &it->second;
-        last_name = name;
+    // The generator lists each packet's signatures together: a packet is a run of the table.
+    const std::string_view* table = detail::kSchemaTable;
+    const size_t size = detail::kSchemaTableSize;
+    auto name_at = [&](size_t i) { return packet_of(table[i].substr(0, table[i].find('('))); };
+    for (size_t i = 0; i < size;) {
+      const std::string_view name = name_at(i);
+      size_t end = i + 1;
+      while (end < size && name_at(end) == name) ++end;
+      auto [it, added] = t->packets_.try_emplace(std::string(name));
+      if (!added) {
+        throw std::logic_error("the schema table lists packet " + std::string(name) +
+                               " in two places (regenerate it with scripts/gen_schema_table.py)");
       }
-      last->texts.push_back(text);
+      it->second.texts = {table + i, end - i};
+      i = end;
     }
     return t;
   }();
@@ -340,7 +343,7 @@ const SchemaTable::Packet* SchemaTable::packet(std::string_view name) const {
   std::lock_guard<std::mutex> lock(parse_mutex);
   if (!p.parsed) {
     for (std::string_view text : p.texts) p.schemas.push_back(parse_schema(text));
-    p.texts.clear();
+    p.texts = {};
     p.parsed = true;
   }
   return &p;
