@@ -16,7 +16,6 @@
 #include <functional>
 #include <list>
 #include <optional>
-#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -106,18 +105,18 @@ class SchemaTable {
 
  private:
   struct Packet {
-    mutable std::span<const std::string_view> texts;  // unparsed signatures (the generated table)
-    // A list: define() keeps references valid, and an unparsed packet allocates nothing.
-    mutable std::list<OpSchema> schemas;
-    mutable bool parsed = false;
+    std::list<OpSchema> schemas;  // a list: define() keeps references valid
+    bool exists = false;          // false: remembers that no signature has this packet
   };
   // Looks packets up by string_view without building a std::string.
   struct NameHash {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  // The packet, parsed from the generated table on first use; nullptr when no signature has it.
   const Packet* packet(std::string_view name) const;
-  std::unordered_map<std::string, Packet, NameHash, std::equal_to<>> packets_;
+  // The packets used or added so far; the rest are still text in the generated table.
+  mutable std::unordered_map<std::string, Packet, NameHash, std::equal_to<>> packets_;
 };
 
 // How the binder sees a node argument's value (it classifies literals itself).

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <span>
 #include <stdexcept>
 
 #include "symshape/ops/schema_table.h"
@@ -300,7 +301,7 @@ size_t OpSchema::positional_count() const {
 // ---- the table ----
 
 namespace {
-std::mutex parse_mutex;  // tables are shared between threads; packets are parsed on first use
+std::mutex table_mutex;  // tables are shared between threads; packets are parsed on first use
 std::mutex define_mutex;
 
 std::string_view packet_of(std::string_view target) {
@@ -309,51 +310,49 @@ std::string_view packet_of(std::string_view target) {
   size_t second = target.find('.', dot + 1);
   return second == std::string_view::npos ? target : target.substr(0, second);
 }
+
+// The packet of one signature of the generated table.
+std::string_view packet_at(std::string_view text) {
+  return packet_of(text.substr(0, text.find('(')));
+}
+
+// The generated table's signatures of one packet. The generator sorts the table by packet, so
+// they are one run of it, found by binary search (tests/ops/schema_test.cc finds every one).
+std::span<const std::string_view> generated_packet(std::string_view name) {
+  const std::string_view* begin = detail::kSchemaTable;
+  const std::string_view* end = begin + detail::kSchemaTableSize;
+  const std::string_view* lo =
+      std::partition_point(begin, end, [&](std::string_view t) { return packet_at(t) < name; });
+  const std::string_view* hi =
+      std::partition_point(lo, end, [&](std::string_view t) { return packet_at(t) == name; });
+  return {lo, static_cast<size_t>(hi - lo)};
+}
 }  // namespace
 
 const SchemaTable& SchemaTable::instance() {
-  static const SchemaTable* table = [] {
-    auto* t = new SchemaTable();
-    t->packets_.reserve(detail::kSchemaTableSize);
-    // The generator lists each packet's signatures together: a packet is a run of the table.
-    const std::string_view* table = detail::kSchemaTable;
-    const size_t size = detail::kSchemaTableSize;
-    auto name_at = [&](size_t i) { return packet_of(table[i].substr(0, table[i].find('('))); };
-    for (size_t i = 0; i < size;) {
-      const std::string_view name = name_at(i);
-      size_t end = i + 1;
-      while (end < size && name_at(end) == name) ++end;
-      auto [it, added] = t->packets_.try_emplace(std::string(name));
-      if (!added) {
-        throw std::logic_error("the schema table lists packet " + std::string(name) +
-                               " in two places (regenerate it with scripts/gen_schema_table.py)");
-      }
-      it->second.texts = {table + i, end - i};
-      i = end;
-    }
-    return t;
-  }();
+  static const SchemaTable* table = new SchemaTable();
   return *table;
 }
 
 const SchemaTable::Packet* SchemaTable::packet(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(table_mutex);
   auto it = packets_.find(name);
-  if (it == packets_.end()) return nullptr;
-  const Packet& p = it->second;
-  std::lock_guard<std::mutex> lock(parse_mutex);
-  if (!p.parsed) {
-    for (std::string_view text : p.texts) p.schemas.push_back(parse_schema(text));
-    p.texts = {};
-    p.parsed = true;
+  if (it == packets_.end()) {
+    // First use: parse the generated table's signatures (an absence is remembered too).
+    Packet p;
+    for (std::string_view text : generated_packet(name)) p.schemas.push_back(parse_schema(text));
+    p.exists = !p.schemas.empty();
+    it = packets_.emplace(std::string(name), std::move(p)).first;
   }
-  return &p;
+  return it->second.exists ? &it->second : nullptr;
 }
 
 void SchemaTable::add(OpSchema schema) {
   std::string key = schema.name;
   packet(key);  // parse what is there, so that a replacement replaces
+  std::lock_guard<std::mutex> lock(table_mutex);
   Packet& p = packets_[key];
-  p.parsed = true;
+  p.exists = true;
   for (OpSchema& s : p.schemas)
     if (s.overload == schema.overload) {
       s = std::move(schema);
@@ -404,9 +403,18 @@ std::vector<const OpSchema*> SchemaTable::overloads(std::string_view target) con
 
 std::vector<std::string> SchemaTable::packets() const {
   std::vector<std::string> out;
-  out.reserve(packets_.size());
-  for (const auto& [name, p] : packets_) out.push_back(name);
+  for (size_t i = 0; i < detail::kSchemaTableSize; ++i) {
+    const std::string_view name = packet_at(detail::kSchemaTable[i]);
+    if (out.empty() || out.back() != name) out.emplace_back(name);
+  }
+  {
+    std::lock_guard<std::mutex> lock(table_mutex);
+    for (const auto& [name, p] : packets_) {
+      if (p.exists) out.push_back(name);
+    }
+  }
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -2,8 +2,11 @@
 // kernel, binding a call to an overload, and the errors a call that fits none gets.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "op_test_util.h"
 #include "symshape/interp.h"
+#include "symshape/ops/schema_table.h"
 #include "symshape/schema.h"
 
 namespace symshape::testing {
@@ -86,6 +89,21 @@ TEST(SchemaTable, EverySignatureParsesAndRoundTrips) {
     }
   }
   EXPECT_GT(count, 1500u);
+}
+
+// Packets are looked up by binary search over the generated table, which the generator sorts by
+// packet: every signature in it is found through its own target.
+TEST(SchemaTable, FindsEveryGeneratedSignatureByItsTarget) {
+  std::vector<std::string> lost;
+  for (size_t i = 0; i < detail::kSchemaTableSize; ++i) {
+    const OpSchema want = parse_schema(detail::kSchemaTable[i]);
+    const std::vector<const OpSchema*> found = SchemaTable::instance().overloads(want.target());
+    if (std::none_of(found.begin(), found.end(),
+                     [&](const OpSchema* s) { return s->str() == want.str(); })) {
+      lost.push_back(want.str());
+    }
+  }
+  EXPECT_TRUE(lost.empty()) << lost.size() << " signatures not found, first " << lost.front();
 }
 
 // The rules and the kernels read their arguments by name through the table: each needs a
