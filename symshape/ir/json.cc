@@ -718,6 +718,26 @@ class FastReader {
     expect(close);
     return false;
   }
+  // A list: element() reads each element.
+  template <class Element>
+  void elements(Element element) {
+    expect('[');
+    if (take(']')) return;
+    do {
+      element();
+    } while (more(']'));
+  }
+  // An object: member(key) reads each member's value.
+  template <class Member>
+  void members(Member member) {
+    expect('{');
+    if (take('}')) return;
+    do {
+      const std::string_view key = string();
+      expect(':');
+      member(key);
+    } while (more('}'));
+  }
   // A string of printable ASCII without escapes (what the document path would read unchanged).
   std::string_view string() {
     expect('"');
@@ -779,24 +799,16 @@ class FastReader {
     if (depth > kMaxDepth) give_up();
     switch (peek()) {
       case '{': {
-        ++p_;
         Json j = Json::object();
-        if (take('}')) return j;
-        do {
-          std::string key(string());
-          expect(':');
+        members([&](std::string_view key) {
           if (j.contains(key)) give_up();
-          j.emplace(std::move(key), value(depth + 1));
-        } while (more('}'));
+          j.emplace(std::string(key), value(depth + 1));
+        });
         return j;
       }
       case '[': {
-        ++p_;
         Json j = Json::array();
-        if (take(']')) return j;
-        do {
-          j.push_back(value(depth + 1));
-        } while (more(']'));
+        elements([&] { j.push_back(value(depth + 1)); });
         return j;
       }
       case '"': return Json(std::string(string()));
@@ -826,13 +838,8 @@ class FastReader {
         a.text = string();
         return a;
       case '[': {
-        ++p_;
         std::vector<Arg> items;
-        if (!take(']')) {
-          do {
-            items.push_back(arg(depth + 1));
-          } while (more(']'));
-        }
+        elements([&] { items.push_back(arg(depth + 1)); });
         return Arg::list(std::move(items));
       }
       case '{': {
@@ -880,10 +887,8 @@ class FastReader {
   }
 
   std::vector<Expr> sizes() {
-    expect('[');
     std::vector<Expr> out;
-    if (take(']')) return out;
-    do {
+    elements([&] {
       if (peek() == '"') {
         out.push_back(reader_.expr(std::string(string())));
       } else {
@@ -891,7 +896,7 @@ class FastReader {
         if (!n.integer) give_up();
         out.push_back(Expr(static_cast<long long>(n.i)));
       }
-    } while (more(']'));
+    });
     return out;
   }
 
@@ -912,11 +917,7 @@ class FastReader {
       if (seen & k) give_up();
       seen |= k;
     };
-    expect('{');
-    if (take('}')) give_up();
-    do {
-      const std::string_view key = string();
-      expect(':');
+    members([&](std::string_view key) {
       if (key == "name") {
         first(Name);
         n.name = string();
@@ -935,25 +936,15 @@ class FastReader {
         n.target = string();
       } else if (key == "args") {
         first(Args);
-        expect('[');
-        if (!take(']')) {
-          do {
-            n.args.push_back(arg(1));
-          } while (more(']'));
-        }
+        elements([&] { n.args.push_back(arg(1)); });
       } else if (key == "kwargs") {
         first(Kwargs);
-        expect('{');
-        if (!take('}')) {
-          do {
-            std::string name(string());
-            expect(':');
-            for (const auto& [k, v] : n.kwargs) {
-              if (k == name) give_up();
-            }
-            n.kwargs.emplace_back(std::move(name), arg(1));
-          } while (more('}'));
-        }
+        members([&](std::string_view name) {
+          for (const auto& [k, v] : n.kwargs) {
+            if (k == name) give_up();
+          }
+          n.kwargs.emplace_back(std::string(name), arg(1));
+        });
       } else if (key == "dtype") {
         first(DTypeKey);
         n.dtype = parse_dtype(string());
@@ -967,7 +958,7 @@ class FastReader {
       } else {
         give_up();  // "value" and keys this version keeps as they are
       }
-    } while (more('}'));
+    });
     if (!(seen & Name) || !(seen & Op)) give_up();
     return n;
   }
@@ -979,11 +970,7 @@ class FastReader {
       if (seen) give_up();
       seen = true;
     };
-    expect('{');
-    if (take('}')) give_up();
-    do {
-      const std::string_view key = string();
-      expect(':');
+    members([&](std::string_view key) {
       if (key == "format") {
         first(format);
         if (string() != kFormat) give_up();
@@ -996,16 +983,11 @@ class FastReader {
         reader_.read_dims(value(1), g);
       } else if (key == "nodes") {
         first(nodes);
-        expect('[');
-        if (!take(']')) {
-          do {
-            g.nodes.push_back(node());
-          } while (more(']'));
-        }
+        elements([&] { g.nodes.push_back(node()); });
       } else {
         give_up();
       }
-    } while (more('}'));
+    });
     skip_space();
     if (p_ != end_ || !format || !version || !nodes) give_up();
     return g;
