@@ -1,5 +1,5 @@
-// `symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log]`: propagate shapes and
-// print every node's metadata, the guards and runtime asserts it needed, and any error.
+// `symshape check GRAPH.json [--dim NAME=MIN..MAX]... [--json] [--log] [--time]`: propagate
+// shapes and print every node's metadata, the guards and runtime asserts it needed, and any error.
 #include <cstdio>
 #include <iostream>
 #include <memory>

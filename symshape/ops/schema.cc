@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <mutex>
 #include <span>
-#include <stdexcept>
 
 #include "symshape/ops/schema_table.h"
 #include "symshape/schema.h"

@@ -34,7 +34,7 @@ ex Simplifier::run(const ex& e) {
   if (!active_.emplace(e, true).second) return e;
   struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
     GiNaC::exhashmap<bool>& active;
-    const ex& e;
+    const ex e;
     ~Leave() { active.erase(e); }
   } leave{active_, e};
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
