@@ -21,7 +21,7 @@ Lowered lower_ex(const GiNaC::ex& e) {
     l.value = detail::int_of(e);
     return l;
   }
-  if (GiNaC::is_a<GiNaC::symbol>(e)) {
+  if (detail::is_exactly<GiNaC::symbol>(e)) {
     Lowered l;
     l.op = Lowered::Op::Var;
     l.name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
@@ -32,12 +32,13 @@ Lowered lower_ex(const GiNaC::ex& e) {
     GiNaC::ex nd = e.numer_denom();
     return node(Lowered::Op::FloorDiv, {lower_ex(nd.op(0)), lower_ex(nd.op(1))});
   }
-  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
     std::vector<Lowered> args;
     for (size_t i = 0; i < e.nops(); ++i) args.push_back(lower_ex(e.op(i)));
-    return node(GiNaC::is_a<GiNaC::add>(e) ? Lowered::Op::Add : Lowered::Op::Mul, std::move(args));
+    return node(detail::is_exactly<GiNaC::add>(e) ? Lowered::Op::Add : Lowered::Op::Mul,
+                std::move(args));
   }
-  if (GiNaC::is_a<GiNaC::power>(e)) {
+  if (detail::is_exactly<GiNaC::power>(e)) {
     if (!detail::is_int(e.op(1)) || detail::int_of(e.op(1)) < 1 ||
         detail::int_of(e.op(1)) > Int(INT64_MAX)) {
       throw Error("cannot lower the power " + Expr(e).str() + " to integer operations");

@@ -79,7 +79,7 @@ Cond normalize(const Cond& c) {
     return c;
   }
   const GiNaC::ex& e = side.ex();
-  if (!GiNaC::is_a<GiNaC::mul>(e)) return reduce_multiple(Cond::rel(op, side, Expr(0)));
+  if (!detail::is_exactly<GiNaC::mul>(e)) return reduce_multiple(Cond::rel(op, side, Expr(0)));
   GiNaC::ex coeff = 1, rest = 1;
   for (size_t i = 0; i < e.nops(); ++i) {
     if (detail::is_int(e.op(i))) {
@@ -112,14 +112,14 @@ Cond reduce_multiple(const Cond& c) {
       return;
     }
     GiNaC::ex coeff = 1, rest = 1;
-    if (GiNaC::is_a<GiNaC::mul>(t)) {
+    if (detail::is_exactly<GiNaC::mul>(t)) {
       for (size_t i = 0; i < t.nops(); ++i) (detail::is_int(t.op(i)) ? coeff : rest) *= t.op(i);
     } else {
       rest = t;
     }
     terms.emplace_back(cln::mod(detail::int_of(coeff), k), rest);
   };
-  if (GiNaC::is_a<GiNaC::add>(x)) {
+  if (detail::is_exactly<GiNaC::add>(x)) {
     for (size_t i = 0; i < x.nops(); ++i) add_term(x.op(i));
   } else {
     add_term(x);

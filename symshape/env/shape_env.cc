@@ -596,7 +596,7 @@ struct LinearInOne {
 // quotients carry rational coefficients (`s0//2 >= 5` is (1/2)*s0 - 5 >= 0, i.e. s0 - 10 >= 0).
 GiNaC::ex without_denominators(const GiNaC::ex& d) {
   GiNaC::ex e = d.expand();
-  if (!GiNaC::is_a<GiNaC::add>(e) && !GiNaC::is_a<GiNaC::mul>(e)) return e;
+  if (!detail::is_exactly<GiNaC::add>(e) && !detail::is_exactly<GiNaC::mul>(e)) return e;
   GiNaC::numeric den = e.integer_content().denom();
   return den.is_equal(1) ? e : (e * den).expand();
 }
@@ -680,7 +680,7 @@ void ShapeEnv::learn(const Cond& c) {
   if (c.op() == RelOp::Eq) {
     // `k*(p % q) == 0` says what `p % q == 0` says: record it in that form, as divisibility.
     Expr d = c.lhs() - c.rhs();
-    if (GiNaC::is_a<GiNaC::mul>(d.ex())) {
+    if (detail::is_exactly<GiNaC::mul>(d.ex())) {
       GiNaC::ex k = d.ex().op(d.ex().nops() - 1);
       if (detail::is_int(k) && !k.is_zero()) d = Expr(d.ex() / k);
     }

@@ -51,7 +51,7 @@ std::optional<int64_t> to_int64(const Int& v) {
 namespace detail {
 
 bool is_int(const GiNaC::ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  return detail::is_exactly<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
 
 Int int_of(const GiNaC::ex& e) {
@@ -65,7 +65,7 @@ GiNaC::ex ex_of(const Int& v) { return GiNaC::numeric(cln::cl_N(v)); }
 namespace {
 
 bool is_zero_constant(const GiNaC::ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_zero();
+  return detail::is_exactly<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_zero();
 }
 
 void check_divisor(const GiNaC::ex& b) {
@@ -116,7 +116,7 @@ REGISTER_FUNCTION(ss_max, eval_func(detail::max_eval))
 REGISTER_FUNCTION(ss_min, eval_func(detail::min_eval))
 
 Fn function_of(const GiNaC::ex& e) {
-  if (!GiNaC::is_a<GiNaC::function>(e)) return Fn::None;
+  if (!detail::is_exactly<GiNaC::function>(e)) return Fn::None;
   unsigned s = GiNaC::ex_to<GiNaC::function>(e).get_serial();
   if (s == ss_floordiv_SERIAL::serial) return Fn::FloorDiv;
   if (s == ss_mod_SERIAL::serial) return Fn::Mod;
@@ -169,7 +169,7 @@ std::optional<int64_t> Expr::as_int64() const {
   return to_int64(detail::int_of(e_));
 }
 
-bool Expr::is_symbol() const { return GiNaC::is_a<GiNaC::symbol>(e_); }
+bool Expr::is_symbol() const { return detail::is_exactly<GiNaC::symbol>(e_); }
 
 std::string Expr::symbol_name() const {
   if (!is_symbol()) throw Error("symbol_name: " + str() + " is not a symbol");
@@ -178,7 +178,7 @@ std::string Expr::symbol_name() const {
 
 namespace {
 void collect_symbols(const GiNaC::ex& e, std::vector<std::string>& out) {
-  if (GiNaC::is_a<GiNaC::symbol>(e)) {
+  if (detail::is_exactly<GiNaC::symbol>(e)) {
     out.push_back(GiNaC::ex_to<GiNaC::symbol>(e).get_name());
     return;
   }
@@ -213,15 +213,15 @@ Expr operator*(const Expr& a, const Expr& b) {
   // Most products in the shape rules (strides, element counts) have a constant factor. Two
   // constants multiply in CLN, and a factor 1 drops, as GiNaC's evaluation of the product would
   // do, without building the product first.
+  using detail::is_exactly;
   using GiNaC::ex_to;
-  using GiNaC::is_exactly_a;
   using GiNaC::numeric;
   static const numeric one(1);
-  if (is_exactly_a<numeric>(a.e_)) {
+  if (is_exactly<numeric>(a.e_)) {
     const numeric& x = ex_to<numeric>(a.e_);
-    if (is_exactly_a<numeric>(b.e_)) return Expr(GiNaC::ex(x.mul_dyn(ex_to<numeric>(b.e_))));
+    if (is_exactly<numeric>(b.e_)) return Expr(GiNaC::ex(x.mul_dyn(ex_to<numeric>(b.e_))));
     if (x.is_equal(one)) return b;
-  } else if (is_exactly_a<numeric>(b.e_) && ex_to<numeric>(b.e_).is_equal(one)) {
+  } else if (is_exactly<numeric>(b.e_) && ex_to<numeric>(b.e_).is_equal(one)) {
     return a;
   }
   return Expr(a.e_ * b.e_);
@@ -266,12 +266,12 @@ Expr pow(const Expr& a, unsigned n) { return n == 0 ? Expr(1) : Expr(GiNaC::pow(
 
 namespace detail {
 bool has_integer_coefficients(const GiNaC::ex& e) {
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
-  if (GiNaC::is_a<GiNaC::power>(e)) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (detail::is_exactly<GiNaC::power>(e)) {
     const GiNaC::ex& n = e.op(1);
     return is_int(n) && int_of(n) >= 0 && has_integer_coefficients(e.op(0));
   }
-  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
     for (size_t i = 0; i < e.nops(); ++i) {
       if (!has_integer_coefficients(e.op(i))) return false;
     }
@@ -296,24 +296,24 @@ Int require_int(const Rat& r, const char* what) {
 
 Rat eval_rat(const GiNaC::ex& e, const Bindings& values) {
   using namespace GiNaC;
-  if (is_exactly_a<numeric>(e)) return cln::the<cln::cl_RA>(ex_to<numeric>(e).to_cl_N());
-  if (is_a<symbol>(e)) {
+  if (detail::is_exactly<numeric>(e)) return cln::the<cln::cl_RA>(ex_to<numeric>(e).to_cl_N());
+  if (detail::is_exactly<symbol>(e)) {
     const std::string& name = ex_to<symbol>(e).get_name();
     auto it = values.find(name);
     if (it == values.end()) throw Error("symbol '" + name + "' has no value");
     return it->second;
   }
-  if (is_a<add>(e)) {
+  if (detail::is_exactly<add>(e)) {
     Rat acc = 0;
     for (size_t i = 0; i < e.nops(); ++i) acc = acc + eval_rat(e.op(i), values);
     return acc;
   }
-  if (is_a<mul>(e)) {
+  if (detail::is_exactly<mul>(e)) {
     Rat acc = 1;
     for (size_t i = 0; i < e.nops(); ++i) acc = acc * eval_rat(e.op(i), values);
     return acc;
   }
-  if (is_a<power>(e)) {
+  if (detail::is_exactly<power>(e)) {
     Rat base = eval_rat(e.op(0), values);
     if (!detail::is_int(e.op(1))) throw Error("non-integer exponent");
     Int n = detail::int_of(e.op(1));

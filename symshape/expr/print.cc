@@ -46,16 +46,16 @@ int compare_factor_lists(const std::vector<Factor>& a, const std::vector<Factor>
 // Total degree, counting a function call as one symbol: orders the terms of a sum. Exact, since
 // nested powers such as ((x**2 + 1)**2 + 1)**2... overflow any machine integer.
 Int degree(const ex& e) {
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return 0;
-  if (GiNaC::is_a<GiNaC::power>(e)) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
+  if (detail::is_exactly<GiNaC::power>(e)) {
     return detail::is_int(e.op(1)) ? degree(e.op(0)) * detail::int_of(e.op(1)) : Int(1);
   }
-  if (GiNaC::is_a<GiNaC::mul>(e)) {
+  if (detail::is_exactly<GiNaC::mul>(e)) {
     Int d = 0;
     for (size_t i = 0; i < e.nops(); ++i) d = d + degree(e.op(i));
     return d;
   }
-  if (GiNaC::is_a<GiNaC::add>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e)) {
     Int d = 0;
     for (size_t i = 0; i < e.nops(); ++i) d = cln::max(d, degree(e.op(i)));
     return d;
@@ -80,7 +80,7 @@ bool term_before(const Term& a, const Term& b) {
 int leading_sign(const ex& sum) {
   std::optional<Term> lead;
   for (size_t i = 0; i < sum.nops(); ++i) {
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
+    if (detail::is_exactly<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
     Term t = make_term(sum.op(i));
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
@@ -88,9 +88,9 @@ int leading_sign(const ex& sum) {
 }
 
 void add_factor(Monomial& m, const ex& f) {
-  const bool is_power = GiNaC::is_a<GiNaC::power>(f);
+  const bool is_power = detail::is_exactly<GiNaC::power>(f);
   Factor factor{is_power ? f.op(0) : f, is_power ? f.op(1) : ex(1)};
-  if (GiNaC::is_a<GiNaC::add>(factor.base) && detail::is_int(factor.exp) &&
+  if (detail::is_exactly<GiNaC::add>(factor.base) && detail::is_int(factor.exp) &&
       leading_sign(factor.base) < 0) {
     factor.base = -factor.base;  // still a sum: GiNaC distributes a numeric factor over it
     if (cln::oddp(detail::int_of(factor.exp))) m.coeff = -m.coeff;
@@ -100,17 +100,17 @@ void add_factor(Monomial& m, const ex& f) {
 
 Monomial monomial(const ex& e) {
   Monomial m{GiNaC::numeric(1), {}};
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) {
     m.coeff = GiNaC::ex_to<GiNaC::numeric>(e);
-  } else if (GiNaC::is_a<GiNaC::mul>(e)) {
+  } else if (detail::is_exactly<GiNaC::mul>(e)) {
     for (size_t i = 0; i < e.nops(); ++i) {
-      if (GiNaC::is_exactly_a<GiNaC::numeric>(e.op(i))) {
+      if (detail::is_exactly<GiNaC::numeric>(e.op(i))) {
         m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(e.op(i));
       } else {
         add_factor(m, e.op(i));
       }
     }
-  } else if (GiNaC::is_a<GiNaC::power>(e)) {
+  } else if (detail::is_exactly<GiNaC::power>(e)) {
     add_factor(m, e);
   } else {
     m.factors.push_back({e, ex(1)});  // a sum on its own keeps its sign: it is the value
@@ -122,7 +122,7 @@ Monomial monomial(const ex& e) {
 
 // The sign the printer gives e: of its first term for a sum, of its coefficient otherwise.
 int canonical_sign(const ex& e) {
-  if (GiNaC::is_a<GiNaC::add>(e)) return leading_sign(e);
+  if (detail::is_exactly<GiNaC::add>(e)) return leading_sign(e);
   return monomial(e).coeff.csgn();
 }
 
@@ -130,11 +130,11 @@ int canonical_sign(const ex& e) {
 // then products, sums, and function calls. Ranked on the monomial, since GiNaC may store the
 // same power as a power or as -1 times a power.
 int rank(const ex& e, const Monomial& m) {
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return 0;
+  if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
   if (m.factors.size() != 1 || m.coeff != 1) return 2;
   const Factor& f = m.factors[0];
-  if (GiNaC::is_a<GiNaC::symbol>(f.base) || !f.exp.is_equal(1)) return 1;
-  if (GiNaC::is_a<GiNaC::add>(f.base)) return 3;
+  if (detail::is_exactly<GiNaC::symbol>(f.base) || !f.exp.is_equal(1)) return 1;
+  if (detail::is_exactly<GiNaC::add>(f.base)) return 3;
   return 4;
 }
 
@@ -168,7 +168,7 @@ int canonical_compare(const ex& a, const ex& b) {
     case 1: {
       const Factor& fa = ma.factors[0];
       const Factor& fb = mb.factors[0];
-      if (GiNaC::is_a<GiNaC::symbol>(a) && GiNaC::is_a<GiNaC::symbol>(b)) {
+      if (detail::is_exactly<GiNaC::symbol>(a) && detail::is_exactly<GiNaC::symbol>(b)) {
         return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
             GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
       }
@@ -276,7 +276,8 @@ Printed print(const ex& e) {
     Int v = detail::int_of(e);
     return {to_string(v), v < 0 ? kUnary : kAtom, false};
   }
-  if (GiNaC::is_a<GiNaC::symbol>(e)) return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
+  if (detail::is_exactly<GiNaC::symbol>(e))
+    return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
   if (detail::has_denominator(e)) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
@@ -288,8 +289,8 @@ Printed print(const ex& e) {
     }
     return print_binary_fn(num, den, "//");
   }
-  if (GiNaC::is_a<GiNaC::add>(e)) return print_sum(e);
-  if (GiNaC::is_a<GiNaC::mul>(e) || GiNaC::is_a<GiNaC::power>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e)) return print_sum(e);
+  if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
     Monomial m = monomial(e);
     return print_signed(int_coeff(m), m.factors);
   }
@@ -335,12 +336,12 @@ std::string Expr::str() const { return print(e_).text; }
 // Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
 // its top-level sum or product (an exact division).
 bool detail::has_denominator(const ex& e) {
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
-  if (GiNaC::is_a<GiNaC::power>(e)) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (detail::is_exactly<GiNaC::power>(e)) {
     if (detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0) return true;
     return detail::has_denominator(e.op(0));
   }
-  if (GiNaC::is_a<GiNaC::add>(e) || GiNaC::is_a<GiNaC::mul>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
     for (size_t i = 0; i < e.nops(); ++i) {
       if (detail::has_denominator(e.op(i))) return true;
     }

@@ -242,26 +242,26 @@ std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e) {
   std::vector<std::pair<std::string, Rat>> terms;
   Rat constant = 0;
   auto term = [&](const GiNaC::ex& t) {
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(t)) {
+    if (detail::is_exactly<GiNaC::numeric>(t)) {
       if (!GiNaC::ex_to<GiNaC::numeric>(t).is_rational()) return false;
       constant = constant + cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(t).to_cl_N());
       return true;
     }
     GiNaC::ex x = t;
     Rat k = 1;
-    if (GiNaC::is_exactly_a<GiNaC::mul>(t)) {
-      if (t.nops() != 2 || !GiNaC::is_exactly_a<GiNaC::numeric>(t.op(1)) ||
+    if (detail::is_exactly<GiNaC::mul>(t)) {
+      if (t.nops() != 2 || !detail::is_exactly<GiNaC::numeric>(t.op(1)) ||
           !GiNaC::ex_to<GiNaC::numeric>(t.op(1)).is_rational()) {
         return false;
       }
       x = t.op(0);
       k = cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(t.op(1)).to_cl_N());
     }
-    if (!GiNaC::is_exactly_a<GiNaC::symbol>(x)) return false;
+    if (!detail::is_exactly<GiNaC::symbol>(x)) return false;
     terms.emplace_back(GiNaC::ex_to<GiNaC::symbol>(x).get_name(), k);
     return true;
   };
-  if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e)) {
     for (size_t i = 0; i < e.nops(); ++i) {
       if (!term(e.op(i))) return std::nullopt;
     }
@@ -415,10 +415,10 @@ constexpr size_t kMaxSubstitutions = 32;
 void Facts::add_substitution(const Cond& c) {
   if (substitutions_.size() >= kMaxSubstitutions) return;
   GiNaC::ex d = substitute(c.lhs() - c.rhs()).ex().expand();
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(d)) return;
+  if (detail::is_exactly<GiNaC::numeric>(d)) return;
   // A symbol that occurs once, as a term of coefficient +-1: d == k*x + rest, x == -k*rest.
   std::vector<GiNaC::ex> terms;
-  if (GiNaC::is_exactly_a<GiNaC::add>(d)) {
+  if (detail::is_exactly<GiNaC::add>(d)) {
     for (size_t i = 0; i < d.nops(); ++i) terms.push_back(d.op(i));
   } else {
     terms.push_back(d);
@@ -429,13 +429,13 @@ void Facts::add_substitution(const Cond& c) {
   for (size_t i = 0; i < terms.size(); ++i) {
     GiNaC::ex x = terms[i];
     int sign = 1;
-    if (GiNaC::is_exactly_a<GiNaC::mul>(x) && x.nops() == 2 && x.op(1).is_equal(-1)) {
+    if (detail::is_exactly<GiNaC::mul>(x) && x.nops() == 2 && x.op(1).is_equal(-1)) {
       x = x.op(0);
       sign = -1;
     }
-    if (!GiNaC::is_exactly_a<GiNaC::symbol>(x)) continue;
+    if (!detail::is_exactly<GiNaC::symbol>(x)) continue;
     GiNaC::ex rest = d - terms[i];
-    if (rest.has(x) || GiNaC::is_exactly_a<GiNaC::numeric>(rest)) continue;  // constants: ranges
+    if (rest.has(x) || detail::is_exactly<GiNaC::numeric>(rest)) continue;  // constants: ranges
     std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
     if (!best.empty() && name < best) continue;  // the later name is eliminated
     best = name;

@@ -51,7 +51,7 @@ constexpr size_t kMaxBranches = 16;
 constexpr size_t kMaxExpandedTerms = 32;
 
 bool is_rational(const ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_rational();
+  return detail::is_exactly<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_rational();
 }
 
 Rat rational_of(const ex& e) {
@@ -73,10 +73,10 @@ ValueRange atom_bound(const ex& e, const Facts& facts) {
 // The lcm of the denominators of the numeric coefficients of d's terms.
 Int coefficient_denominator(const ex& d) {
   auto of_term = [](const ex& t) -> Int {
-    ex c = GiNaC::is_exactly_a<GiNaC::mul>(t) ? t.op(t.nops() - 1) : t;  // GiNaC keeps it last
+    ex c = detail::is_exactly<GiNaC::mul>(t) ? t.op(t.nops() - 1) : t;  // GiNaC keeps it last
     return is_rational(c) ? cln::denominator(rational_of(c)) : Int(1);
   };
-  if (!GiNaC::is_exactly_a<GiNaC::add>(d)) return of_term(d);
+  if (!detail::is_exactly<GiNaC::add>(d)) return of_term(d);
   Int l = 1;
   for (size_t i = 0; i < d.nops(); ++i) l = cln::lcm(l, of_term(d.op(i)));
   return l;
@@ -253,19 +253,19 @@ using Branch = std::vector<std::pair<size_t, RelOp>>;
 
 // How many terms expanding e gives (an over-estimate, capped).
 size_t expanded_terms(const ex& e) {
-  if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+  if (detail::is_exactly<GiNaC::add>(e)) {
     size_t n = 0;
     for (size_t i = 0; i < e.nops(); ++i) n += expanded_terms(e.op(i));
     return std::min(n, kMaxExpandedTerms + 1);
   }
-  if (GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+  if (detail::is_exactly<GiNaC::mul>(e)) {
     size_t n = 1;
     for (size_t i = 0; i < e.nops(); ++i) {
       n = std::min(n * expanded_terms(e.op(i)), kMaxExpandedTerms + 1);
     }
     return n;
   }
-  if (GiNaC::is_exactly_a<GiNaC::power>(e) && detail::is_int(e.op(1)) &&
+  if (detail::is_exactly<GiNaC::power>(e) && detail::is_int(e.op(1)) &&
       detail::int_of(e.op(1)) > 0) {
     size_t base = expanded_terms(e.op(0)), n = 1;
     for (Int k = detail::int_of(e.op(1)); k > 0 && n <= kMaxExpandedTerms; k = k - 1) n *= base;
@@ -275,12 +275,12 @@ size_t expanded_terms(const ex& e) {
 }
 
 bool is_sum_power(const ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::power>(e) && GiNaC::is_exactly_a<GiNaC::add>(e.op(0)) &&
+  return detail::is_exactly<GiNaC::power>(e) && detail::is_exactly<GiNaC::add>(e.op(0)) &&
          detail::is_int(e.op(1)) && detail::int_of(e.op(1)) > 0;
 }
 
 bool is_negative_power(const ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::power>(e) &&
+  return detail::is_exactly<GiNaC::power>(e) &&
          !(detail::is_int(e.op(1)) && detail::int_of(e.op(1)) >= 0);
 }
 
@@ -507,7 +507,7 @@ class LinearProver {
 
   // Queues the symbols of e for fact gathering.
   void follow(const ex& e) {
-    if (GiNaC::is_exactly_a<GiNaC::symbol>(e)) {
+    if (detail::is_exactly<GiNaC::symbol>(e)) {
       const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
       if (followed_.insert(name).second) pending_.push_back(name);
       return;
@@ -546,11 +546,11 @@ class LinearProver {
 
   // Linear constraints that tie an atom's value (variable v, in `range`) to its arguments.
   void define(int v, const ex& e, const ValueRange& range) {
-    if (GiNaC::is_exactly_a<GiNaC::mul>(e) && e.nops() == 2) {
+    if (detail::is_exactly<GiNaC::mul>(e) && e.nops() == 2) {
       define_product(v, e.op(0), e.op(1));
       return;
     }
-    if (GiNaC::is_exactly_a<GiNaC::power>(e) && e.op(1).is_equal(2)) {
+    if (detail::is_exactly<GiNaC::power>(e) && e.op(1).is_equal(2)) {
       define_product(v, e.op(0), e.op(0));
       return;
     }
@@ -674,19 +674,19 @@ class LinearProver {
   }
 
   Linear linearize(const ex& e, bool may_expand = true) {
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) {
+    if (detail::is_exactly<GiNaC::numeric>(e)) {
       if (!is_rational(e)) throw Error("prove: a non-rational constant");
       Linear l;
       l.constant = rational_of(e);
       return l;
     }
-    if (GiNaC::is_exactly_a<GiNaC::symbol>(e)) return Linear::of(symbol_var(e));
-    if (GiNaC::is_exactly_a<GiNaC::add>(e)) {
+    if (detail::is_exactly<GiNaC::symbol>(e)) return Linear::of(symbol_var(e));
+    if (detail::is_exactly<GiNaC::add>(e)) {
       Linear l;
       for (size_t i = 0; i < e.nops(); ++i) l.add(linearize(e.op(i), may_expand), 1);
       return l;
     }
-    if (GiNaC::is_exactly_a<GiNaC::mul>(e)) {
+    if (detail::is_exactly<GiNaC::mul>(e)) {
       Rat k = 1;
       ex rest = 1;
       size_t factors = 0;
@@ -699,7 +699,7 @@ class LinearProver {
         }
         rest = rest * f;
         ++factors;
-        has_sum = has_sum || GiNaC::is_exactly_a<GiNaC::add>(f) || is_sum_power(f);
+        has_sum = has_sum || detail::is_exactly<GiNaC::add>(f) || is_sum_power(f);
         has_negative = has_negative || is_negative_power(f);
       }
       Linear l;

@@ -4,7 +4,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
@@ -53,23 +52,15 @@ Num num_of(const GiNaC::numeric& n) { return Num(cln::the<detail::Rat>(n.to_cl_N
 
 enum class Kind { Numeric, Symbol, Add, Mul, Power, Function, Other };
 
-// The node's class. Comparing type_info addresses is a load and a compare, where is_a<> is a
-// dynamic_cast and is_exactly_a<> may strcmp the type names; the is_a<> chain catches
-// subclasses (and type_info objects that are not unique).
+// The node's class, by its registered class information (detail::is_exactly).
 Kind kind_of(const GiNaC::ex& e) {
-  const std::type_info* t = &typeid(GiNaC::ex_to<GiNaC::basic>(e));
-  if (t == &typeid(GiNaC::numeric)) return Kind::Numeric;
-  if (t == &typeid(GiNaC::symbol)) return Kind::Symbol;
-  if (t == &typeid(GiNaC::add)) return Kind::Add;
-  if (t == &typeid(GiNaC::mul)) return Kind::Mul;
-  if (t == &typeid(GiNaC::power)) return Kind::Power;
-  if (t == &typeid(GiNaC::function)) return Kind::Function;
-  if (GiNaC::is_exactly_a<GiNaC::numeric>(e)) return Kind::Numeric;
-  if (GiNaC::is_a<GiNaC::symbol>(e)) return Kind::Symbol;
-  if (GiNaC::is_a<GiNaC::add>(e)) return Kind::Add;
-  if (GiNaC::is_a<GiNaC::mul>(e)) return Kind::Mul;
-  if (GiNaC::is_a<GiNaC::power>(e)) return Kind::Power;
-  if (GiNaC::is_a<GiNaC::function>(e)) return Kind::Function;
+  const GiNaC::registered_class_info* c = &GiNaC::ex_to<GiNaC::basic>(e).get_class_info();
+  if (c == &GiNaC::numeric::get_class_info_static()) return Kind::Numeric;
+  if (c == &GiNaC::symbol::get_class_info_static()) return Kind::Symbol;
+  if (c == &GiNaC::add::get_class_info_static()) return Kind::Add;
+  if (c == &GiNaC::mul::get_class_info_static()) return Kind::Mul;
+  if (c == &GiNaC::power::get_class_info_static()) return Kind::Power;
+  if (c == &GiNaC::function::get_class_info_static()) return Kind::Function;
   return Kind::Other;
 }
 

@@ -23,7 +23,7 @@ class Atomizer {
  public:
   ex atomize(const ex& e) {
     if (is_number(e) || is_symbol(e)) return e;
-    if (GiNaC::is_exactly_a<GiNaC::function>(e)) {
+    if (detail::is_exactly<GiNaC::function>(e)) {
       auto it = forward_.find(e);
       if (it != forward_.end()) return it->second;
       ex p = placeholder(forward_.size());

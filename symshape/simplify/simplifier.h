@@ -20,20 +20,20 @@ namespace symshape::detail {
 using GiNaC::ex;
 
 // ---- node tests ------------------------------------------------------------------------------
-// By exact type: GiNaC's is_a<> is a dynamic_cast, which dominated simplify()'s profile, and the
-// engine never subclasses these classes.
+// By exact registered class (detail::is_exactly): GiNaC's is_a<> is a dynamic_cast and its
+// is_exactly_a<> compares type names, and the engine never subclasses these classes.
 
-inline bool is_add(const ex& e) { return GiNaC::is_exactly_a<GiNaC::add>(e); }
-inline bool is_mul(const ex& e) { return GiNaC::is_exactly_a<GiNaC::mul>(e); }
-inline bool is_power(const ex& e) { return GiNaC::is_exactly_a<GiNaC::power>(e); }
-inline bool is_number(const ex& e) { return GiNaC::is_exactly_a<GiNaC::numeric>(e); }
-inline bool is_symbol(const ex& e) { return GiNaC::is_exactly_a<GiNaC::symbol>(e); }
+inline bool is_add(const ex& e) { return detail::is_exactly<GiNaC::add>(e); }
+inline bool is_mul(const ex& e) { return detail::is_exactly<GiNaC::mul>(e); }
+inline bool is_power(const ex& e) { return detail::is_exactly<GiNaC::power>(e); }
+inline bool is_number(const ex& e) { return detail::is_exactly<GiNaC::numeric>(e); }
+inline bool is_symbol(const ex& e) { return detail::is_exactly<GiNaC::symbol>(e); }
 inline bool is_integer(const ex& e) {
   return is_number(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
 // Which integer function e calls (Fn::None for anything else).
 inline Fn call_of(const ex& e) {
-  return GiNaC::is_exactly_a<GiNaC::function>(e) ? function_of(e) : Fn::None;
+  return detail::is_exactly<GiNaC::function>(e) ? function_of(e) : Fn::None;
 }
 
 // The arguments of a nest of f calls (`max(max(a, b), c)`: a, b, c), left to right; iterative, as
