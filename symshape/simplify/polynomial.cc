@@ -171,14 +171,15 @@ bool has_symbolic_denominator(const ex& e) {
   return false;
 }
 
-bool skeleton_has(const ex& e, Fn f) {
-  if (call_of(e) == f) return true;
+bool skeleton_has(const ex& e, Fn f) { return (skeleton_calls(e) & fn_bit(f)) != 0; }
+
+unsigned skeleton_calls(const ex& e) {
+  if (const Fn f = call_of(e); f != Fn::None) return fn_bit(f);
+  unsigned calls = 0;
   if (is_add(e) || is_mul(e) || is_power(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (skeleton_has(e.op(i), f)) return true;
-    }
+    for (size_t i = 0; i < e.nops(); ++i) calls |= skeleton_calls(e.op(i));
   }
-  return false;
+  return calls;
 }
 
 std::vector<ex> terms_of(const ex& e) {

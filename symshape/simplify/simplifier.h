@@ -51,6 +51,12 @@ bool integer_polynomial(const ex& e);
 bool has_symbolic_denominator(const ex& e);
 // The skeleton contains a function call of kind f.
 bool skeleton_has(const ex& e, Fn f);
+// The kinds of function call the skeleton contains, as a set of fn_bit()s.
+inline unsigned fn_bit(Fn f) { return 1u << static_cast<unsigned>(f); }
+unsigned skeleton_calls(const ex& e);
+inline constexpr unsigned kDivisionCalls = (1u << static_cast<unsigned>(Fn::FloorDiv)) |
+                                           (1u << static_cast<unsigned>(Fn::Mod)) |
+                                           (1u << static_cast<unsigned>(Fn::CeilDiv));
 // The terms of a sum; e itself for a non-sum; none for 0.
 std::vector<ex> terms_of(const ex& e);
 // Adds up terms (GiNaC orders and combines them).
@@ -107,6 +113,8 @@ class Simplifier {
   ex run(const ex& e);
 
   const Facts& facts() const { return facts_; }
+  // skeleton_calls(e), remembered for the call (the rules of a sum ask it of the same sums).
+  unsigned calls_in(const ex& e);
   ValueRange range(const ex& e);
   // Whether range(e) is exactly the set of values e takes: e is a constant, or a symbol no
   // assumed relation mentions. prove() can then tell no more than the range.
@@ -141,6 +149,7 @@ class Simplifier {
   // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
+  GiNaC::exhashmap<unsigned> calls_;
   GiNaC::exhashmap<ValueRange> ranges_;
   GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;

@@ -28,6 +28,13 @@ struct RunMap : GiNaC::map_function {
 
 }  // namespace
 
+unsigned Simplifier::calls_in(const ex& e) {
+  if (auto it = calls_.find(e); it != calls_.end()) return it->second;
+  const unsigned calls = skeleton_calls(e);
+  calls_.emplace(e, calls);
+  return calls;
+}
+
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e)) return e;
   if (auto it = memo_.find(e); it != memo_.end()) return it->second;
@@ -49,7 +56,7 @@ namespace {
 // x == a*b*m + r, x % a == r % a and (x // a) % b == r // a. Repeated while it applies, so the
 // digits of a mixed-radix index recombine: x % 2 + 2*((x//2) % 3) + 6*((x//6) % 4) == x % 24.
 ex merge_remainders(Simplifier& s, const ex& e) {
-  if (!is_add(e) || !skeleton_has(e, Fn::Mod)) return e;
+  if (!is_add(e) || !(s.calls_in(e) & fn_bit(Fn::Mod))) return e;
   std::vector<ex> terms = terms_of(e);
   for (size_t i = 0; i < terms.size(); ++i) {
     Term ti = split_term(terms[i]);
@@ -135,10 +142,7 @@ std::optional<DivisionTerm> division_term(const ex& t) {
 // m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
 // 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
 ex Simplifier::recombine(const ex& e) {
-  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod) &&
-                     !skeleton_has(e, Fn::CeilDiv))) {
-    return e;
-  }
+  if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
   size_t size = node_count(cur);
   for (int round = 0; round < 8; ++round) {
@@ -216,7 +220,7 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
 // x % 2 + (x + 1) % 2 == 1, (x + 1)//2 - x//2 == x % 2, x//2 + x % 2 == (x + 1)//2. Taken when
 // the sum gets smaller.
 ex Simplifier::relate_offsets(const ex& e) {
-  if (!is_add(e) || (!skeleton_has(e, Fn::FloorDiv) && !skeleton_has(e, Fn::Mod))) return e;
+  if (!is_add(e) || !(calls_in(e) & (fn_bit(Fn::FloorDiv) | fn_bit(Fn::Mod)))) return e;
   std::vector<ex> terms = terms_of(e);
   std::vector<std::optional<OffsetTerm>> parsed;
   size_t found = 0;
@@ -696,8 +700,7 @@ Cond simplify_cond(Simplifier& s, const Cond& c) {
   if (is_integer(diff)) return Cond::truth(holds(c.op(), int_of(diff)));
   // The difference simplified as a whole: its divisions may recombine across the two sides,
   // s + (-s) % m - m*ceildiv(s, m) is 0.
-  if (skeleton_has(diff, Fn::FloorDiv) || skeleton_has(diff, Fn::Mod) ||
-      skeleton_has(diff, Fn::CeilDiv)) {
+  if (s.calls_in(diff) & kDivisionCalls) {
     ex d1 = s.run(diff);
     if (is_integer(d1)) return Cond::truth(holds(c.op(), int_of(d1)));
   }
