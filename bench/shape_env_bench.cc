@@ -1,7 +1,8 @@
 // Times the ShapeEnv's decisions: a cached static question, an evaluate that adds a guard, a
 // realistic run that records 5,000 guards over 200 symbols, and one decision after N guards (the
 // per-decision cost must not grow with N; PyTorch took minutes on such workloads, #128398,
-// #123964). Figures: docs/performance.md, "ShapeEnv".
+// #123964). Figures: docs/performance.md, "ShapeEnv". `--memory` measures the heap per symbol and
+// per guard instead.
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <malloc.h>
 #include <map>
 #include <memory>
 #include <random>
@@ -337,6 +339,40 @@ int workload_main(const char* path) {
   return 0;
 }
 
+// `--memory`: the heap a ShapeEnv holds per symbol and per guard, as glibc's allocator counts
+// the bytes in use (mallinfo2) before and after. Symbols: created with hints, the handles
+// dropped. Guards: Workload's questions over 200 or 1,000 symbols until N guards are recorded
+// (the env's facts, its difference closure, its caches and the questions' own expressions).
+// One JSON line per measurement.
+int memory_main() {
+  auto in_use = [] {
+    const struct mallinfo2 m = mallinfo2();
+    return static_cast<double>(m.uordblks + m.hblkhd);
+  };
+  for (size_t symbols : {1000, 10000}) {
+    const double before = in_use();
+    ShapeEnv env;
+    std::mt19937_64 rng(7);
+    for (size_t i = 0; i < symbols; ++i) {
+      env.create_symbol(2 + static_cast<int64_t>(rng() % 1023), source(i), DimPolicy::Dynamic);
+    }
+    std::printf("{\"symbols\": %zu, \"bytes_per_symbol\": %.0f}\n", symbols,
+                (in_use() - before) / static_cast<double>(symbols));
+  }
+  for (size_t symbols : {200, 1000}) {
+    for (size_t guards : {1000, 5000}) {
+      Workload w(symbols, 42);
+      const double before = in_use();
+      const size_t asked = w.run_until(guards);
+      const size_t recorded = w.env->guards().size();
+      std::printf(
+          "{\"symbols\": %zu, \"questions\": %zu, \"guards\": %zu, \"bytes_per_guard\": %.0f}\n",
+          symbols, asked, recorded, (in_use() - before) / static_cast<double>(recorded));
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 }  // namespace symshape
 
@@ -344,6 +380,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && std::strcmp(argv[1], "--workload") == 0) {
     return symshape::workload_main(argv[2]);
   }
+  if (argc == 2 && std::strcmp(argv[1], "--memory") == 0) return symshape::memory_main();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
