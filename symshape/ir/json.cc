@@ -322,6 +322,19 @@ std::string join_names(std::span<const std::string_view> names) {
   return out;
 }
 
+// The op kind a node's "op" names, or nullopt.
+std::optional<NodeOp> node_op_named(std::string_view s) {
+  for (NodeOp op : {NodeOp::Placeholder, NodeOp::GetAttr, NodeOp::CallFunction, NodeOp::Output}) {
+    if (to_string(op) == s) return op;
+  }
+  return std::nullopt;
+}
+
+// The names an argument object {"layout": ...} or {"memory_format": ...} may hold.
+std::span<const std::string_view> names_of_form(bool layout) {
+  return layout ? std::span<const std::string_view>(kLayouts) : kMemoryFormats;
+}
+
 class Reader {
   friend class FastReader;  // reads "dims" and expression strings through read_dims and expr
 
@@ -557,8 +570,7 @@ class Reader {
     }
     if (form == "layout" || form == "memory_format") {
       bool layout = form == "layout";
-      std::span<const std::string_view> names =
-          layout ? std::span<const std::string_view>(kLayouts) : kMemoryFormats;
+      std::span<const std::string_view> names = names_of_form(layout);
       std::string name = text_of(v, form);
       std::optional<std::string_view> known = known_name(name, names);
       if (!known)
@@ -588,9 +600,7 @@ class Reader {
   static NodeOp read_op(const Json& j) {
     if (!j.is_string()) fail("\"op\" must be a string, got " + describe(j));
     const std::string& s = j.get_ref<const std::string&>();
-    for (NodeOp op : {NodeOp::Placeholder, NodeOp::GetAttr, NodeOp::CallFunction, NodeOp::Output}) {
-      if (to_string(op) == s) return op;
-    }
+    if (std::optional<NodeOp> op = node_op_named(s)) return *op;
     fail("unknown op kind " + in_quotes(s) +
          " (expected placeholder, get_attr, call_function or output)");
   }
@@ -866,9 +876,7 @@ class FastReader {
         }
         if (form == "layout" || form == "memory_format") {
           const bool layout = form == "layout";
-          std::optional<std::string_view> known =
-              known_name(text, layout ? std::span<const std::string_view>(kLayouts)
-                                      : std::span<const std::string_view>(kMemoryFormats));
+          std::optional<std::string_view> known = known_name(text, names_of_form(layout));
           if (!known) give_up();
           a.kind = layout ? Arg::Kind::Layout : Arg::Kind::MemoryFormat;
           a.text = *known;
@@ -924,13 +932,9 @@ class FastReader {
         if (n.name.empty()) give_up();
       } else if (key == "op") {
         first(Op);
-        const std::string_view op = string();
-        const NodeOp* found = nullptr;
-        for (const NodeOp& k : kNodeOps) {
-          if (to_string(k) == op) found = &k;
-        }
-        if (!found) give_up();
-        n.op = *found;
+        const std::optional<NodeOp> op = node_op_named(string());
+        if (!op) give_up();
+        n.op = *op;
       } else if (key == "target") {
         first(Target);
         n.target = string();
@@ -992,9 +996,6 @@ class FastReader {
     if (p_ != end_ || !format || !version || !nodes) give_up();
     return g;
   }
-
-  static constexpr NodeOp kNodeOps[] = {NodeOp::Placeholder, NodeOp::GetAttr, NodeOp::CallFunction,
-                                        NodeOp::Output};
 
   const char* p_;
   const char* end_;

@@ -52,11 +52,10 @@ bool has_symbolic_denominator(const ex& e);
 // The skeleton contains a function call of kind f.
 bool skeleton_has(const ex& e, Fn f);
 // The kinds of function call the skeleton contains, as a set of fn_bit()s.
-inline unsigned fn_bit(Fn f) { return 1u << static_cast<unsigned>(f); }
+constexpr unsigned fn_bit(Fn f) { return 1u << static_cast<unsigned>(f); }
 unsigned skeleton_calls(const ex& e);
-inline constexpr unsigned kDivisionCalls = (1u << static_cast<unsigned>(Fn::FloorDiv)) |
-                                           (1u << static_cast<unsigned>(Fn::Mod)) |
-                                           (1u << static_cast<unsigned>(Fn::CeilDiv));
+inline constexpr unsigned kDivisionCalls =
+    fn_bit(Fn::FloorDiv) | fn_bit(Fn::Mod) | fn_bit(Fn::CeilDiv);
 // The terms of a sum; e itself for a non-sum; none for 0.
 std::vector<ex> terms_of(const ex& e);
 // Adds up terms (GiNaC orders and combines them).
