@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/passes.h"
 #include "symshape/propagate.h"
 #include "symshape/ranges.h"
 
@@ -54,6 +55,14 @@ int run_ops(const Args& args);           // ops_command.cc
 int run_partition(const Args& args);     // partition_command.cc
 int run_gen(const Args& args);           // gen_command.cc
 int run_infer(const Args& args);         // infer_command.cc
+int run_view(const Args& args);          // view_command.cc
+
+// Writes the page of a lowering (`lower --view`): the graph as propagated, then after each of
+// the passes, each run on the graph before it. Throws Error when a pass fails or the file
+// cannot be written (view_command.cc).
+void write_lowering_view(const Graph& graph, const std::vector<PassSpec>& specs,
+                         const PassManagerOptions& options, const std::string& path,
+                         const std::string& title);
 
 // A flag a subcommand accepts. A flag with a metavar takes a value and may be repeated.
 struct FlagSpec {

@@ -25,11 +25,13 @@ constexpr FlagSpec kLowerFlags[] = {
     {"--dump-after", "PASS", "print the graph after that pass"},
     {"--dim", "NAME=MIN..MAX", "the range of a declared dim (overrides the graph's \"dims\")"},
     {"--json", "", "print the report as one JSON document"},
+    {"--view", "PAGE.html", "write a page of the graph before and after each pass (docs/view.md)"},
 };
 
 void print_lower_usage(std::ostream& os) {
   os << "usage: symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json]\n"
         "                    [--verify-numerics] [--dump-before P] [--dump-after P] [--json]\n"
+        "                    [--view PAGE.html]\n"
         "                    [--PASS-OPTION=VALUE ...]\n\n"
         "Propagates the graph's shapes, runs the passes under the PassManager's checks (the\n"
         "graph verifies, every node's metadata is what the shape rules derive, no symbol is lost\n"
@@ -229,7 +231,7 @@ int run_lower(const Args& raw) {
   if (parsed.has("--passes") && parsed.has("--pipeline")) {
     throw UsageError("give --passes or --pipeline, not both");
   }
-  for (const char* once : {"--passes", "--pipeline", "--output", "--seed"}) {
+  for (const char* once : {"--passes", "--pipeline", "--output", "--seed", "--view"}) {
     if (parsed.all(once).size() > 1) throw UsageError(std::string(once) + " is given twice");
   }
   PassManagerOptions options;
@@ -294,6 +296,10 @@ int run_lower(const Args& raw) {
     report_out << report_json(result).dump(2) << "\n";
   } else {
     print_report(report_out, result);
+  }
+  if (parsed.has("--view")) {
+    write_lowering_view(graph, specs, options, parsed.all("--view")[0],
+                        "lower " + parsed.positional[0]);
   }
   if (output == "-") {
     std::cout << write_graph(result.graph);

@@ -25,6 +25,7 @@ constexpr Subcommand kSubcommands[] = {
     {"partition", "split a graph into backend and fallback partitions", run_partition},
     {"gen", "write a generated Llama-style or ResNet-style graph of any size", run_gen},
     {"infer", "write an ONNX model's inferred shapes into it (value_info, outputs)", run_infer},
+    {"view", "write one HTML page of a graph, its shapes, guards and symbols", run_view},
 };
 
 void print_usage(std::ostream& out) {

@@ -64,5 +64,6 @@ void bind_env(py::module_& m);     // env_bindings.cc
 void bind_graph(py::module_& m);   // graph_bindings.cc
 void bind_guards(py::module_& m);  // guards_bindings.cc
 void bind_passes(py::module_& m);  // passes_bindings.cc
+void bind_view(py::module_& m);    // view_bindings.cc
 
 }  // namespace symshape::python

@@ -115,4 +115,5 @@ PYBIND11_MODULE(_core, m) {
   bind_graph(m);
   bind_guards(m);
   bind_passes(m);
+  bind_view(m);
 }

@@ -172,6 +172,19 @@ def guards(graph, dims=None, env=None):
     return produce_guards(p.env, p.graph)
 
 
+def view(graph, path, dims=None, title=None):
+    """Writes one self-contained HTML page of graph to path (docs/view.md): the graph drawn top
+    to bottom with every value's dtype and symbolic shape, its guards, symbols, runtime asserts
+    and constraint problems, each linked to its node. dims overrides the declared dims,
+    {name: (min, max)}; a shape error is shown on the page. Returns path."""
+    if isinstance(graph, (str, dict)):
+        graph = read_graph(graph)
+    page = _core.view_page(graph, dims, title if title is not None else "symshape view")
+    with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(page)
+    return path
+
+
 def _guard_set_json(self):
     """The guards as a JSON document (a dict): guards with provenance, sources, symbols."""
     return _json.loads(self.json_text())

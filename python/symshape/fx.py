@@ -331,6 +331,9 @@ class _Exporter:
                 e["args"] = [self.arg(a, n) for a in n.args]
             if n.kwargs:
                 e["kwargs"] = {k: self.arg(v, n) for k, v in n.kwargs.items()}
+            scope = _module_path(n)
+            if scope:
+                e["scope"] = scope
             val = n.meta.get("val")
             if isinstance(val, torch.Tensor):
                 e["dtype"] = str(val.dtype).replace("torch.", "")
@@ -346,6 +349,17 @@ class _Exporter:
             dims[name] = {"min": lo, "max": hi, "hint": hint} if hi is not None else {
                 "min": lo, "hint": hint}
         return {"format": "symshape-graph", "version": 1, "dims": dims, "nodes": nodes}
+
+
+def _module_path(node):
+    """The module the FX node was traced in, `layer1.0.conv1`, from its nn_module_stack (the
+    innermost entry; a value is the path and type, or just the type with the path as key)."""
+    stack = node.meta.get("nn_module_stack")
+    if not stack:
+        return ""
+    key, value = list(stack.items())[-1]
+    path = value[0] if isinstance(value, tuple) and value and isinstance(value[0], str) else key
+    return path if isinstance(path, str) else ""
 
 
 def dumps(graph):
@@ -392,6 +406,11 @@ class Conversion:
     def guards(self, dims=None):
         """The GuardSet the converted graph needs at run time (see symshape.guards)."""
         return symshape.guards(self.graph, dims)
+
+    def view(self, path, dims=None, title=None):
+        """Writes the HTML page of the converted graph to path (symshape.view): shapes, guards,
+        symbols, and nodes grouped by the module they came from. Returns path."""
+        return symshape.view(self.graph, path, dims, title)
 
     def annotate(self, propagation=None):
         """Sets node.meta["symshape"] on every FX node to symshape's Value (a tensor's .shape
