@@ -111,28 +111,43 @@ Layout layered_layout(const LayoutGraph& graph, const LayoutOptions& options) {
                   " to node " + std::to_string(d) + ", not down the topological order");
     }
   }
-  const Adjacency preds = adjacency(n, graph.edges, false);
-  const Adjacency succs = adjacency(n, graph.edges, true);
+  const Adjacency all_succs = adjacency(n, graph.edges, true);
 
   Layout out;
   out.rank.assign(n, 0);
-  for (uint32_t v = 0; v < n; ++v) {
-    for (uint32_t i = preds.start[v]; i < preds.start[v + 1]; ++i)
-      out.rank[v] = std::max(out.rank[v], out.rank[preds.ids[i]] + 1);
+  {
+    const Adjacency all_preds = adjacency(n, graph.edges, false);
+    for (uint32_t v = 0; v < n; ++v) {
+      for (uint32_t i = all_preds.start[v]; i < all_preds.start[v + 1]; ++i)
+        out.rank[v] = std::max(out.rank[v], out.rank[all_preds.ids[i]] + 1);
+    }
   }
   // Then every node moves down to just above its first user (a weight, its transpose, an input
   // read late), which keeps the top rows from filling with everything that has no inputs.
   for (uint32_t v = static_cast<uint32_t>(n); v-- > 0;) {
-    if (succs.degree(v) == 0) continue;
+    if (all_succs.degree(v) == 0) continue;
     uint32_t lowest = ~uint32_t{0};
-    for (uint32_t i = succs.start[v]; i < succs.start[v + 1]; ++i)
-      lowest = std::min(lowest, out.rank[succs.ids[i]]);
+    for (uint32_t i = all_succs.start[v]; i < all_succs.start[v + 1]; ++i)
+      lowest = std::min(lowest, out.rank[all_succs.ids[i]]);
     out.rank[v] = std::max(out.rank[v], lowest - 1);  // every user sits below v, so lowest >= 1
   }
   uint32_t ranks = 0;
   for (uint32_t r : out.rank) ranks = std::max(ranks, r + 1);
   out.rows.assign(ranks, {});
   for (uint32_t v = 0; v < n; ++v) out.rows[out.rank[v]].push_back(v);
+
+  // Long edges are drawn as stubs, so where their ends sit does not matter to the picture: only
+  // the short edges, drawn as lines, pull nodes together (a size used by every layer does not
+  // drag the whole graph towards it).
+  out.stub.resize(graph.edges.size());
+  std::vector<std::pair<uint32_t, uint32_t>> short_edges;
+  for (size_t i = 0; i < graph.edges.size(); ++i) {
+    const auto [s, d] = graph.edges[i];
+    out.stub[i] = out.rank[d] - out.rank[s] > static_cast<uint32_t>(options.long_edge_span);
+    if (!out.stub[i]) short_edges.emplace_back(s, d);
+  }
+  const Adjacency preds = adjacency(n, short_edges, false);
+  const Adjacency succs = adjacency(n, short_edges, true);
 
   out.x.assign(n, 0);
   std::vector<size_t> down(ranks), up(ranks);
@@ -156,11 +171,6 @@ Layout layered_layout(const LayoutGraph& graph, const LayoutOptions& options) {
   }
   out.width = n ? max_x - min_x : 0;
   out.height = ranks ? ranks * pitch - options.row_gap : 0;
-  out.stub.resize(graph.edges.size());
-  for (size_t i = 0; i < graph.edges.size(); ++i) {
-    const auto [s, d] = graph.edges[i];
-    out.stub[i] = out.rank[d] - out.rank[s] > static_cast<uint32_t>(options.long_edge_span);
-  }
   return out;
 }
 
