@@ -58,9 +58,8 @@ void BM_PageData(benchmark::State& state) {
     const std::string page = page_html(graph_page_data(*graph), "bench");
     benchmark::DoNotOptimize(page.data());
   }
-  state.counters["nodes/s"] =
-      benchmark::Counter(static_cast<double>(state.iterations() * graph->nodes.size()),
-                         benchmark::Counter::kIsRate);
+  state.counters["nodes/s"] = benchmark::Counter(
+      static_cast<double>(state.iterations() * graph->nodes.size()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_PageData)->Arg(1)->Arg(8)->Arg(64)->Unit(benchmark::kMillisecond);
 

@@ -83,16 +83,12 @@ int run_view(const Args& raw) {
 
   const LoadedGraph loaded = load_and_propagate(path, parsed.all("--dim"));
   const double before_write = cpu_seconds();
-  const view::Stage stage{"input",
-                          &loaded.graph,
-                          &loaded.result.values,
-                          loaded.env.get(),
-                          loaded.result.error,
-                          loaded.result.failed_node};
+  const view::Stage stage{"input",          &loaded.graph,       &loaded.result.values,
+                          loaded.env.get(), loaded.result.error, loaded.result.failed_node};
   const nlohmann::ordered_json data = view::page_data({stage}, options);
   if (parsed.has("--json")) {
-    write_file(output, data.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                           "\n");
+    write_file(output,
+               data.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
   } else {
     write_file(output, view::page_html(data, options.title));
   }
@@ -123,8 +119,8 @@ void write_lowering_view(const Graph& graph, const std::vector<PassSpec>& specs,
     envs.push_back(std::make_unique<ShapeEnv>());
     results.push_back(std::make_unique<LowerResult>(identity.run(graph, *envs.back())));
     if (!results.back()->ok) throw Error(results.back()->error);
-    stages.push_back({"input", &results.back()->graph, &results.back()->values,
-                      envs.back().get(), "", 0});
+    stages.push_back(
+        {"input", &results.back()->graph, &results.back()->values, envs.back().get(), "", 0});
   }
   for (const PassSpec& spec : specs) {
     PassManager manager(PassRegistry::standard(), options);

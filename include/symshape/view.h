@@ -37,29 +37,29 @@ struct LayoutOptions {
 // Where every node goes: its rank (row), its box's top-left corner and the edges drawn as stubs.
 struct Layout {
   std::vector<uint32_t> rank;
-  std::vector<double> x, y;     // top-left corner of each node's box
-  std::vector<uint8_t> stub;    // per edge: 1 when the edge is drawn as two stubs
+  std::vector<double> x, y;                 // top-left corner of each node's box
+  std::vector<uint8_t> stub;                // per edge: 1 when the edge is drawn as two stubs
   std::vector<std::vector<uint32_t>> rows;  // the nodes of each rank, left to right
   double width = 0, height = 0;             // the bounding box (from 0, 0)
 };
 
 // Ranks from the topological order (a node sits at least one row below each input, and then
-// just above its first user, so weights and their transposes sit next to where they are used), a few barycenter sweeps against
-// crossings, then each row placed as close to its nodes' barycenters as non-overlap allows.
-// Time O((n + e) log n) per sweep; no dummy nodes. Throws Error when an edge does not go from an
-// earlier node to a later one, or names a node that does not exist.
+// just above its first user, so weights and their transposes sit next to where they are used), a
+// few barycenter sweeps against crossings, then each row placed as close to its nodes' barycenters
+// as non-overlap allows. Time O((n + e) log n) per sweep; no dummy nodes. Throws Error when an edge
+// does not go from an earlier node to a later one, or names a node that does not exist.
 Layout layered_layout(const LayoutGraph& graph, const LayoutOptions& options = {});
 
 // ---- the page ----
 
 // One graph to show: the input, or the graph after one pass of a lowering.
 struct Stage {
-  std::string name;                   // "input", "after dce"
+  std::string name;  // "input", "after dce"
   const Graph* graph = nullptr;
   const std::vector<Value>* values = nullptr;  // one per node (what propagate computed)
-  ShapeEnv* env = nullptr;            // the env the values were computed under
-  std::string error;                  // a propagation error, when there was one
-  size_t failed_node = 0;             // the node that failed (when error is set)
+  ShapeEnv* env = nullptr;                     // the env the values were computed under
+  std::string error;                           // a propagation error, when there was one
+  size_t failed_node = 0;                      // the node that failed (when error is set)
 };
 
 struct PageOptions {

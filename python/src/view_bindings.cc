@@ -13,8 +13,7 @@ void bind_view(py::module_& m) {
         page.title = title;
         const nlohmann::ordered_json data = view::graph_page_data(graph, options, page);
         if (data_only) {
-          return data.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
-                 "\n";
+          return data.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
         }
         return view::page_html(data, title);
       },

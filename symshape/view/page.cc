@@ -152,8 +152,7 @@ std::string op_label(const Node& node) {
 // The box width the page needs for a node's three lines (name, op, value) in its 11px
 // monospace font, clamped so that one long name cannot widen a whole row.
 double node_width(const Node& node, const std::string& value_text) {
-  const size_t longest =
-      std::max({node.name.size(), op_label(node).size(), value_text.size()});
+  const size_t longest = std::max({node.name.size(), op_label(node).size(), value_text.size()});
   return std::clamp(static_cast<double>(longest) * 6.7 + 20, 90.0, 330.0);
 }
 
@@ -325,9 +324,8 @@ json stage_json(const Stage& stage, const PageOptions& options) {
     for (size_t k = 0; k < scopes[i].ids.size(); ++k) {
       auto [it, fresh] = group_index.emplace(scopes[i].ids[k], boxes.size());
       if (fresh) {
-        groups.push_back({{"id", scopes[i].ids[k]},
-                          {"label", scopes[i].labels[k]},
-                          {"parent", innermost}});
+        groups.push_back(
+            {{"id", scopes[i].ids[k]}, {"label", scopes[i].labels[k]}, {"parent", innermost}});
         boxes.push_back({layout.x[i], layout.y[i], layout.x[i], layout.y[i]});
       }
       Box& b = boxes[it->second];

@@ -2,7 +2,6 @@
 // installs) loads pages `symshape view` and `lower --view` wrote, runs their script, and dumps
 // the DOM or a screenshot. Skipped, saying so, where no chromium is installed.
 #include <gtest/gtest.h>
-
 #include <nlohmann/json.hpp>
 
 #include <cstdlib>
@@ -114,8 +113,8 @@ std::vector<std::string> attribute_of_class(const std::string& dom, const std::s
 TEST_F(Browser, GptSmallPageNodesGuardsSearchAndScreenshot) {
   const std::filesystem::path page = dir_ / "gpt.html";
   // seq may exceed the 512 positions of wpe: the slice adds a guard, tied to node emb.
-  const std::vector<std::string> args = {"view", "examples/gpt_small.json", "-o", page.string(),
-                                         "--dim", "seq=1..1024"};
+  const std::vector<std::string> args = {
+      "view", "examples/gpt_small.json", "-o", page.string(), "--dim", "seq=1..1024"};
   const cli_test::CliResult r = run_in_root(args);
   ASSERT_EQ(r.exit_code, 0) << cli_test::describe(args, r);
   const json data = data_in_page(read_text(page));
@@ -134,11 +133,12 @@ TEST_F(Browser, GptSmallPageNodesGuardsSearchAndScreenshot) {
 
   // Each guard's link names an existing node.
   const std::vector<std::string> guard_links = attribute_of_class(d, "nl", "data-node");
-  const std::regex guard_cell("<td class=\"guard-node\"><a class=\"nl\" data-i=\"[0-9]+\" "
-                              "data-node=\"([^\"]*)\"");
+  const std::regex guard_cell(
+      "<td class=\"guard-node\"><a class=\"nl\" data-i=\"[0-9]+\" "
+      "data-node=\"([^\"]*)\"");
   size_t guard_rows = 0;
-  for (auto it = std::sregex_iterator(d.begin(), d.end(), guard_cell);
-       it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(d.begin(), d.end(), guard_cell); it != std::sregex_iterator();
+       ++it) {
     ++guard_rows;
     EXPECT_TRUE(names.count((*it)[1])) << "guard link to " << (*it)[1];
   }
@@ -150,12 +150,14 @@ TEST_F(Browser, GptSmallPageNodesGuardsSearchAndScreenshot) {
   std::set<std::string> expected;
   for (const json& n : stage["nodes"]) {
     const std::string name = n["name"], target = n["target"];
-    bool uses = name.find("batch") != std::string::npos || target.find("batch") != std::string::npos;
+    bool uses =
+        name.find("batch") != std::string::npos || target.find("batch") != std::string::npos;
     for (const json& s : n["syms"]) uses = uses || s == "batch";
     if (uses) expected.insert(html_attr(name));
   }
   std::set<std::string> marked;
-  for (const std::string& name : attribute_of_class(d, "ol match", "data-node")) marked.insert(name);
+  for (const std::string& name : attribute_of_class(d, "ol match", "data-node"))
+    marked.insert(name);
   EXPECT_FALSE(expected.empty());
   EXPECT_EQ(marked, expected);
   EXPECT_NE(d.find("data-matches=\"" + std::to_string(expected.size()) + "\""), std::string::npos);
@@ -172,8 +174,13 @@ TEST_F(Browser, GptSmallPageNodesGuardsSearchAndScreenshot) {
 
 TEST_F(Browser, LowerViewPageShowsTheDiffMarks) {
   const std::filesystem::path page = dir_ / "lower.html";
-  const std::vector<std::string> args = {"lower", "examples/gpt_small.json", "--passes",
-                                         "decompose", "--decompose-only", "layer_norm", "--view",
+  const std::vector<std::string> args = {"lower",
+                                         "examples/gpt_small.json",
+                                         "--passes",
+                                         "decompose",
+                                         "--decompose-only",
+                                         "layer_norm",
+                                         "--view",
                                          page.string()};
   const cli_test::CliResult r = run_in_root(args);
   ASSERT_EQ(r.exit_code, 0) << cli_test::describe(args, r);
@@ -183,8 +190,7 @@ TEST_F(Browser, LowerViewPageShowsTheDiffMarks) {
   // After the pass, at a decomposed layer_norm's user: the diff lists, and added nodes drawn.
   const std::string after = dom(page, "#stage=1&node=h0_ln1_2d");
   EXPECT_EQ(attribute_of_class(after, "diff-added", "data-node").size(), diff["added"].size());
-  EXPECT_EQ(attribute_of_class(after, "diff-removed", "data-node").size(),
-            diff["removed"].size());
+  EXPECT_EQ(attribute_of_class(after, "diff-removed", "data-node").size(), diff["removed"].size());
   EXPECT_EQ(attribute_of_class(after, "diff-rewritten", "data-node").size(),
             diff["rewritten"].size());
   EXPECT_NE(after.find("d-add\" data-i="), std::string::npos) << "no added node drawn";

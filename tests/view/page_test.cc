@@ -59,8 +59,8 @@ TEST(ViewPage, GoldenDataOfExamples) {
     cli_test::expect_golden(std::string("view/") + example + ".view.json", text);
     // Every node of the graph is in the data, with a place.
     const json data = json::parse(text);
-    Expected<Graph> g = read_graph_file(cli_test::source("examples/" + std::string(example) +
-                                                         ".json"));
+    Expected<Graph> g =
+        read_graph_file(cli_test::source("examples/" + std::string(example) + ".json"));
     ASSERT_TRUE(g);
     ASSERT_EQ(data["stages"][0]["nodes"].size(), g->nodes.size());
     std::filesystem::remove(out);
@@ -154,7 +154,8 @@ TEST(ViewPage, DimKindsRangesAndSpecializationBadge) {
 
 TEST(ViewPage, ShapeErrorIsOnThePage) {
   const std::string out = temp_path("err.html");
-  const std::vector<std::string> args = {"view", "tests/propagate/graphs/broadcast_error.json", "-o", out};
+  const std::vector<std::string> args = {"view", "tests/propagate/graphs/broadcast_error.json",
+                                         "-o", out};
   const cli_test::CliResult r = run_in_root(args);
   EXPECT_EQ(r.exit_code, 1) << cli_test::describe(args, r);
   EXPECT_NE(r.err.find("symshape: error: "), std::string::npos);
@@ -195,8 +196,8 @@ TEST(ViewPage, GroupsByScope) {
   const json& st = data["stages"][0];
   std::vector<std::string> ids;
   for (const json& g : st["groups"]) ids.push_back(g["id"]);
-  EXPECT_EQ(ids, (std::vector<std::string>{"layer1", "layer1.0", "layer1.0.conv1",
-                                           "layer1.0.conv2", "layer2"}));
+  EXPECT_EQ(ids, (std::vector<std::string>{"layer1", "layer1.0", "layer1.0.conv1", "layer1.0.conv2",
+                                           "layer2"}));
   EXPECT_EQ(st["groups"][1]["parent"], 0);
   EXPECT_EQ(st["groups"][1]["count"], 2);
   EXPECT_EQ(st["groups"][1]["label"], "0");
@@ -219,8 +220,14 @@ TEST(ViewPage, GroupsByScope) {
 
 TEST(ViewPage, OnnxScopesFromNodeNames) {
   const std::string out = temp_path("onnx.json");
-  const std::vector<std::string> args = {"view", "examples/onnx/small_cnn.onnx", "-o", out,
-                                         "--json", "--dim", "height=16..64", "--dim",
+  const std::vector<std::string> args = {"view",
+                                         "examples/onnx/small_cnn.onnx",
+                                         "-o",
+                                         out,
+                                         "--json",
+                                         "--dim",
+                                         "height=16..64",
+                                         "--dim",
                                          "width=16..64"};
   const cli_test::CliResult r = run_in_root(args);
   ASSERT_EQ(r.exit_code, 0) << cli_test::describe(args, r);
@@ -234,10 +241,14 @@ TEST(ViewPage, OnnxScopesFromNodeNames) {
 
 TEST(ViewPage, LowerViewDiffTiesDecompositionToTheNodeItReplaced) {
   const std::string out = temp_path("lower.html");
-  const std::vector<std::string> args = {"lower",          "examples/gpt_small.json",
-                                         "--passes",       "decompose,dce",
-                                         "--decompose-only", "layer_norm",
-                                         "--view",         out};
+  const std::vector<std::string> args = {"lower",
+                                         "examples/gpt_small.json",
+                                         "--passes",
+                                         "decompose,dce",
+                                         "--decompose-only",
+                                         "layer_norm",
+                                         "--view",
+                                         out};
   const cli_test::CliResult r = run_in_root(args);
   ASSERT_EQ(r.exit_code, 0) << cli_test::describe(args, r);
   const json data = embedded_data(read_text(out));
