@@ -37,7 +37,11 @@ class Browser : public ::testing::Test {
  protected:
   void SetUp() override {
     chromium_ = chromium_path();
-    if (chromium_.empty()) GTEST_SKIP() << "no chromium on PATH (scripts/setup installs it)";
+    if (chromium_.empty()) {
+      // Under CI a missing chromium is a failure: scripts/setup installs it.
+      if (std::getenv("CI")) FAIL() << "CI is set but no chromium is on PATH (scripts/setup)";
+      GTEST_SKIP() << "no chromium on PATH (scripts/setup installs it)";
+    }
     dir_ = std::filesystem::temp_directory_path() /
            ("symshape_browser_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
