@@ -279,8 +279,8 @@ class _Plan:
         for o in operands:
             v = self._size_node(o, node)
             args.append({"node": v} if isinstance(v, str) else v)
-        if all(isinstance(a, int) for a in args):
-            raise ConversionError(f"node {node}: constant size arithmetic was not folded")
+        if all(isinstance(a, int) for a in args):  # a constant part of a symbolic size
+            return _resolve_target(target, node)(*args)
         return self.call(target.rpartition(".")[2], target, args)
 
     def args(self, a, node):
@@ -369,6 +369,25 @@ def _root_module(attrs):
     return root
 
 
+def _model_structure(fx_graph, conversion):
+    """When the conversion's module returns what the model returns (make_fx's pytree codegen),
+    the new module does too: a tensor for a model returning one, a tuple for a tuple."""
+    codegen = getattr(getattr(conversion, "gm", None), "graph", None)
+    info = getattr(getattr(codegen, "_codegen", None), "pytree_info", None)
+    if info is None or info.out_spec is None:
+        return
+    from torch.fx.graph import _PyTreeCodeGen, _PyTreeInfo
+    from torch.utils._pytree import tree_flatten
+
+    output = [n for n in fx_graph.nodes if n.op == "output"][0]
+    flat = output.args[0]
+    if not isinstance(flat, (list, tuple)) or len(flat) != info.out_spec.num_leaves:
+        return
+    names = [n.target for n in fx_graph.nodes if n.op == "placeholder"]
+    in_spec = tree_flatten(tuple(range(len(names))))[1]
+    fx_graph._codegen = _PyTreeCodeGen(_PyTreeInfo(names, in_spec, info.out_spec))
+
+
 def _build(graph, conversion=None):
     """(GraphModule, the graph it mirrors as a dict, {FX node: symshape name})."""
     doc = _graph_doc(graph)
@@ -396,6 +415,7 @@ def _build(graph, conversion=None):
         nodes[name] = fx
         node_names[fx] = name
     fx_graph.lint()
+    _model_structure(fx_graph, conversion)
     gm = torch.fx.GraphModule(_root_module(plan.attrs), fx_graph)
     return gm, mirrored, node_names, doc.get("complex_io")
 
