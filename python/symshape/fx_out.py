@@ -18,7 +18,9 @@ the GraphModule mirrors, wrappers included, is propagated once.
 import ast
 import builtins
 import json
+import keyword
 import operator
+import re
 
 import torch
 
@@ -369,6 +371,19 @@ def _root_module(attrs):
     return root
 
 
+def _identifier(name, taken):
+    """A Python parameter name for the input called name (forward's signature), unique."""
+    base = re.sub(r"\W", "_", name)
+    if not base or base[0].isdigit() or keyword.iskeyword(base):
+        base = "_" + base
+    out, k = base, 0
+    while out in taken:
+        k += 1
+        out = f"{base}_{k}"
+    taken.add(out)
+    return out
+
+
 def _model_structure(fx_graph, conversion):
     """When the conversion's module returns what the model returns (make_fx's pytree codegen),
     the new module does too: a tensor for a model returning one, a tuple for a tuple."""
@@ -397,11 +412,11 @@ def _build(graph, conversion=None):
                for n in mirrored["nodes"] if n["op"] == "call_function"}
     p = symshape.check(symshape.read_graph(dumps(mirrored)))
     fx_graph = torch.fx.Graph()
-    nodes, node_names = {}, {}
+    nodes, node_names, taken = {}, {}, set()
     for n in mirrored["nodes"]:
         name = n["name"]
         if n["op"] == "placeholder":
-            fx = fx_graph.create_node("placeholder", name, name=name)
+            fx = fx_graph.create_node("placeholder", _identifier(name, taken), name=name)
         elif n["op"] == "get_attr":
             fx = fx_graph.create_node("get_attr", n["target"], name=name)
         elif n["op"] == "call_function":

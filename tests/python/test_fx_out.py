@@ -238,19 +238,41 @@ class ToFxTest(unittest.TestCase):
         v = [n for n in gm.graph.nodes if n.name == "v"][0]
         self.assertEqual([str(e) for e in v.meta["symshape"].shape], ["b*s", "2", "3"])
 
+    def test_complex_graph_without_conversion(self):
+        # The rotary embedding graph of tests/passes (sizes as {"expr": ...} arguments, a
+        # complex input and output), and the complex pipeline's real-view graph (a LowerResult):
+        # both modules take and return the same complex tensors and agree.
+        root = os.environ.get("SYMSHAPE_SOURCE_DIR", os.path.join(os.path.dirname(__file__),
+                                                                  "..", ".."))
+        graph = symshape.load_graph(os.path.join(root, "tests/passes/graphs/complex_rewrite.json"))
+        before = symshape.fx.to_fx(graph)
+        after = symshape.fx.to_fx(symshape.lower(graph, pipeline="complex"))
+        inputs = [n for n in after.graph.nodes if n.op == "placeholder"]
+        self.assertEqual([(n.name, n.meta["symshape"].dtype) for n in inputs],
+                         [("x", "float32"), ("freqs", "complex64")])
+        torch.manual_seed(0)
+        for batch, seq in ((2, 8), (3, 5)):
+            x, freqs = torch.randn(batch, seq, 4, 16), torch.randn(seq, 8, dtype=torch.complex64)
+            expected, actual = before(x, freqs), after(x, freqs)
+            self.assertEqual([t.dtype for t in actual], [torch.float32, torch.float32,
+                                                         torch.complex64])
+            for e, a in zip(expected, actual):
+                torch.testing.assert_close(a, e, rtol=3e-4, atol=1e-5)
+
     def test_constants_and_errors(self):
         graph = {
             "format": "symshape-graph", "version": 1,
             "nodes": [
-                {"name": "x", "op": "placeholder", "dtype": "float32", "shape": [2]},
+                {"name": "x.0", "op": "placeholder", "dtype": "float32", "shape": [2]},
                 {"name": "w", "op": "get_attr", "target": "layer.w", "dtype": "float32",
                  "shape": [2], "value": [1.5, -2.0]},
                 {"name": "y", "op": "call_function", "target": "aten.mul.Tensor",
-                 "args": [{"node": "x"}, {"node": "w"}]},
+                 "args": [{"node": "x.0"}, {"node": "w"}]},
                 {"name": "output", "op": "output", "args": [[{"node": "y"}]]}]}
         gm = symshape.fx.to_fx(graph)
         self.assertEqual(list(dict(gm.named_buffers())), ["layer.w"])
         torch.testing.assert_close(gm(torch.ones(2))[0], torch.tensor([1.5, -2.0]))
+        self.assertIn("def forward(self, x_0)", gm.code)  # an input name Python can take
         # A constant without a value and without the conversion it came from.
         del graph["nodes"][1]["value"]
         with self.assertRaises(symshape.fx.ConversionError) as cm:
