@@ -589,8 +589,8 @@ def verify_torch(original, lowered, seed=0, rtol=None, atol=None):
     hints (the example inputs when the conversion has them) and at two more sizes per dynamic
     dim, on the same random inputs, and compares every output: 1e-4 relative for float32,
     torch.testing's tolerance for float16 and bfloat16, the autocast pass's for a graph it
-    lowered (see _tolerance; rtol / atol override). Raises ConversionError naming the output and the sizes on a mismatch; returns
-    the number of runs compared."""
+    lowered (see _tolerance; rtol / atol override). Raises ConversionError naming the output and
+    the sizes on a mismatch; returns the number of runs compared."""
     from torch.utils._pytree import tree_flatten
 
     inputs = _inputs_of(original)

@@ -69,6 +69,20 @@ if IMPORT_ERROR is None:
             return scores, q * f
 
 
+    class RotaryAttentionBuffer(RotaryAttention):
+        """The same with freqs_cis a complex buffer of the module, sliced to the sequence."""
+
+        def __init__(self, max_seq=32):
+            super().__init__()
+            self.register_buffer("freqs_cis", rotary_freqs(max_seq))
+
+        def forward(self, x):
+            # aten.slice: symshape.fx's traced indexing cannot take a symbolic stop (freqs[:s])
+            # in PyTorch 1.13.
+            freqs = torch.ops.aten.slice.Tensor(self.freqs_cis, 0, 0, x.shape[1])
+            return super().forward(x, freqs)
+
+
 def rotary_freqs(seq, head_dim=8):
     freqs = 1.0 / (10000 ** (torch.arange(0, head_dim, 2).float() / head_dim))
     angles = torch.outer(torch.arange(seq).float(), freqs)
@@ -212,6 +226,19 @@ class LoweredModelTest(unittest.TestCase):
         again = low.lower(passes="decompose", verify_torch=True)
         self.assertEqual(again.torch_runs, 5)
         self.assert_matches_model(model, again.gm, make, [{"batch": 3, "seq": 6}], rtol=3e-4)
+
+
+    def test_rotary_complex_buffer(self):
+        # A complex buffer unpacked by complex-rewrite stays the module's complex buffer, with
+        # view_as_real after it.
+        model = RotaryAttentionBuffer().eval()
+        make = lambda batch, seq: (torch.randn(batch, seq, 16),)  # noqa: E731
+        conv = symshape.fx.trace(model, make(3, 5), dynamic={"x": {0: "batch", 1: "seq"}})
+        low = conv.lower(pipeline="complex", verify_torch=True)
+        self.assertEqual(low.torch_runs, 5)
+        self.assertEqual([(n, b.dtype) for n, b in low.gm.named_buffers()],
+                         [("freqs_cis", torch.complex64)])
+        self.assert_matches_model(model, low.gm, make, [{"batch": 2, "seq": 9}], rtol=3e-4)
 
 
 class ToFxTest(unittest.TestCase):
