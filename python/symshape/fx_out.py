@@ -37,12 +37,14 @@ _REAL_OF = {v: k for k, v in _COMPLEX_OF.items()}
 
 
 def _graph_doc(graph):
-    """The graph as a dict in the graph format, from a Graph, a LowerResult, JSON text or a
-    dict."""
+    """The graph as a dict in the graph format, from a Graph, a LowerResult, JSON text, a file's
+    path or a dict."""
     if isinstance(graph, dict):
         return json.loads(json.dumps(graph))
     if isinstance(graph, str):
-        return json.loads(symshape.read_graph(graph).to_json())
+        text = graph.lstrip()
+        g = symshape.read_graph(graph) if text.startswith("{") else symshape.load_graph(graph)
+        return json.loads(g.to_json())
     graph = getattr(graph, "graph", graph)  # a LowerResult
     if not isinstance(graph, symshape.Graph):
         raise ConversionError(f"to_fx takes a symshape.Graph (or its JSON), got "
@@ -436,8 +438,8 @@ def _build(graph, conversion=None):
 
 
 def to_fx(graph, conversion=None):
-    """A torch.fx.GraphModule computing graph (a symshape.Graph, a LowerResult, its JSON or a
-    dict). conversion: the Conversion the graph came from, whose parameters and constants are
+    """A torch.fx.GraphModule computing graph (a symshape.Graph, a LowerResult, its JSON, a
+    file's path or a dict). conversion: the Conversion the graph came from, whose parameters and constants are
     bound as the module's attributes (without it, parameters stay inputs and a constant needs an
     inline value). Raises ConversionError naming the node that has no PyTorch equivalent, and
     symshape.ShapeError when the graph does not check."""

@@ -271,8 +271,9 @@ class ToFxTest(unittest.TestCase):
         # both modules take and return the same complex tensors and agree.
         root = os.environ.get("SYMSHAPE_SOURCE_DIR", os.path.join(os.path.dirname(__file__),
                                                                   "..", ".."))
-        graph = symshape.load_graph(os.path.join(root, "tests/passes/graphs/complex_rewrite.json"))
-        before = symshape.fx.to_fx(graph)
+        path = os.path.join(root, "tests/passes/graphs/complex_rewrite.json")
+        graph = symshape.load_graph(path)
+        before = symshape.fx.to_fx(path)
         after = symshape.fx.to_fx(symshape.lower(graph, pipeline="complex"))
         inputs = [n for n in after.graph.nodes if n.op == "placeholder"]
         self.assertEqual([(n.name, n.meta["symshape"].dtype) for n in inputs],
