@@ -26,11 +26,18 @@ Tested with PyTorch 1.13 (Debian's python3-torch). PyTorch 1.13 specifics handle
     the same (see _composite_attention);
   - Tensor indexing's C++ code asks for concrete sizes: basic indexing (ints, slices, None, ...)
     is traced as the slices, squeezes and unsqueezes it stands for (see _basic_getitem).
+  - view_as_complex / view_as_real have no symbolic meta function and their view-tracking
+    kernel asks for concrete sizes: metas are registered for them (see _install_complex_views).
 Graphs from torch.export (PyTorch 2) go through from_fx(exported.graph_module, ...) on the same
 path; that path has not been tested here (no torch.export in 1.13).
 
 Command line: python3 -m symshape.fx torchvision.models:resnet18 --input 4,3,32,32 \
     --dynamic x:0:batch:2:64 -o resnet18.json      (see main()).
+
+Back to PyTorch (symshape/fx_out.py): to_fx(graph, conv) builds a GraphModule from a symshape
+graph; conv.lower(pipeline=..., verify_torch=True) lowers with the library's passes and checks
+the result against the original in PyTorch eager; `--lower PIPELINE -o out.py|out.pt` on the
+command line.
 """
 import contextlib
 import inspect
