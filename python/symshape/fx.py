@@ -26,11 +26,18 @@ Tested with PyTorch 1.13 (Debian's python3-torch). PyTorch 1.13 specifics handle
     the same (see _composite_attention);
   - Tensor indexing's C++ code asks for concrete sizes: basic indexing (ints, slices, None, ...)
     is traced as the slices, squeezes and unsqueezes it stands for (see _basic_getitem).
+  - view_as_complex / view_as_real have no symbolic meta function and their view-tracking
+    kernel asks for concrete sizes: metas are registered for them (see _install_complex_views).
 Graphs from torch.export (PyTorch 2) go through from_fx(exported.graph_module, ...) on the same
 path; that path has not been tested here (no torch.export in 1.13).
 
 Command line: python3 -m symshape.fx torchvision.models:resnet18 --input 4,3,32,32 \
     --dynamic x:0:batch:2:64 -o resnet18.json      (see main()).
+
+Back to PyTorch (symshape/fx_out.py): to_fx(graph, conv) builds a GraphModule from a symshape
+graph; conv.lower(pipeline=..., verify_torch=True) lowers with the library's passes and checks
+the result against the original in PyTorch eager; `--lower PIPELINE -o out.py|out.pt` on the
+command line.
 """
 import contextlib
 import inspect
@@ -45,7 +52,8 @@ import torch.nn as nn
 
 import symshape
 
-__all__ = ["Dim", "Conversion", "ConversionError", "trace", "from_fx", "expr_text", "dumps"]
+__all__ = ["Dim", "Conversion", "ConversionError", "trace", "from_fx", "to_fx", "expr_text",
+           "dumps"]
 
 aten = torch.ops.aten
 
@@ -113,7 +121,42 @@ def _install_symbolic_composites():
     # math.sqrt(E) in multi_head_attention_forward: float() of a SymInt evaluates it (a guard on
     # its value; a dynamic dim specialized that way is caught after tracing).
     torch.SymIntNode.__float__ = lambda self: float(self.get_pyobj().guard_int("", 0))
+    _install_complex_views()
     _composites_installed = True
+
+
+def _install_complex_views():
+    """PyTorch 1.13 has no symbolic meta function for view_as_complex / view_as_real, and their
+    ADInplaceOrView kernels ask for concrete sizes: while tracing, their metas are registered
+    and that kernel is skipped (nothing requires grad while tracing)."""
+    from torch._C import DispatchKey
+    from torch._meta_registrations import meta_table
+
+    complex_of = {torch.float32: torch.complex64, torch.float64: torch.complex128}
+    real_of = {v: k for k, v in complex_of.items()}
+
+    def view_as_complex(x):
+        return torch.empty_strided(list(x.shape[:-1]), [s // 2 for s in x.stride()[:-1]],
+                                   dtype=complex_of[x.dtype], device=x.device)
+
+    def view_as_real(x):
+        return torch.empty_strided(list(x.shape) + [2], [s * 2 for s in x.stride()] + [1],
+                                   dtype=real_of[x.dtype], device=x.device)
+
+    def below_view_tracking(op):
+        def kernel(x):
+            guard = torch._C.ExcludeDispatchKeyGuard(
+                torch._C.DispatchKeySet(DispatchKey.ADInplaceOrView))
+            try:
+                return op(x)
+            finally:
+                del guard
+        return kernel
+
+    for op, meta in ((aten.view_as_complex.default, view_as_complex),
+                     (aten.view_as_real.default, view_as_real)):
+        meta_table.setdefault(op, meta)
+        op.py_impl(DispatchKey.ADInplaceOrView)(below_view_tracking(op))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -412,6 +455,17 @@ class Conversion:
         symbols, and nodes grouped by the module they came from. Returns path."""
         return symshape.view(self.graph, path, dims, title)
 
+    def lower(self, passes=None, pipeline=None, options=None, verify_torch=False,
+              verify_numerics=False, seed=0):
+        """A new Conversion whose gm is this graph lowered by the library's passes (see
+        symshape.lower; default: the default pipeline), back in PyTorch: parameters bound as
+        attributes, complex inputs and outputs as here (.complex_io), .reports per pass.
+        verify_torch: compare both modules in PyTorch eager at the hints and two more sizes per
+        dynamic dim (symshape.fx_out.verify_torch). See symshape/fx_out.py."""
+        from symshape import fx_out
+        return fx_out.lower(self, passes, pipeline, options, verify_torch=verify_torch,
+                            verify_numerics=verify_numerics, seed=seed)
+
     def annotate(self, propagation=None):
         """Sets node.meta["symshape"] on every FX node to symshape's Value (a tensor's .shape
         is a list of symshape.Expr over the dynamic dims) and returns the Propagation."""
@@ -421,6 +475,15 @@ class Conversion:
             if name is not None:
                 node.meta["symshape"] = p[name]
         return p
+
+
+def to_fx(graph, conversion=None):
+    """A torch.fx.GraphModule from a symshape graph (see symshape/fx_out.py): ATen targets to
+    their torch.ops.aten overloads, getitem / sym_size / shape arithmetic to their Python forms,
+    constants and the conversion's parameters bound as attributes, node.meta["symshape"] on
+    every node."""
+    from symshape import fx_out
+    return fx_out.to_fx(graph, conversion)
 
 
 def from_fx(gm, dynamic=None, input_names=None, example_inputs=None):
@@ -621,6 +684,8 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
     conv = from_fx(gm, {offset + names.index(k): v for k, v in dynamic.items()},
                    placeholder_names, example_inputs)
     conv.state = state
+    conv.state_names = state_names  # to_fx binds them at these attribute paths
+    conv.buffer_names = set(buffers)
     return conv
 
 
@@ -708,6 +773,13 @@ def main(argv=None):
     p.add_argument("--train", action="store_true", help="trace in training mode (default eval)")
     p.add_argument("-o", "--output", default="-", help="where to write the graph (default stdout)")
     p.add_argument("--check", action="store_true", help="also check the graph's shapes")
+    p.add_argument("--lower", metavar="PIPELINE",
+                   help="lower the graph (a pipeline name, or passes as `symshape lower "
+                   "--passes` takes them) and write the GraphModule: -o out.py its code, -o "
+                   "out.pt the saved module (torch.save), another name the lowered graph")
+    p.add_argument("--verify-torch", action="store_true",
+                   help="with --lower: run the original and the lowered module in PyTorch at the "
+                   "hints and two more sizes per dynamic dim and compare their outputs")
     args = p.parse_args(argv)
     try:
         dynamic = _parse_dynamic(args.dynamic)
@@ -726,6 +798,19 @@ def main(argv=None):
             conv = trace(model, tuple(_example_input(i) for i in args.input), dynamic)
         if args.check:
             conv.check()
+        if args.verify_torch and not args.lower:
+            raise ConversionError("--verify-torch compares a lowered module: give --lower")
+        if args.lower:
+            from symshape import fx_out
+            named = args.lower in symshape.pipelines()
+            lowered = conv.lower(passes=None if named else args.lower,
+                                 pipeline=args.lower if named else None,
+                                 verify_torch=args.verify_torch)
+            if args.output == "-":
+                sys.stdout.write(lowered.gm.code)
+            else:
+                fx_out.write_lowered(lowered, args.output)
+            return 0
         text = conv.to_json()
     except (symshape.Error, OSError, RuntimeError, ValueError, TypeError) as e:
         print(f"symshape.fx: error: {e}", file=sys.stderr)
