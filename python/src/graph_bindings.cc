@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "python/src/bindings.h"
+#include "symshape/graph_dims.h"
 #include "symshape/ir.h"
 #include "symshape/onnx.h"
 #include "symshape/propagate.h"
@@ -75,7 +76,16 @@ PropagateOptions propagate_options(const Graph& g, const py::object& dims, bool 
   if (dims.is_none()) return o;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(dims)) {
     const std::string name = py::str(k);
+    const std::string what = "dims['" + name + "']";
+    // As the CLI's --dim: a name the graph does not use, and an empty range, are refused.
+    if (std::optional<std::string> problem = unknown_dim_problem(g, what, name)) {
+      throw Error(*problem);
+    }
     DimDecl d = to_dim_decl(name, v);
+    if (d.min && d.max && *d.min > *d.max) {
+      throw Error(what + ": bad range (" + to_string(*d.min) + ", " + to_string(*d.max) +
+                  "): empty (min is greater than max)");
+    }
     if (!d.hint) {
       if (const DimDecl* declared = g.dim(name)) d.hint = declared->hint;
       if (d.hint && !ValueRange(d.min, d.max).contains(*d.hint)) d.hint.reset();

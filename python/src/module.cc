@@ -4,6 +4,7 @@
 
 #include "python/src/bindings.h"
 #include "symshape/passes.h"
+#include "symshape/user_facts.h"
 
 namespace symshape::python {
 
@@ -104,6 +105,10 @@ PYBIND11_MODULE(_core, m) {
       py::register_exception<ConstraintViolation>(m, "ConstraintViolation", error.ptr());
   violation.attr("__doc__") =
       "A hint or a guard that contradicts what the user declared about a dim.";
+  auto contradictory =
+      py::register_exception<ContradictoryFacts>(m, "ContradictoryFacts", error.ptr());
+  contradictory.attr("__doc__") =
+      "Facts (ranges, assumptions) that contradict each other; the message names them.";
   auto pass_error = py::register_exception<PassError>(m, "PassError", error.ptr());
   pass_error.attr("__doc__") = "A lowering pass failed its checks; names the pass and the node.";
   auto option_error =

@@ -15,6 +15,7 @@ from symshape import _core
 from symshape._core import (  # noqa: F401 (re-exported)
     CheckFailure,
     Cond,
+    ContradictoryFacts,
     ConstraintProblem,
     ConstraintViolation,
     DataDependentError,
@@ -76,20 +77,20 @@ class Truth(enum.Enum):
 
 
 def _facts(facts=None, ranges=None, assume=None):
+    """facts with the ranges and assumptions added (a copy: `facts` is not changed); raises
+    ContradictoryFacts when they contradict each other."""
     if ranges is None and assume is None:
         return facts
-    f = facts if facts is not None else Facts()
-    for name, r in (ranges or {}).items():
-        f.set_range(name, r)
-    for c in assume or ():
-        f.assume(c)
-    return f
+    if isinstance(assume, (str, Cond)):
+        assume = [assume]
+    return _core.facts_with(facts, ranges, assume)
 
 
 def simplify(e, facts=None, *, ranges=None, assume=None):
     """e (an Expr, a Cond, or the text of either) in simplest form under the facts: symbols range
     over [1, inf] unless `ranges` ({name: (lo, hi)}, None for an infinite end) says otherwise, and
-    `assume` lists conditions taken to hold."""
+    `assume` lists conditions taken to hold. Raises ContradictoryFacts, naming them, when the
+    facts contradict each other (every answer would be vacuous)."""
     if isinstance(e, str):
         e = _parse(e)
     return _core.simplify(e, _facts(facts, ranges, assume))
