@@ -181,6 +181,44 @@ def _guard_set_json(self):
 GuardSet.json = _guard_set_json
 
 
+def _checker_check_tensors(self, *tensors, dims=None, **named):
+    """check() on the values read off tensors (torch tensors, or anything with .shape, .stride()
+    and .storage_offset()): given in the order of the graph's inputs (those with sizes; others,
+    and non-tensors, are skipped) or by input name. dims: {name: value} for dims no input's size
+    gives (`dims['W']` sources). None when every guard holds, else the CheckFailure."""
+    inputs = list(dict.fromkeys(s.input for s in self.sources if s.kind != "dim"))
+    given = dict(named)
+    positional = [t for t in tensors if len(getattr(t, "shape", ())) > 0]
+    if len(positional) > len(inputs):
+        raise Error(f"{len(positional)} tensors for the {len(inputs)} inputs the guards read "
+                    f"({', '.join(inputs)})")
+    for name, t in zip(inputs, positional):
+        if name in given:
+            raise Error(f"input {name} is given twice (by position and by name)")
+        given[name] = t
+    values = {}
+    for s in self.sources:
+        if s.kind == "dim":
+            if not dims or s.input not in dims:
+                raise Error(f"the guards read the dim {s.input}: give dims={{'{s.input}': ...}}")
+            values[s.name] = int(dims[s.input])
+            continue
+        if s.input not in given:
+            raise Error(f"no tensor for the input {s.input} (the guards read {s.name}); the "
+                        f"inputs are {', '.join(inputs)}")
+        t = given[s.input]
+        if s.kind == "size":
+            values[s.name] = int(t.shape[s.dim])
+        elif s.kind == "stride":
+            values[s.name] = int(t.stride()[s.dim])
+        else:
+            values[s.name] = int(t.storage_offset())
+    return self.check(values)
+
+
+GuardChecker.check_tensors = _checker_check_tensors
+
+
 def passes():
     """{name: (description, [PassOption])} of every lowering pass."""
     return {name: (description, options) for name, description, options in _core.pass_list()}

@@ -5,7 +5,12 @@ import symshape
 
 class ConversionError(symshape.Error): ...
 
+class _DimMode:
+    mode: str
+
 class Dim:
+    AUTO: _DimMode
+    DYNAMIC: _DimMode
     name: str
     min: int
     max: Optional[int]
@@ -21,11 +26,13 @@ class Conversion:
     hints: Dict[str, int]
     example_inputs: Optional[Sequence[Any]]
     state: List[Any]
+    dim_modes: Dict[str, str]
     def to_json(self) -> str: ...
     def save(self, path: str) -> None: ...
     def check(self, dims: Optional[symshape.DimsLike] = None,
               env: Optional[symshape.ShapeEnv] = None) -> symshape.Propagation: ...
     def guards(self, dims: Optional[symshape.DimsLike] = None) -> symshape.GuardSet: ...
+    def ranges(self, dims: Optional[symshape.DimsLike] = None) -> Dict[str, symshape.ValueRange]: ...
     def annotate(self, propagation: Optional[symshape.Propagation] = None) -> symshape.Propagation: ...
 
 def expr_text(e: Any) -> str: ...

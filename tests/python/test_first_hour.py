@@ -7,10 +7,31 @@ Run by ctest (python_first_hour) with PYTHONPATH=build/python:
 """
 import os
 import pathlib
+import subprocess
+import tempfile
 import unittest
 
 import symshape
 from symshape import Truth
+
+try:
+    import torch
+    import torchvision
+
+    import symshape.fx
+    from symshape.fx import Dim
+    TORCH_ERROR = None
+except ImportError as e:  # pragma: no cover - depends on the machine
+    TORCH_ERROR = e
+
+
+def need_torch():
+    """Skips without torch / torchvision, unless CI is set (then a missing torch fails)."""
+    if TORCH_ERROR is None:
+        return
+    if os.environ.get("CI"):
+        raise AssertionError(f"CI is set but torch / torchvision cannot be imported: {TORCH_ERROR}")
+    raise unittest.SkipTest(f"torch / torchvision cannot be imported ({TORCH_ERROR})")
 
 ROOT = pathlib.Path(os.environ.get("SYMSHAPE_SOURCE_DIR", pathlib.Path(__file__).parents[2]))
 
@@ -101,6 +122,109 @@ class CheckDimsTest(unittest.TestCase):
         with self.assertRaises(symshape.Error):
             symshape.lower(graph, ["dce"], dims={"btch": (2, 8)})
         self.assertTrue(symshape.check(graph, dims={"batch": (2, 8)}).ok)
+
+
+class DynamicHeightWidthTest(unittest.TestCase):
+    """Square images with dynamic height and width: distinct symbols, inferred ranges."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_torch()
+        torch.manual_seed(0)
+        cls.squeezenet = torchvision.models.squeezenet1_0(num_classes=10).eval()
+        cls.conv = symshape.fx.trace(cls.squeezenet, torch.randn(2, 3, 64, 64),
+                                     dynamic={"x": {2: "h", 3: "w"}})
+
+    def runs_in_pytorch(self, h, w):
+        try:
+            with torch.no_grad():
+                self.squeezenet(torch.randn(2, 3, h, w))
+            return True
+        except RuntimeError:
+            return False
+
+    def test_squeezenet_plain_names_infer_the_ranges(self):
+        conv = self.conv
+        self.assertEqual(sorted(conv.hints), ["h", "w"])  # two symbols, though both traced 64
+        ranges = conv.ranges()
+        self.assertEqual(ranges["h"], (21, None))
+        self.assertEqual(ranges["w"], (21, None))
+        checker = conv.guards().checker()  # no ConstraintViolation: the ranges are inferred
+        # The inferred bound is PyTorch's: eager SqueezeNet runs at 21 and fails at 20, and the
+        # guards say the same, for each of h and w, with the other one different.
+        for h, w in ((21, 40), (40, 21), (20, 40), (40, 20), (33, 57)):
+            x = torch.randn(2, 3, h, w)
+            ok = checker.check_tensors(x) is None
+            self.assertEqual(ok, self.runs_in_pytorch(h, w), (h, w))
+
+    def test_a_declared_dim_is_strict(self):
+        conv = symshape.fx.trace(self.squeezenet, torch.randn(1, 3, 64, 48),
+                                 dynamic={"x": {2: Dim("h"), 3: Dim.AUTO}})
+        self.assertEqual(conv.dim_modes, {"h": "strict", "x_3": "auto"})
+        with self.assertRaises(symshape.ConstraintViolation) as cm:
+            conv.guards()
+        self.assertIn("h = Dim('h', min=21)", str(cm.exception))
+        self.assertNotIn("x_3 = Dim", str(cm.exception))
+
+    def test_resnet_square_dynamic_height_and_width(self):
+        model = torchvision.models.resnet18(num_classes=10).eval()
+        conv = symshape.fx.trace(model, torch.randn(1, 3, 32, 32), dynamic={"x": {2: "h", 3: "w"}})
+        ranges = conv.ranges()
+        self.assertEqual(set(ranges), {"h", "w"})
+        self.assertIsNone(ranges["h"].hi)
+        self.assertIn("L['x'].size()[2]", conv.guards().python())
+
+    def test_specialized_dims(self):
+        class AddRow(torch.nn.Module):
+            def forward(self, x):
+                return x + torch.ones(16)  # w must be 16
+
+        # A plain name (Dim.DYNAMIC) specialized to a constant is an error naming it; Dim.AUTO
+        # lets it be specialized and keeps the other dim dynamic.
+        with self.assertRaises(symshape.Error) as cm:
+            symshape.fx.trace(AddRow(), torch.randn(2, 8, 16), dynamic={"x": {1: "h", 2: "w"}})
+        self.assertIn("w", str(cm.exception))
+        conv = symshape.fx.trace(AddRow(), torch.randn(2, 8, 16),
+                                 dynamic={"x": {1: "h", 2: Dim.AUTO}})
+        self.assertEqual(list(conv.ranges()), ["h"])
+
+
+class ParametersAreNotInputsTest(unittest.TestCase):
+    """A traced model's parameters and buffers are the graph's get_attr nodes: the guards, the
+    checker and check-inputs are over the real inputs only."""
+
+    def test_resnet_guards_are_over_x_only(self):
+        need_torch()
+        torch.manual_seed(0)
+        model = torchvision.models.resnet18(num_classes=10).eval()
+        conv = symshape.fx.trace(model, torch.randn(4, 3, 32, 32),
+                                 dynamic={"x": {0: Dim("batch", max=64)}})
+        state = len(list(model.parameters())) + len(list(model.buffers()))
+        ops = [n["op"] for n in conv.graph_dict["nodes"]]
+        self.assertEqual(ops.count("get_attr"), state)
+        self.assertEqual(ops.count("placeholder"), 1)
+        gs = conv.guards()
+        self.assertEqual({s.input for s in gs.sources}, {"x"})
+        self.assertLessEqual(len(gs.python().splitlines()), 10)
+        checker = gs.checker()
+        self.assertIsNone(checker.check_tensors(torch.randn(7, 3, 32, 32)))
+        failure = checker.check_tensors(x=torch.randn(7, 3, 31, 32))
+        self.assertIn("L['x'].size()[2] == 32", failure.text)
+        self.assertIsNotNone(checker.check_tensors(torch.randn(65, 3, 32, 32)))
+        # A transposed input: its strides are not the traced ones.
+        self.assertIsNotNone(checker.check_tensors(torch.randn(32, 32, 3, 7).permute(3, 2, 1, 0)))
+        with self.assertRaises(symshape.Error):
+            checker.check_tensors(torch.randn(7, 3, 32, 32), torch.randn(2, 2))
+        # check-inputs asks for x alone.
+        cli = os.environ.get("SYMSHAPE_CLI", str(ROOT / "build/bin/symshape"))
+        if os.path.exists(cli):
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "resnet18.json")
+                conv.save(path)
+                run = subprocess.run([cli, "check-inputs", path, "--size", "x=7,3,32,32"],
+                                     capture_output=True, text=True)
+                self.assertEqual(run.returncode, 0, run.stderr)
+                self.assertIn("ok", run.stdout)
 
 
 if __name__ == "__main__":
