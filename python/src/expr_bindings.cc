@@ -28,7 +28,10 @@ py::object optional_int(const std::optional<Int>& v) {
 }
 
 // Operands of an Expr's operators: another Expr or an int (anything else: NotImplemented).
-bool is_expr_operand(py::handle h) { return py::isinstance<Expr>(h) || PyLong_Check(h.ptr()); }
+// A SymInt's expression takes part too (Expr + SymInt is an Expr).
+bool is_expr_operand(py::handle h) {
+  return py::isinstance<Expr>(h) || py::isinstance<PySymInt>(h) || PyLong_Check(h.ptr());
+}
 
 template <typename F>
 py::object expr_binary(const Expr& self, py::handle other, bool reflected, F f) {

@@ -245,15 +245,31 @@ Read one with read_graph(text) or load_graph(path).)doc")
       py::arg("path"), "A graph from a JSON file, or from an ONNX model for a .onnx path.");
   m.def(
       "read_onnx",
-      [](const py::bytes& data, const std::string& origin) {
-        Expected<Graph> g = onnx::read_model(std::string(data), origin);
-        if (!g) throw Error(g.error());
-        return std::move(g).value();
+      [](py::handle model, py::handle origin) {
+        // bytes: a serialized ModelProto; str or os.PathLike: a file.
+        if (py::isinstance<py::bytes>(model)) {
+          const std::string from =
+              origin.is_none() ? "<bytes>" : py::str(origin).cast<std::string>();
+          Expected<Graph> g =
+              onnx::read_model(std::string(py::reinterpret_borrow<py::bytes>(model)), from);
+          if (!g) throw Error(g.error());
+          return std::move(g).value();
+        }
+        if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+          const std::string path = py::str(py::module_::import("os").attr("fspath")(model));
+          Expected<Graph> g = onnx::read_model_file(path);
+          if (!g) throw Error(g.error());
+          return std::move(g).value();
+        }
+        throw py::type_error(
+            "read_onnx takes a path (str or os.PathLike) or the model's bytes, got " +
+            std::string(py::str(py::type::of(model))));
       },
-      py::arg("data"), py::arg("origin") = "<bytes>",
-      "A graph from a serialized ONNX ModelProto (model.SerializeToString()): graph inputs are "
-      "placeholders with dim_params as named dims, each node an onnx.<OpType> call "
-      "(docs/onnx.md). Raises Error naming the problem.");
+      py::arg("model"), py::arg("origin") = py::none(),
+      "A graph from an ONNX model: a path (str or os.PathLike), or a serialized ModelProto "
+      "(model.SerializeToString(); origin names it in errors). Graph inputs are placeholders "
+      "with dim_params as named dims, each node an onnx.<OpType> call (docs/onnx.md). Raises "
+      "Error naming the file and the problem.");
 
   py::class_<PyPropagation>(m, "Propagation", R"doc(
 The shapes of every node of a graph under one ShapeEnv: ok, status ('ok', 'shape_error',

@@ -717,14 +717,15 @@ def run_fx(conv, *inputs):
 
 
 def _parse_dynamic(specs):
-    """{input: {dim: Dim}} from INPUT:DIM:NAME[:MIN:MAX] texts."""
+    """{input: {dim: name or Dim}} from INPUT:DIM:NAME[:MIN:MAX] texts."""
     dynamic = {}
     for spec in specs:
         parts = spec.split(":")
         if len(parts) not in (3, 5) or not parts[1].lstrip("-").isdigit() or not parts[2]:
             raise ConversionError(f"--dynamic {spec!r}: expected INPUT:DIM:NAME[:MIN:MAX]")
         try:
-            dim = Dim(parts[2]) if len(parts) == 3 else Dim(
+            # NAME alone: a plain name (the range inferred); with MIN:MAX, a declared Dim.
+            dim = parts[2] if len(parts) == 3 else Dim(
                 parts[2], int(parts[3] or 2), None if parts[4] in ("", "inf") else int(parts[4]))
         except ValueError:
             raise ConversionError(f"--dynamic {spec!r}: MIN and MAX are integers") from None
@@ -802,6 +803,10 @@ def main(argv=None):
             conv = trace(model, tuple(_example_input(i) for i in args.input), dynamic)
         if args.check:
             conv.check()
+            checked = f"symshape.fx: checked {len(conv.graph.nodes)} nodes: the shapes hold"
+            ranges = conv.ranges() if conv.hints else {}
+            if ranges:
+                checked += "; " + ", ".join(f"{name} in {r}" for name, r in ranges.items())
         text = conv.to_json()
     except (symshape.Error, OSError, RuntimeError, ValueError, TypeError) as e:
         print(f"symshape.fx: error: {e}", file=sys.stderr)
@@ -811,6 +816,8 @@ def main(argv=None):
     else:
         with open(args.output, "w") as f:
             f.write(text)
+    if args.check:
+        print(checked, file=sys.stderr)  # stdout may be the graph
     return 0
 
 

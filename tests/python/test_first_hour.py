@@ -124,6 +124,71 @@ class CheckDimsTest(unittest.TestCase):
         self.assertTrue(symshape.check(graph, dims={"batch": (2, 8)}).ok)
 
 
+class SmallThingsTest(unittest.TestCase):
+    def test_symint_power_true_division_and_floats(self):
+        env = symshape.ShapeEnv()
+        a = env.create_symbol(8, "L['x'].size()[0]")
+        square = a ** 2
+        self.assertIsInstance(square, symshape.SymInt)
+        self.assertEqual(square.hint, 64)
+        self.assertEqual(len(env.guards), 0)
+        for value, expected in ((a / 2, 4.0), (a * 0.5, 4.0), (0.25 * a, 2.0), (3 / a, 0.375),
+                                (a ** -1, 0.125), (a + 0.5, 8.5), ((a / 3) * 3.0, 8.0),
+                                (a / a, 1.0)):
+            self.assertIsInstance(value, symshape.SymFloat)
+            self.assertAlmostEqual(value.hint, expected)
+        self.assertEqual(len(env.guards), 0)  # hints do not guard
+        self.assertAlmostEqual(float(a / 3), 8 / 3)  # float() specializes, as PyTorch's does
+        self.assertEqual([str(g.cond) for g in env.guards], ["s0 == 8"])
+        self.assertEqual(str(a * 2 + 1), "2*s0 + 1")  # int arithmetic stays exact
+
+    def test_expr_and_symint_mix(self):
+        env = symshape.ShapeEnv()
+        a = env.create_symbol(8, "L['x'].size()[0]")
+        y = symshape.Expr.symbol("y")
+        self.assertEqual(str(y + a), "s0 + y")
+        self.assertEqual(str(y * a - a), str(symshape.simplify(y * a.expr - a.expr)))
+
+    def test_parse_cond_reads_sympy_relations(self):
+        self.assertTrue(symshape.parse_cond("Eq(s0, 2*s1)").identical(
+            symshape.parse_cond("s0 == 2*s1")))
+        self.assertTrue(symshape.parse_cond("Ne(Mod(a, 4), 0)").identical(
+            symshape.parse_cond("a % 4 != 0")) or str(symshape.parse_cond("Ne(a, b)")) == "a != b")
+        self.assertEqual(str(symshape.parse_cond("Ne(a, b)")), "a != b")
+        c = symshape.parse_cond("Or(Eq(a, 2), Not(Ne(b, 3)))")
+        for a_ in range(1, 5):
+            for b_ in range(1, 5):
+                self.assertEqual(c.eval(a=a_, b=b_), a_ == 2 or b_ == 3)
+        self.assertIs(symshape.prove("Eq(x, x)"), Truth.TRUE)
+        with self.assertRaises(symshape.Error):
+            symshape.parse_cond("Eq(a, b, c)")
+
+    def test_read_onnx_takes_a_path_or_bytes(self):
+        path = ROOT / "examples/onnx/small_cnn.onnx"
+        from_path = symshape.read_onnx(path)
+        self.assertEqual(symshape.read_onnx(str(path)).to_json(), from_path.to_json())
+        self.assertEqual(symshape.read_onnx(path.read_bytes()).to_json(), from_path.to_json())
+        with self.assertRaises(symshape.Error) as cm:
+            symshape.read_onnx(ROOT / "no_such.onnx")
+        self.assertIn("no_such.onnx", str(cm.exception))
+        with self.assertRaises(TypeError):
+            symshape.read_onnx(42)
+
+    def test_fx_command_line_check_says_so(self):
+        need_torch()
+        import sys
+        env = dict(os.environ, PYTHONPATH=str(pathlib.Path(symshape.__file__).parents[1]))
+        with tempfile.TemporaryDirectory() as tmp:
+            run = subprocess.run(
+                [sys.executable, "-m", "symshape.fx", "torch.nn:Linear", "--kwargs",
+                 '{"in_features": 4, "out_features": 3}', "--input", "5,4", "--dynamic",
+                 "input:0:batch", "--check", "-o", os.path.join(tmp, "g.json")],
+                capture_output=True, text=True, env=env)
+        self.assertEqual(run.returncode, 0, run.stderr)
+        self.assertIn("checked", run.stderr)
+        self.assertIn("batch in [2, inf]", run.stderr)
+
+
 class DynamicHeightWidthTest(unittest.TestCase):
     """Square images with dynamic height and width: distinct symbols, inferred ranges."""
 
