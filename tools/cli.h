@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/graph_dims.h"
 #include "symshape/passes.h"
 #include "symshape/propagate.h"
 #include "symshape/ranges.h"
@@ -118,11 +119,7 @@ void print_json(std::ostream& os, const nlohmann::ordered_json& doc);
 // An integer as a JSON number when it fits in int64, else as its decimal string.
 nlohmann::ordered_json int_json(const Int& v);
 
-// ` (did you mean 'batch'?)` when one of the candidates is a few edits from name, else "".
-std::string did_you_mean(std::string_view name, const std::vector<std::string>& candidates);
-// The graph's named dims (sorted): in its inputs' and constants' shapes and strides, its "dims"
-// declarations and its symbolic int arguments.
-std::vector<std::string> graph_dim_names(const Graph& graph);
+// did_you_mean and graph_dim_names: symshape/graph_dims.h.
 // The graph's inputs (placeholders), in order.
 std::vector<std::string> graph_input_names(const Graph& graph);
 // Throws UsageError, with a suggestion, unless name is one of the graph's dims: `flag` (--dim)

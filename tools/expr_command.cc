@@ -14,6 +14,7 @@
 #include "symshape/prove/limits.h"
 #include "symshape/ranges.h"
 #include "symshape/simplify.h"
+#include "symshape/user_facts.h"
 #include "tools/cli.h"
 
 namespace symshape::cli {
@@ -128,94 +129,22 @@ Cond parse_cond_arg(const std::string& arg, std::string_view what) {
   return parse_cond_text(arg == "-" ? read_stdin() : arg, what);
 }
 
-// True when the prover shows that the negation of one of the facts holds wherever all of them
-// do: then no point satisfies them all (the fact itself holds at every such point), so the facts
-// contradict each other. Sound because prove() answers True only when it is so; incomplete
-// because it may not see every contradiction.
-bool jointly_contradictory(const Facts& facts, const std::vector<Cond>& conds) {
-  for (const Cond& c : conds) {
-    if (prove(!c, facts) == Truth::True) return true;
-  }
-  return false;
-}
-
 // Symbols are dimensions ([1, inf]) unless --range says otherwise; --assume adds facts (and
-// may narrow ranges further, so it is applied after every --range).
+// may narrow ranges further, so it is applied after every --range). Facts that contradict each
+// other are refused (ContradictoryFacts names them).
 Facts facts_from(const ParsedArgs& args) {
-  const ValueRange default_range = ValueRange::at_least(Int(1));
-  std::map<std::string, ValueRange> ranges;
+  UserFacts facts;
+  std::set<std::string> ranged;
   for (const std::string& spec : args.all("--range")) {
     auto [name, range] = parse_range_spec(spec);
-    if (!ranges.emplace(name, range).second)
-      throw UsageError("--range given twice for " + quote(name));
+    if (!ranged.insert(name).second) throw UsageError("--range given twice for " + quote(name));
+    facts.set_range(name, range.lo(), range.hi());
   }
-  // The --range flags and the facts so far, with unranged symbols in `fallback`.
-  std::vector<Cond> conds;
-  auto build = [&](const ValueRange& fallback, bool with_ranges) {
-    Facts facts(fallback);
-    if (with_ranges) {
-      for (const auto& [name, range] : ranges) facts.set_range(name, range);
-    }
-    for (const Cond& c : conds) facts.assume(c);
-    return facts;
-  };
-  Facts facts = build(default_range, true);
-  std::vector<std::string> assumed;
-  auto assumed_list = [&] {
-    std::string list;
-    for (size_t i = 0; i < assumed.size(); ++i) list += (i ? ", " : "") + assumed[i];
-    return list;
-  };
   for (const std::string& text : args.all("--assume")) {
-    conds.push_back(parse_cond_arg(text, "--assume"));
-    facts.assume(conds.back());
-    assumed.push_back(quote(text));
-    // Facts no value satisfies would make every answer vacuous (`[]`, `true`): say so instead.
-    for (const auto& [name, range] : facts.ranges()) {
-      if (!range.is_empty()) continue;
-      const bool ranged = ranges.count(name) > 0;
-      throw UsageError("contradictory facts: no value of " + name + " satisfies --assume " +
-                       assumed_list() +
-                       (ranged ? " with its --range"
-                               : " in its default range [1, inf] (give --range " + name +
-                                     "=-inf..inf for any integer)"));
-    }
+    facts.assume(parse_cond_arg(text, "--assume"), text);
   }
-  // Facts that only contradict each other together (`x < y`, `y < x`; `x + y <= 1` with
-  // x, y >= 1): the same error, naming the symbols. Checked once, over all the facts (each
-  // check is one proof per fact, so checking after every --assume would be quadratic).
-  if (!conds.empty() && jointly_contradictory(facts, conds)) {
-    std::set<std::string> symbols;
-    for (const Cond& c : conds) {
-      for (const std::string& name : c.free_symbols()) symbols.insert(name);
-    }
-    std::string names, unranged;
-    bool any_ranged = false;
-    for (const std::string& name : symbols) {
-      names += (names.empty() ? "" : ", ") + name;
-      if (ranges.count(name)) {
-        any_ranged = true;
-      } else {
-        unranged += (unranged.empty() ? "" : ", ") + name;
-      }
-    }
-    std::string why =
-        symbols.empty()
-            ? "contradictory facts: --assume " + assumed_list() + " never holds"
-            : "contradictory facts: no values of " + names + " satisfy --assume " + assumed_list();
-    // Say which ranges take part: none when the facts contradict each other over all integers.
-    const ValueRange any_integer(std::nullopt, std::nullopt);
-    if (!jointly_contradictory(build(any_integer, false), conds)) {
-      if (!unranged.empty() && !jointly_contradictory(build(any_integer, true), conds)) {
-        why += " with " + unranged + " in the default range [1, inf] (give --range " +
-               "NAME=-inf..inf for any integer)";
-      } else if (any_ranged) {
-        why += " with their --range";
-      }
-    }
-    throw UsageError(why);
-  }
-  return facts;
+  facts.check();
+  return facts.facts();
 }
 
 // The given facts, or those of args built into `storage`.

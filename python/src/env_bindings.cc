@@ -1,6 +1,7 @@
 // The ShapeEnv, SymInt and SymBool: symbols with hints and sources, decisions that record guards,
 // unbacked symbols and runtime asserts.
 #include "python/src/bindings.h"
+#include "symshape/user_facts.h"
 
 namespace symshape::python {
 
@@ -90,6 +91,16 @@ DimPolicy to_policy(const std::string& name) {
   if (name == "size_like_unbacked") return DimPolicy::SizeLikeUnbacked;
   throw py::value_error("unknown policy '" + name +
                         "' (expected duck, dynamic, static or size_like_unbacked)");
+}
+
+// The range [min, max] a user gave `what`; an inverted one is ContradictoryFacts naming it.
+ValueRange user_range(const std::string& what, py::handle min, py::handle max) {
+  const std::optional<Int> lo = to_optional_int(min), hi = to_optional_int(max);
+  if (lo && hi && *lo > *hi) {
+    throw ContradictoryFacts("contradictory facts: " + what + ": bad range min=" + to_string(*lo) +
+                             ", max=" + to_string(*hi) + ": empty (min is greater than max)");
+  }
+  return ValueRange(lo, hi);
 }
 
 std::string truth_text(Truth t) { return std::string(to_string(t)); }
@@ -329,7 +340,9 @@ Not thread-safe: use one env (and its values) from one thread at a time.)doc")
             SymbolOptions o;
             o.name = name;
             if (!min.is_none() || !max.is_none()) {
-              o.constraint = ValueRange(to_optional_int(min), to_optional_int(max));
+              o.constraint = user_range(
+                  "create_symbol " + (name.empty() ? source : "'" + name + "' (" + source + ")"),
+                  min, max);
             }
             o.specialize_zero_one = specialize_zero_one;
             return PySymInt{self->env.create_symbol(to_int(hint), source, to_policy(policy), o),
@@ -350,16 +363,18 @@ Not thread-safe: use one env (and its values) from one thread at a time.)doc")
       .def(
           "constrain_range",
           [](const EnvPtr& self, py::handle v, py::handle min, py::handle max) {
-            self->env.constrain_range(symint_arg(v),
-                                      ValueRange(to_optional_int(min), to_optional_int(max)));
+            const SymInt value = symint_arg(v);
+            self->env.constrain_range(value,
+                                      user_range("constrain_range " + value.str(), min, max));
           },
           py::arg("value"), py::arg("min") = py::none(), py::arg("max") = py::none(),
           "Narrows an unbacked symbol's range.")
       .def(
           "constrain_as_size",
           [](const EnvPtr& self, py::handle v, py::handle min, py::handle max) {
-            self->env.constrain_as_size(symint_arg(v),
-                                        ValueRange(to_optional_int(min), to_optional_int(max)));
+            const SymInt value = symint_arg(v);
+            self->env.constrain_as_size(value,
+                                        user_range("constrain_as_size " + value.str(), min, max));
           },
           py::arg("value"), py::arg("min") = 0, py::arg("max") = py::none(),
           "Marks an unbacked symbol as a size (>= 0, and >= 2 for size-oblivious decisions).")

@@ -4,6 +4,7 @@
 #include "python/src/bindings.h"
 #include "symshape/prove.h"
 #include "symshape/simplify.h"
+#include "symshape/user_facts.h"
 
 namespace symshape::python {
 
@@ -27,7 +28,10 @@ py::object optional_int(const std::optional<Int>& v) {
 }
 
 // Operands of an Expr's operators: another Expr or an int (anything else: NotImplemented).
-bool is_expr_operand(py::handle h) { return py::isinstance<Expr>(h) || PyLong_Check(h.ptr()); }
+// A SymInt's expression takes part too (Expr + SymInt is an Expr).
+bool is_expr_operand(py::handle h) {
+  return py::isinstance<Expr>(h) || py::isinstance<PySymInt>(h) || PyLong_Check(h.ptr());
+}
 
 template <typename F>
 py::object expr_binary(const Expr& self, py::handle other, bool reflected, F f) {
@@ -46,6 +50,47 @@ std::vector<Expr> to_exprs(const py::args& args) {
   std::vector<Expr> out;
   for (py::handle a : args) out.push_back(to_expr(a));
   return out;
+}
+
+// The Python spelling of facts in ContradictoryFacts' messages.
+FactSpelling python_fact_spelling() {
+  return FactSpelling{"assume", "range", "the range (None, None) to NAME"};
+}
+
+// A range (lo, hi) of the user's: an inverted one is ContradictoryFacts naming the symbol.
+void set_user_range(UserFacts& f, const std::string& symbol, py::handle r) {
+  if (py::isinstance<ValueRange>(r)) {
+    const ValueRange v = r.cast<ValueRange>();
+    if (v.is_empty()) {
+      throw ContradictoryFacts("contradictory facts: the range of " + symbol + " is empty");
+    }
+    f.set_range(symbol, v.lo(), v.hi());
+    return;
+  }
+  if (py::isinstance<py::tuple>(r) || py::isinstance<py::list>(r)) {
+    py::sequence s = py::reinterpret_borrow<py::sequence>(r);
+    if (py::len(s) == 2) {
+      f.set_range(symbol, to_optional_int(s[0]), to_optional_int(s[1]));
+      return;
+    }
+  }
+  throw py::type_error("expected a range (lo, hi) with None for an infinite end for " + symbol +
+                       ", got " + std::string(py::repr(r)));
+}
+
+// An assumption as the user gave it: its text, or the printed Cond.
+void assume_user_cond(UserFacts& f, py::handle c) {
+  const Cond cond = to_cond(c);
+  f.assume(cond, py::isinstance<py::str>(c) ? c.cast<std::string>() : cond.str());
+}
+
+// Runs change on a copy of f and keeps it only when it succeeds (contradictory facts are not
+// taken).
+template <typename F>
+void transactionally(UserFacts& f, F change) {
+  UserFacts copy = f;
+  change(copy);
+  f = std::move(copy);
 }
 
 }  // namespace
@@ -222,31 +267,70 @@ It has no truth value of its own: decide it with prove() or eval().)doc")
       .def("__repr__", [](const ValueRange& r) { return "ValueRange" + r.str(); })
       .attr("__hash__") = py::none();
 
-  py::class_<Facts>(m, "Facts", R"doc(
+  py::class_<UserFacts>(m, "Facts", R"doc(
 What simplify, bounds and prove may assume: each symbol's range (default [1, inf], sizes),
-divisibility and assumed conditions.)doc")
+divisibility and assumed conditions. Facts that contradict each other raise ContradictoryFacts
+naming them (and are not taken), as answers under them would be vacuous.)doc")
       .def(py::init([](py::handle default_range) {
-             return Facts(default_range.is_none() ? ValueRange::at_least(Int(1))
-                                                  : to_range(default_range));
+             return UserFacts(python_fact_spelling(), default_range.is_none()
+                                                          ? ValueRange::at_least(Int(1))
+                                                          : to_range(default_range));
            }),
            py::arg("default_range") = py::none(),
            "Facts where every symbol ranges over default_range ((1, None) when not given).")
       .def(
           "set_range",
-          [](Facts& f, const std::string& s, py::handle r) { f.set_range(s, to_range(r)); },
-          py::arg("symbol"), py::arg("range"), "Sets the symbol's range: (lo, hi), None infinite.")
+          [](UserFacts& f, const std::string& s, py::handle r) {
+            transactionally(f, [&](UserFacts& g) {
+              set_user_range(g, s, r);
+              g.check();
+            });
+          },
+          py::arg("symbol"), py::arg("range"),
+          "Sets the symbol's range: (lo, hi), None infinite. Raises ContradictoryFacts (and "
+          "keeps the facts as they were) when the range is empty or contradicts an assumption.")
       .def(
-          "range_of", [](const Facts& f, const std::string& s) { return f.range_of(s); },
+          "range_of",
+          [](const UserFacts& f, const std::string& s) { return f.facts().range_of(s); },
           py::arg("symbol"), "The symbol's range.")
       .def(
-          "assume", [](Facts& f, py::handle c) { f.assume(to_cond(c)); }, py::arg("cond"),
-          "Assumes a condition (a Cond or its text) holds.");
+          "assume",
+          [](UserFacts& f, py::handle c) {
+            transactionally(f, [&](UserFacts& g) {
+              assume_user_cond(g, c);
+              g.check();
+            });
+          },
+          py::arg("cond"),
+          "Assumes a condition (a Cond or its text) holds. Raises ContradictoryFacts (and keeps "
+          "the facts as they were) when it contradicts the facts so far.")
+      .def(
+          "copy", [](const UserFacts& f) { return f; }, "An independent copy.");
+
+  m.def(
+      "facts_with",
+      [](const UserFacts* base, py::handle ranges, py::handle assume) {
+        UserFacts f = base ? *base : UserFacts(python_fact_spelling());
+        if (!ranges.is_none()) {
+          for (auto [name, r] : py::reinterpret_borrow<py::dict>(ranges)) {
+            set_user_range(f, py::str(name).cast<std::string>(), r);
+          }
+        }
+        if (!assume.is_none()) {
+          for (py::handle c : assume) assume_user_cond(f, c);
+        }
+        f.check();
+        return f;
+      },
+      py::arg("facts").none(true), py::arg("ranges").none(true), py::arg("assume").none(true),
+      "A copy of facts (or new facts) with the ranges ({name: (lo, hi)}) and assumptions "
+      "added, checked for a contradiction once (symshape.prove and friends call it).");
 
   m.def(
       "simplify",
-      [](py::handle e, const Facts* facts) -> py::object {
+      [](py::handle e, const UserFacts* facts) -> py::object {
         const Facts none;
-        const Facts& f = facts ? *facts : none;
+        const Facts& f = facts ? facts->facts() : none;
         if (py::isinstance<Cond>(e) || py::isinstance<PySymBool>(e) || PyBool_Check(e.ptr())) {
           return py::cast(simplify(to_cond(e), f));
         }
@@ -256,13 +340,15 @@ divisibility and assumed conditions.)doc")
       "An equal expression (or condition) in simplest form under the facts.");
   m.def(
       "bounds",
-      [](py::handle e, const Facts* facts) { return bound(to_expr(e), facts ? *facts : Facts()); },
+      [](py::handle e, const UserFacts* facts) {
+        return bound(to_expr(e), facts ? facts->facts() : Facts());
+      },
       py::arg("e"), py::arg("facts") = nullptr,
       "A sound range of every value the expression takes under the facts.");
   m.def(
       "prove_text",
-      [](py::handle c, const Facts* facts) {
-        return std::string(to_string(prove(to_cond(c), facts ? *facts : Facts())));
+      [](py::handle c, const UserFacts* facts) {
+        return std::string(to_string(prove(to_cond(c), facts ? facts->facts() : Facts())));
       },
       py::arg("cond"), py::arg("facts") = nullptr,
       "'true', 'false' or 'unknown' (symshape.prove wraps it in Truth).");

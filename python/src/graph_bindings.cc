@@ -2,6 +2,7 @@
 #include <fstream>
 
 #include "python/src/bindings.h"
+#include "symshape/graph_dims.h"
 #include "symshape/ir.h"
 #include "symshape/onnx.h"
 #include "symshape/propagate.h"
@@ -75,7 +76,16 @@ PropagateOptions propagate_options(const Graph& g, const py::object& dims, bool 
   if (dims.is_none()) return o;
   for (auto [k, v] : py::reinterpret_borrow<py::dict>(dims)) {
     const std::string name = py::str(k);
+    const std::string what = "dims['" + name + "']";
+    // As the CLI's --dim: a name the graph does not use, and an empty range, are refused.
+    if (std::optional<std::string> problem = unknown_dim_problem(g, what, name)) {
+      throw Error(*problem);
+    }
     DimDecl d = to_dim_decl(name, v);
+    if (d.min && d.max && *d.min > *d.max) {
+      throw Error(what + ": bad range (" + to_string(*d.min) + ", " + to_string(*d.max) +
+                  "): empty (min is greater than max)");
+    }
     if (!d.hint) {
       if (const DimDecl* declared = g.dim(name)) d.hint = declared->hint;
       if (d.hint && !ValueRange(d.min, d.max).contains(*d.hint)) d.hint.reset();
@@ -235,15 +245,31 @@ Read one with read_graph(text) or load_graph(path).)doc")
       py::arg("path"), "A graph from a JSON file, or from an ONNX model for a .onnx path.");
   m.def(
       "read_onnx",
-      [](const py::bytes& data, const std::string& origin) {
-        Expected<Graph> g = onnx::read_model(std::string(data), origin);
-        if (!g) throw Error(g.error());
-        return std::move(g).value();
+      [](py::handle model, py::handle origin) {
+        // bytes: a serialized ModelProto; str or os.PathLike: a file.
+        if (py::isinstance<py::bytes>(model)) {
+          const std::string from =
+              origin.is_none() ? "<bytes>" : py::str(origin).cast<std::string>();
+          Expected<Graph> g =
+              onnx::read_model(std::string(py::reinterpret_borrow<py::bytes>(model)), from);
+          if (!g) throw Error(g.error());
+          return std::move(g).value();
+        }
+        if (py::isinstance<py::str>(model) || py::hasattr(model, "__fspath__")) {
+          const std::string path = py::str(py::module_::import("os").attr("fspath")(model));
+          Expected<Graph> g = onnx::read_model_file(path);
+          if (!g) throw Error(g.error());
+          return std::move(g).value();
+        }
+        throw py::type_error(
+            "read_onnx takes a path (str or os.PathLike) or the model's bytes, got " +
+            std::string(py::str(py::type::of(model))));
       },
-      py::arg("data"), py::arg("origin") = "<bytes>",
-      "A graph from a serialized ONNX ModelProto (model.SerializeToString()): graph inputs are "
-      "placeholders with dim_params as named dims, each node an onnx.<OpType> call "
-      "(docs/onnx.md). Raises Error naming the problem.");
+      py::arg("model"), py::arg("origin") = py::none(),
+      "A graph from an ONNX model: a path (str or os.PathLike), or a serialized ModelProto "
+      "(model.SerializeToString(); origin names it in errors). Graph inputs are placeholders "
+      "with dim_params as named dims, each node an onnx.<OpType> call (docs/onnx.md). Raises "
+      "Error naming the file and the problem.");
 
   py::class_<PyPropagation>(m, "Propagation", R"doc(
 The shapes of every node of a graph under one ShapeEnv: ok, status ('ok', 'shape_error',

@@ -133,6 +133,9 @@ The guards compiled to a register program over int64 (exact arithmetic when a va
 check(values) takes one int per source, as a list in GuardSet.sources order or a dict by name.)doc")
       .def_property_readonly("source_count",
                              [](const PyChecker& c) { return c.checker->source_count(); })
+      .def_property_readonly(
+          "sources", [](const PyChecker& c) { return c.set->sources; },
+          "The sources check() takes values for, in order (GuardSet.sources).")
       .def_property_readonly("instruction_count",
                              [](const PyChecker& c) { return c.checker->instruction_count(); })
       .def(

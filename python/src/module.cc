@@ -1,9 +1,14 @@
 // The extension module symshape._core: conversions shared by the bindings, the exceptions, and
 // the module's entry point. The Python package (python/symshape/__init__.py) re-exports it.
 #include <Python.h>
+#include <cctype>
+#include <map>
+#include <string_view>
+#include <vector>
 
 #include "python/src/bindings.h"
 #include "symshape/passes.h"
+#include "symshape/user_facts.h"
 
 namespace symshape::python {
 
@@ -40,6 +45,83 @@ Expr to_expr(py::handle h) {
                        std::string(py::str(py::type::of(h))));
 }
 
+namespace {
+
+// The text of sympy's relations and connectives (`Eq(a, b)`, `Ne(a, b)`, `Lt`, `Le`, `Gt`,
+// `Ge`, `And(p, q, ...)`, `Or`, `Not(p)`: how PyTorch prints its guards) in the condition
+// grammar; nullopt when the text has none, or they are malformed.
+std::optional<std::string> from_sympy_relations(std::string_view text) {
+  static const std::map<std::string_view, std::string_view> kInfix = {
+      {"Eq", "=="}, {"Ne", "!="}, {"Lt", "<"},    {"Le", "<="},
+      {"Gt", ">"},  {"Ge", ">="}, {"And", "and"}, {"Or", "or"}};
+  std::string out;
+  bool changed = false;
+  size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
+      size_t j = i;
+      while (j < text.size() &&
+             (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+        ++j;
+      const std::string_view word = text.substr(i, j - i);
+      size_t k = j;
+      while (k < text.size() && text[k] == ' ') ++k;
+      const bool call = k < text.size() && text[k] == '(';
+      const bool known = kInfix.count(word) > 0 || word == "Not";
+      if (!call || !known) {
+        out += word;
+        i = j;
+        continue;
+      }
+      // The arguments: split at the top-level commas up to the matching parenthesis.
+      std::vector<std::string_view> args;
+      int depth = 0;
+      size_t start = k + 1, end = std::string_view::npos;
+      for (size_t p = k + 1; p < text.size(); ++p) {
+        if (text[p] == '(') ++depth;
+        if (text[p] == ')' && depth-- == 0) {
+          args.push_back(text.substr(start, p - start));
+          end = p;
+          break;
+        }
+        if (text[p] == ',' && depth == 0) {
+          args.push_back(text.substr(start, p - start));
+          start = p + 1;
+        }
+      }
+      if (end == std::string_view::npos) return std::nullopt;
+      std::vector<std::string> converted;
+      for (std::string_view a : args) {
+        std::optional<std::string> inner = from_sympy_relations(a);
+        converted.push_back(inner ? *inner : std::string(a));
+      }
+      if (word == "Not") {
+        if (converted.size() != 1) return std::nullopt;
+        out += "(not (" + converted[0] + "))";
+      } else {
+        const bool relation = word != "And" && word != "Or";
+        if (relation ? converted.size() != 2 : converted.size() < 2) return std::nullopt;
+        out += "(";
+        for (size_t a = 0; a < converted.size(); ++a) {
+          if (a) out += " " + std::string(kInfix.at(word)) + " ";
+          out += "(" + converted[a] + ")";
+        }
+        out += ")";
+      }
+      changed = true;
+      i = end + 1;
+      continue;
+    }
+    out += c;
+    ++i;
+  }
+  if (!changed) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
 Cond to_cond(py::handle h) {
   if (py::isinstance<Cond>(h)) return h.cast<Cond>();
   if (py::isinstance<PySymBool>(h)) return h.cast<const PySymBool&>().value.cond();
@@ -47,7 +129,14 @@ Cond to_cond(py::handle h) {
   if (py::isinstance<py::str>(h)) {
     const std::string text = h.cast<std::string>();
     Expected<Cond> c = parse_cond(text);
-    if (!c) throw Error(parse_failure("condition", text, c.error()));
+    if (!c) {
+      // sympy's spelling, as PyTorch prints guards: Eq(s0, 2*s1).
+      if (std::optional<std::string> converted = from_sympy_relations(text)) {
+        Expected<Cond> again = parse_cond(*converted);
+        if (again) return *again;
+      }
+      throw Error(parse_failure("condition", text, c.error()));
+    }
     return *c;
   }
   throw py::type_error("expected a Cond, a SymBool, a bool or a str, got " +
@@ -104,6 +193,10 @@ PYBIND11_MODULE(_core, m) {
       py::register_exception<ConstraintViolation>(m, "ConstraintViolation", error.ptr());
   violation.attr("__doc__") =
       "A hint or a guard that contradicts what the user declared about a dim.";
+  auto contradictory =
+      py::register_exception<ContradictoryFacts>(m, "ContradictoryFacts", error.ptr());
+  contradictory.attr("__doc__") =
+      "Facts (ranges, assumptions) that contradict each other; the message names them.";
   auto pass_error = py::register_exception<PassError>(m, "PassError", error.ptr());
   pass_error.attr("__doc__") = "A lowering pass failed its checks; names the pass and the node.";
   auto option_error =

@@ -15,6 +15,7 @@ from symshape import _core
 from symshape._core import (  # noqa: F401 (re-exported)
     CheckFailure,
     Cond,
+    ContradictoryFacts,
     ConstraintProblem,
     ConstraintViolation,
     DataDependentError,
@@ -76,20 +77,20 @@ class Truth(enum.Enum):
 
 
 def _facts(facts=None, ranges=None, assume=None):
+    """facts with the ranges and assumptions added (a copy: `facts` is not changed); raises
+    ContradictoryFacts when they contradict each other."""
     if ranges is None and assume is None:
         return facts
-    f = facts if facts is not None else Facts()
-    for name, r in (ranges or {}).items():
-        f.set_range(name, r)
-    for c in assume or ():
-        f.assume(c)
-    return f
+    if isinstance(assume, (str, Cond)):
+        assume = [assume]
+    return _core.facts_with(facts, ranges, assume)
 
 
 def simplify(e, facts=None, *, ranges=None, assume=None):
     """e (an Expr, a Cond, or the text of either) in simplest form under the facts: symbols range
     over [1, inf] unless `ranges` ({name: (lo, hi)}, None for an infinite end) says otherwise, and
-    `assume` lists conditions taken to hold."""
+    `assume` lists conditions taken to hold. Raises ContradictoryFacts, naming them, when the
+    facts contradict each other (every answer would be vacuous)."""
     if isinstance(e, str):
         e = _parse(e)
     return _core.simplify(e, _facts(facts, ranges, assume))
@@ -191,6 +192,158 @@ def _guard_set_json(self):
 
 
 GuardSet.json = _guard_set_json
+
+
+def _checker_check_tensors(self, *tensors, dims=None, **named):
+    """check() on the values read off tensors (torch tensors, or anything with .shape, .stride()
+    and .storage_offset()): given in the order of the graph's inputs (those with sizes; others,
+    and non-tensors, are skipped) or by input name. dims: {name: value} for dims no input's size
+    gives (`dims['W']` sources). None when every guard holds, else the CheckFailure."""
+    inputs = list(dict.fromkeys(s.input for s in self.sources if s.kind != "dim"))
+    given = dict(named)
+    positional = [t for t in tensors if len(getattr(t, "shape", ())) > 0]
+    if len(positional) > len(inputs):
+        raise Error(f"{len(positional)} tensors for the {len(inputs)} inputs the guards read "
+                    f"({', '.join(inputs)})")
+    for name, t in zip(inputs, positional):
+        if name in given:
+            raise Error(f"input {name} is given twice (by position and by name)")
+        given[name] = t
+    values = {}
+    for s in self.sources:
+        if s.kind == "dim":
+            if not dims or s.input not in dims:
+                raise Error(f"the guards read the dim {s.input}: give dims={{'{s.input}': ...}}")
+            values[s.name] = int(dims[s.input])
+            continue
+        if s.input not in given:
+            raise Error(f"no tensor for the input {s.input} (the guards read {s.name}); the "
+                        f"inputs are {', '.join(inputs)}")
+        t = given[s.input]
+        if s.kind == "size":
+            values[s.name] = int(t.shape[s.dim])
+        elif s.kind == "stride":
+            values[s.name] = int(t.stride()[s.dim])
+        else:
+            values[s.name] = int(t.storage_offset())
+    return self.check(values)
+
+
+GuardChecker.check_tensors = _checker_check_tensors
+
+
+def _number(v):
+    """float() of an int, a float, a SymInt (specialized, with its guard) or a SymFloat."""
+    return float(int(v)) if isinstance(v, SymInt) else float(v)
+
+
+def _hint(v):
+    if isinstance(v, SymInt):
+        return None if v.hint is None else float(v.hint)
+    if isinstance(v, SymFloat):
+        return v.hint
+    return float(v)
+
+
+class SymFloat:
+    """A float computed from SymInts (`s / 2`, `s * 0.5`, `s ** -1`), as PyTorch's SymFloat:
+    `hint` is its value at the hints without a guard; float() specializes the SymInts it comes
+    from (recording their guards) and computes it. Arithmetic with numbers, SymInts and
+    SymFloats gives a SymFloat."""
+
+    __slots__ = ("_op", "_a", "_b")
+    _OPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+            "/": lambda a, b: a / b, "**": lambda a, b: a ** b}
+
+    def __init__(self, op, a, b):
+        self._op, self._a, self._b = op, a, b
+
+    @property
+    def hint(self):
+        a, b = _hint(self._a), _hint(self._b)
+        return None if a is None or b is None else self._OPS[self._op](a, b)
+
+    def __float__(self):
+        return self._OPS[self._op](_number(self._a), _number(self._b))
+
+    def __str__(self):
+        return f"({self._a} {self._op} {self._b})"
+
+    def __repr__(self):
+        return f"SymFloat{self}"
+
+    def __bool__(self):
+        return float(self) != 0.0
+
+    __hash__ = None
+
+
+def _sym_operand(v):
+    return isinstance(v, (int, float, SymInt, SymFloat)) and not isinstance(v, bool)
+
+
+def _sym_float_op(op, reflected=False):
+    def method(self, other):
+        if not _sym_operand(other):
+            return NotImplemented
+        return SymFloat(op, other, self) if reflected else SymFloat(op, self, other)
+    return method
+
+
+for _op, _name in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "truediv"), ("**", "pow")):
+    setattr(SymFloat, f"__{_name}__", _sym_float_op(_op))
+    setattr(SymFloat, f"__r{_name}__", _sym_float_op(_op, True))
+
+
+def _symint_truediv(self, other):
+    """s / x: a SymFloat, as PyTorch's SymInt's true division."""
+    return SymFloat("/", self, other) if _sym_operand(other) else NotImplemented
+
+
+def _symint_rtruediv(self, other):
+    return SymFloat("/", other, self) if _sym_operand(other) else NotImplemented
+
+
+_symint_mul = SymInt.__mul__
+_symint_rmul = SymInt.__rmul__
+_symint_add = SymInt.__add__
+_symint_radd = SymInt.__radd__
+_symint_sub = SymInt.__sub__
+_symint_rsub = SymInt.__rsub__
+
+
+def _with_float(int_method, op, reflected=False):
+    """A SymInt operator that also takes a float (giving a SymFloat)."""
+    def method(self, other):
+        if isinstance(other, (float, SymFloat)):
+            return SymFloat(op, other, self) if reflected else SymFloat(op, self, other)
+        return int_method(self, other)
+    method.__doc__ = int_method.__doc__
+    return method
+
+
+def _symint_pow(self, other):
+    """s ** n: a SymInt for an int n >= 0, else a SymFloat (as PyTorch's)."""
+    if isinstance(other, int) and not isinstance(other, bool) and other >= 0:
+        return self.env.wrap(self.expr ** other) if self.env is not None else SymInt(
+            int(self) ** other)
+    return SymFloat("**", self, other) if _sym_operand(other) else NotImplemented
+
+
+def _symint_rpow(self, other):
+    return SymFloat("**", other, self) if _sym_operand(other) else NotImplemented
+
+
+SymInt.__truediv__ = _symint_truediv
+SymInt.__rtruediv__ = _symint_rtruediv
+SymInt.__mul__ = _with_float(_symint_mul, "*")
+SymInt.__rmul__ = _with_float(_symint_rmul, "*", True)
+SymInt.__add__ = _with_float(_symint_add, "+")
+SymInt.__radd__ = _with_float(_symint_radd, "+", True)
+SymInt.__sub__ = _with_float(_symint_sub, "-")
+SymInt.__rsub__ = _with_float(_symint_rsub, "-", True)
+SymInt.__pow__ = _symint_pow
+SymInt.__rpow__ = _symint_rpow
 
 
 def passes():

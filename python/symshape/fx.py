@@ -15,8 +15,8 @@ Tested with PyTorch 1.13 (Debian's python3-torch). PyTorch 1.13 specifics handle
   - symbolic tracing runs under FakeTensorMode, which refuses real parameters: the model runs
     through stateless.functional_call with its parameters and buffers as traced inputs;
   - parameters keep static sizes (buffers are passed as frozen parameters); the inputs' dims not
-    named dynamic stay plain ints while tracing; dims with equal sizes share one symbol (duck
-    shaping), so a dynamic dim whose traced size equals another dim's is refused with a message;
+    named dynamic stay plain ints while tracing; each dim named dynamic gets a symbol of its own
+    (1.13 would give dims of equal traced size one symbol: duck shaping);
   - aten.dropout's, aten.narrow's and aten.chunk's C++ composites ask for concrete sizes: Python
     composites are registered for them while tracing (as PyTorch 2's decompositions);
     float() of a SymInt evaluates it;
@@ -62,9 +62,28 @@ class ConversionError(symshape.Error):
     """An FX graph that cannot be converted: names the input, dim or node and why."""
 
 
+class _DimMode:
+    """Dim.AUTO / Dim.DYNAMIC: a dim with no name of its own, its range inferred."""
+
+    def __init__(self, mode):
+        self.mode = mode
+
+    def __repr__(self):
+        return f"Dim.{self.mode.upper()}"
+
+
 class Dim:
-    """A dynamic dim: its name and range (torch.export's Dim). min defaults to 2 (sizes 0 and 1
-    are specialized), max to unbounded."""
+    """A dynamic dim with a declared range (torch.export's Dim): min defaults to 2 (sizes 0 and 1
+    are specialized), max to unbounded. A guard that narrows the range raises ConstraintViolation
+    with the fix (`h = Dim('h', min=17)`).
+
+    A plain name instead of a Dim means the range is inferred (torch.export's Dim.DYNAMIC): what
+    the model requires is reported (Conversion.ranges()) and no error is raised unless the dim is
+    specialized to a constant. Dim.DYNAMIC and Dim.AUTO do the same for a dim named after its
+    input and position (`x_2`); Dim.AUTO also lets the dim be specialized."""
+
+    AUTO = _DimMode("auto")
+    DYNAMIC = _DimMode("dynamic")
 
     def __init__(self, name, min=2, max=None):  # noqa: A002 (torch.export's names)
         self.name = name
@@ -75,18 +94,30 @@ class Dim:
         return f"Dim({self.name!r}, min={self.min}, max={self.max})"
 
 
-def _dim(spec):
-    """(name, min, max) of a dim given as a name, a Dim or a torch.export Dim."""
+def _dim(spec, default_name=None):
+    """(name, min, max, mode) of a dim given as a name, a Dim, a torch.export Dim or Dim.AUTO /
+    Dim.DYNAMIC (theirs or torch.export's). mode: "strict" (a declared range), "dynamic" (the
+    range inferred; an error when specialized) or "auto" (inferred; may be specialized)."""
     if isinstance(spec, str):
-        return spec, 2, None
+        return spec, 2, None, "dynamic"
+    mode = spec.mode if isinstance(spec, _DimMode) else None
+    if mode is None and type(spec).__name__ == "_DimHint":  # torch.export's Dim.AUTO / DYNAMIC
+        mode = str(getattr(spec, "type", spec)).rsplit(".", 1)[-1].lower()
+        if mode not in ("auto", "dynamic"):
+            raise ConversionError(f"{spec!r}: only Dim.AUTO and Dim.DYNAMIC are supported here")
+    if mode is not None:
+        if default_name is None:
+            raise ConversionError(f"{spec!r} needs the input and dim it is given for")
+        return default_name, 2, None, mode
     name = getattr(spec, "name", None) or getattr(spec, "__name__", None)
     if not isinstance(name, str):
-        raise ConversionError(f"a dynamic dim is a name or a Dim(name, min, max), got {spec!r}")
+        raise ConversionError(f"a dynamic dim is a name, a Dim(name, min, max), Dim.AUTO or "
+                              f"Dim.DYNAMIC, got {spec!r}")
     lo, hi = getattr(spec, "min", 2), getattr(spec, "max", None)
     # torch.export's Dim spells an unbounded max as a huge int.
     if hi is not None and hi >= 2 ** 62:
         hi = None
-    return name, lo, hi
+    return name, lo, hi, "strict"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,6 +284,11 @@ def _shape_env(gm):
     return None
 
 
+# node.meta key of the placeholders trace() passes the model's parameters and buffers in: the
+# value is the parameter's name (`conv1.weight`); the graph has them as get_attr nodes.
+_PARAMETER = "symshape_parameter"
+
+
 class _Exporter:
     def __init__(self, gm, placeholder_names, dynamic):
         """placeholder_names: the names to give the placeholders, in order; dynamic: for each
@@ -267,6 +303,7 @@ class _Exporter:
         self.subs = {}
         self.hints = {}
         self.declared = {}
+        self.modes = {}  # dim name -> "strict", "dynamic" or "auto" (see _dim)
         if dynamic and self.env is None:
             raise ConversionError("the GraphModule has no ShapeEnv: trace it with "
                                   "make_fx(f, tracing_mode='symbolic') to keep dims dynamic")
@@ -284,11 +321,13 @@ class _Exporter:
             val = node.meta.get("val")
             if not isinstance(val, torch.Tensor):
                 raise ConversionError(f"input {self.names[node]} is not a tensor")
-            for d, (name, lo, hi) in dims.items():
+            for d, (name, lo, hi, mode) in dims.items():
                 if not -val.dim() <= d < val.dim():
                     raise ConversionError(f"input {self.names[node]} has {val.dim()} dims: "
                                           f"no dim {d} ({name})")
                 expr = self._replace(_sym_expr(val.shape[d]))
+                if not expr.is_Symbol and mode == "auto":
+                    continue  # Dim.AUTO: specialized while tracing, taken as traced
                 if not expr.is_Symbol:
                     raise ConversionError(
                         f"dim {d} of {self.names[node]} ({name}) is not symbolic after tracing "
@@ -302,6 +341,9 @@ class _Exporter:
                 lo0, hi0 = self.declared.get(name, (lo, hi))
                 self.declared[name] = (max(lo, lo0), hi if hi0 is None else
                                        (hi0 if hi is None else min(hi, hi0)))
+                # A dim given both ways is as strict as its strictest mention.
+                order = ("auto", "dynamic", "strict")
+                self.modes[name] = max(mode, self.modes.get(name, "auto"), key=order.index)
         for expr, name in named.items():
             if not self._replace(expr).is_Symbol:
                 raise ConversionError(
@@ -328,8 +370,9 @@ class _Exporter:
             self.hints[name] = int(self.env.var_to_val[sym])
 
     def size(self, s):
+        # No sympy.simplify: symshape simplifies what it reads, and sympy's simplify of the
+        # nested floor divisions of a symbolic height and width takes minutes per model.
         expr = self._replace(_sym_expr(s)).xreplace(self.subs)
-        expr = sympy.simplify(expr) if not expr.is_Integer else expr
         if expr.is_Integer:
             return int(expr)
         return expr_text(expr)
@@ -365,6 +408,9 @@ class _Exporter:
         nodes = []
         for n in self.gm.graph.nodes:
             e = {"name": self.name(n), "op": n.op}
+            if n.op == "placeholder" and _PARAMETER in n.meta:
+                # A parameter or buffer trace() passed: part of the model, not of the call.
+                e = {"name": self.name(n), "op": "get_attr", "target": n.meta[_PARAMETER]}
             if n.op == "call_function":
                 e["target"] = _target(n)
             elif n.op not in ("placeholder", "output"):
@@ -389,6 +435,9 @@ class _Exporter:
         dims = {}
         for name, hint in self.hints.items():
             lo, hi = self.declared[name]
+            if self.modes[name] != "strict":
+                dims[name] = {"hint": hint}  # no declared range: the model's is inferred
+                continue
             dims[name] = {"min": lo, "max": hi, "hint": hint} if hi is not None else {
                 "min": lo, "hint": hint}
         return {"format": "symshape-graph", "version": 1, "dims": dims, "nodes": nodes}
@@ -431,6 +480,8 @@ class Conversion:
         self.hints = {k: v["hint"] for k, v in graph_dict.get("dims", {}).items()}
         self.example_inputs = example_inputs
         self.state = []  # trace(): the parameters and buffers passed before the inputs
+        # {dim: "strict" | "dynamic" | "auto"}: how each dynamic dim was given (see Dim).
+        self.dim_modes = {}
 
     def to_json(self):
         """The graph as canonical JSON text."""
@@ -447,8 +498,42 @@ class Conversion:
         return symshape.check(self.graph, env, dims)
 
     def guards(self, dims=None):
-        """The GuardSet the converted graph needs at run time (see symshape.guards)."""
-        return symshape.guards(self.graph, dims)
+        """The GuardSet the converted graph needs at run time (see symshape.guards). Raises
+        ConstraintViolation when a guard narrows a Dim's declared range, or specializes a dim
+        given by a plain name or Dim.DYNAMIC to a constant; the ranges of those are inferred
+        (ranges())."""
+        p = self._checked(dims)
+        return symshape.produce_guards(p.env, p.graph)
+
+    def ranges(self, dims=None):
+        """{dim: ValueRange}: the values of each dynamic dim the converted graph accepts (its
+        declared range narrowed by what the model requires: a plain name's range is inferred).
+        A dim given as Dim.AUTO that the model specializes is a point."""
+        p = self._checked(dims)
+        return {name: p.env.bound(symshape.Expr.symbol(name)) for name in self.hints}
+
+    def _checked(self, dims):
+        """check(), then the constraints of Dim: ConstraintViolation as torch.export's."""
+        p = self.check(dims)
+        problems = symshape.check_constraints(p.env)
+        message = symshape.format_constraint_problems(problems) if problems else ""
+        replaced = p.env.replacements
+        specialized = [name for name, mode in self.dim_modes.items()
+                       if mode == "dynamic" and name in replaced and replaced[name].is_constant()]
+        if specialized:
+            where = {str(g.cond): g for g in p.env.guards}
+            lines = []
+            for name in specialized:
+                guard = where.get(f"{name} == {replaced[name]}")
+                lines.append(f"  - {name} must be {replaced[name]}" +
+                             (f" ({guard.where})" if guard is not None else "") +
+                             f": give it as Dim.AUTO, or trace it static")
+            message += ("" if message else "Constraints violated (" + ", ".join(specialized) +
+                        ")!\n") + "the model specializes a dynamic dim to a constant:\n" + \
+                "\n".join(lines) + "\n"
+        if message:
+            raise symshape.ConstraintViolation(message)
+        return p
 
     def view(self, path, dims=None, title=None):
         """Writes the HTML page of the converted graph to path (symshape.view): shapes, guards,
@@ -502,18 +587,21 @@ def from_fx(gm, dynamic=None, input_names=None, example_inputs=None):
         else:
             raise ConversionError(f"dynamic names the input {key!r}, which is not one of the "
                                   f"graph's inputs ({', '.join(names)})")
-        by_index[index] = {d: _dim(spec) for d, spec in dims.items()}
+        by_index[index] = {d: _dim(spec, f"{names[index]}_{d}") for d, spec in dims.items()}
     exporter = _Exporter(gm, names, by_index)
     graph = exporter.export()
     node_names = {n: exporter.name(n) for n in gm.graph.nodes}
-    return Conversion(gm, graph, node_names, example_inputs)
+    conv = Conversion(gm, graph, node_names, example_inputs)
+    conv.dim_modes = {name: exporter.modes[name] for name in exporter.hints}
+    return conv
 
 
 @contextlib.contextmanager
 def _static_input_dims(static_by_input):
     """While tracing, the input dims in static_by_input[k] (the k-th input tensor with dims, in
-    order) are plain ints rather than symbols. Parameters get no symbols at all, so the tensors
-    PyTorch 1.13 asks symbols for are the inputs, in order."""
+    order) are plain ints rather than symbols, and every other input dim gets a symbol of its own
+    (PyTorch 1.13 would give dims of equal traced size one symbol). Parameters get no symbols at
+    all, so the tensors PyTorch 1.13 asks symbols for are the inputs, in order."""
     ss = _symbolic_shapes()
     original = getattr(ss.ShapeEnv, "create_symint", None)
     if original is None:
@@ -529,6 +617,9 @@ def _static_input_dims(static_by_input):
             k = order.setdefault(int(m.group(1)), len(order))
             if k < len(static_by_input) and int(m.group(2)) in static_by_input[k]:
                 return val
+            # A declared dynamic dim is its own symbol, as torch.export's distinct Dims are:
+            # no duck sizing with an earlier dim of the same traced size (square images).
+            self.val_to_symint.pop(val, None)
         return original(self, name, val)
 
     ss.ShapeEnv.create_symint = create_symint
@@ -633,9 +724,11 @@ def _input_names(model, count):
 def trace(model, example_inputs, dynamic=None, input_names=None):
     """Traces model (an nn.Module, in the mode it is in) at the ATen level with make_fx's symbolic
     tracing and converts it. example_inputs: a tensor or a tuple of tensors; their sizes are the
-    hints. dynamic: {input name: {dim: name or Dim(name, min, max)}}, input names being forward's
-    parameter names (or input_names). Parameters and buffers become inputs with static shapes
-    named after them (`conv1.weight` -> conv1_weight)."""
+    hints. dynamic: {input name: {dim: name, Dim(name, min, max), Dim.AUTO or Dim.DYNAMIC}}
+    (see Dim), input names being forward's parameter names (or input_names). Parameters and
+    buffers are the graph's get_attr nodes, with static shapes, named after them (`conv1.weight`
+    -> conv1_weight): the guards and the checker are over the real inputs only. (The FX graph
+    takes them as placeholders before the inputs: Conversion.state.)"""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.nn.utils import stateless
 
@@ -665,7 +758,7 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
     for key, dims in dynamic.items():
         x = example_inputs[names.index(key)]
         for d, spec in dims.items():
-            name = _dim(spec)[0]
+            name = _dim(spec, f"{key}_{d}")[0]
             if not isinstance(x, torch.Tensor) or not -x.dim() <= d < x.dim():
                 rank = x.dim() if isinstance(x, torch.Tensor) else 0
                 raise ConversionError(f"input {key} has {rank} dims: no dim {d} ({name})")
@@ -676,6 +769,8 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
             static.append(set(range(x.dim())) - wanted)
     with _static_input_dims(static), _composite_attention(model), _python_indexing():
         gm = make_fx(f, tracing_mode="symbolic")(state, *example_inputs)
+    for node, state_name in zip((n for n in gm.graph.nodes if n.op == "placeholder"), state_names):
+        node.meta[_PARAMETER] = state_name
     placeholder_names = [n.replace(".", "_") for n in state_names] + names
     for name in placeholder_names:
         if placeholder_names.count(name) > 1:
@@ -706,14 +801,15 @@ def run_fx(conv, *inputs):
 
 
 def _parse_dynamic(specs):
-    """{input: {dim: Dim}} from INPUT:DIM:NAME[:MIN:MAX] texts."""
+    """{input: {dim: name or Dim}} from INPUT:DIM:NAME[:MIN:MAX] texts."""
     dynamic = {}
     for spec in specs:
         parts = spec.split(":")
         if len(parts) not in (3, 5) or not parts[1].lstrip("-").isdigit() or not parts[2]:
             raise ConversionError(f"--dynamic {spec!r}: expected INPUT:DIM:NAME[:MIN:MAX]")
         try:
-            dim = Dim(parts[2]) if len(parts) == 3 else Dim(
+            # NAME alone: a plain name (the range inferred); with MIN:MAX, a declared Dim.
+            dim = parts[2] if len(parts) == 3 else Dim(
                 parts[2], int(parts[3] or 2), None if parts[4] in ("", "inf") else int(parts[4]))
         except ValueError:
             raise ConversionError(f"--dynamic {spec!r}: MIN and MAX are integers") from None
@@ -798,6 +894,10 @@ def main(argv=None):
             conv = trace(model, tuple(_example_input(i) for i in args.input), dynamic)
         if args.check:
             conv.check()
+            checked = f"symshape.fx: checked {len(conv.graph.nodes)} nodes: the shapes hold"
+            ranges = conv.ranges() if conv.hints else {}
+            if ranges:
+                checked += "; " + ", ".join(f"{name} in {r}" for name, r in ranges.items())
         if args.verify_torch and not args.lower:
             raise ConversionError("--verify-torch compares a lowered module: give --lower")
         if args.lower:
@@ -810,6 +910,8 @@ def main(argv=None):
                 sys.stdout.write(lowered.gm.code)
             else:
                 fx_out.write_lowered(lowered, args.output)
+            if args.check:
+                print(checked, file=sys.stderr)
             return 0
         text = conv.to_json()
     except (symshape.Error, OSError, RuntimeError, ValueError, TypeError) as e:
@@ -820,6 +922,8 @@ def main(argv=None):
     else:
         with open(args.output, "w") as f:
             f.write(text)
+    if args.check:
+        print(checked, file=sys.stderr)  # stdout may be the graph
     return 0
 
 

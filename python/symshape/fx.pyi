@@ -5,7 +5,12 @@ import symshape
 
 class ConversionError(symshape.Error): ...
 
+class _DimMode:
+    mode: str
+
 class Dim:
+    AUTO: _DimMode
+    DYNAMIC: _DimMode
     name: str
     min: int
     max: Optional[int]
@@ -21,6 +26,7 @@ class Conversion:
     hints: Dict[str, int]
     example_inputs: Optional[Sequence[Any]]
     state: List[Any]
+    dim_modes: Dict[str, str]
     def to_json(self) -> str: ...
     def save(self, path: str) -> None: ...
     def check(self, dims: Optional[symshape.DimsLike] = None,
@@ -28,6 +34,7 @@ class Conversion:
     def guards(self, dims: Optional[symshape.DimsLike] = None) -> symshape.GuardSet: ...
     def view(self, path: str, dims: Optional[symshape.DimsLike] = None,
              title: Optional[str] = None) -> str: ...
+    def ranges(self, dims: Optional[symshape.DimsLike] = None) -> Dict[str, symshape.ValueRange]: ...
     def annotate(self, propagation: Optional[symshape.Propagation] = None) -> symshape.Propagation: ...
     def lower(self, passes: Optional[Union[str, Sequence[str]]] = None,
               pipeline: Optional[str] = None,

@@ -3,6 +3,7 @@
 #include "symshape/expr/functions.h"
 #include "symshape/shape_env.h"
 #include "symshape/simplify.h"
+#include "symshape/user_facts.h"
 
 namespace symshape {
 
@@ -798,7 +799,8 @@ AssumptionScope::AssumptionScope(ShapeEnv& env, const SymBool& cond)
     : env_(env), saved_(env.checkpoint()) {
   env.check_env(cond.env());
   if (env.known(cond) == Truth::False) {
-    throw Error("cannot assume " + cond.str() + ": the facts say it is false");
+    throw ContradictoryFacts("contradictory facts: cannot assume " + cond.str() +
+                             ": the facts say it is false");
   }
   ++env.assumption_depth_;
   try {

@@ -124,8 +124,11 @@ class ShapeEnvTest(unittest.TestCase):
         self.assertEqual(str(env.guards[-1].cond), "m == 7")
         self.assertEqual(str(env.simplify(t * 2)), "14")
         self.assertEqual(list(range(symshape.SymInt(3))), [0, 1, 2])
+        # A float operand gives a SymFloat, as PyTorch's SymInt does (issue 32); other types
+        # are still refused.
+        self.assertIsInstance(s + 1.5, symshape.SymFloat)
         with self.assertRaises(TypeError):
-            s + 1.5
+            s + "1"
         with self.assertRaises(TypeError):
             hash(s)
         self.assertEqual(str(symshape.sym_max(s, 3)), "max(3, n)")
