@@ -31,7 +31,8 @@ constexpr FlagSpec kRunFlags[] = {
     {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
     {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
     {"--save-ranks", "DIR", "write every rank's output tensors to DIR/rank<R>/NAME.npy"},
-    {"--save-nodes", "DIR", "write every node's tensor value to DIR/NODE.npy (as --save names)"},
+    {"--save-nodes", "DIR",
+     "write every node's tensor value to DIR/NODE.npy (as --save names; not --inputs' files)"},
     {"--json", "", "print one JSON document instead of text"},
 };
 
@@ -253,16 +254,21 @@ void save_outputs(const std::string& dir, const std::string& name, const interp:
 }
 
 // Every node's value (rank 0's) as DIR/NODE.npy, a list's items as NODE_0, NODE_1, ...: the
-// inputs, constants and ops that ran (after a failure, the nodes before it). The output node is
-// left out (its items are nodes saved under their own names); non-tensor values are not written.
-void save_node_values(const std::string& dir, const Graph& graph, const interp::RunResult& result) {
+// generated inputs, constants and ops that ran (after a failure, the nodes before it). Inputs
+// read from --inputs are not written again (the caller has those files); the output node is left
+// out (its items are nodes saved under their own names); non-tensor values are not written.
+void save_node_values(const std::string& dir, const RunPlan& plan,
+                      const interp::RunResult& result) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw Error("--save-nodes: cannot create " + quote(dir) + ": " + ec.message());
+  const Graph& graph = plan.graph;
   const size_t count = std::min(graph.nodes.size(), result.values.size());
   for (size_t i = 0; i < count; ++i) {
-    if (graph.nodes[i].op == NodeOp::Output) continue;
-    save_outputs(dir, graph.nodes[i].name, result.values[i]);
+    const Node& n = graph.nodes[i];
+    if (n.op == NodeOp::Output) continue;
+    if (n.op == NodeOp::Placeholder && plan.options.inputs.count(n.name)) continue;
+    save_outputs(dir, n.name, result.values[i]);
   }
 }
 
@@ -377,7 +383,7 @@ int report_run(const RunPlan& plan, const interp::RunResult& result) {
   // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
   // input (an argument, the dims, the inputs) exits as `check` does for it.
   const int failure_code = result.input_error ? kExitBadInput : kExitShapeError;
-  if (!plan.save_nodes_dir.empty()) save_node_values(plan.save_nodes_dir, graph, result);
+  if (!plan.save_nodes_dir.empty()) save_node_values(plan.save_nodes_dir, plan, result);
   if (plan.json) {
     // As `check --json`: the document holds the error, and nothing goes to stderr.
     nlohmann::ordered_json doc;

@@ -19,7 +19,7 @@ struct RunPlan {
   bool print_values = false;   // --print-values
   std::string save_dir;        // --save: rank 0's outputs, as DIR/NAME.npy
   std::string save_ranks_dir;  // --save-ranks: every rank's outputs, as DIR/rank<R>/NAME.npy
-  std::string save_nodes_dir;  // --save-nodes: rank 0's value of every node, as DIR/NAME.npy
+  std::string save_nodes_dir;  // --save-nodes: rank 0's value of every node but --inputs'
 };
 
 // Parses `symshape run`'s flags, reads the graph and the --inputs files. Prints the usage with

@@ -242,6 +242,17 @@ TEST(RunCli, SaveNodesWritesEveryNodesValue) {
   EXPECT_EQ(s1.values()[0].as_double(), m.values()[1].as_double());
   fs::remove_all(dir);
 
+  // Inputs read from --inputs are not written again.
+  const fs::path in = dir.string() + "_in";
+  fs::create_directories(in);
+  interp::write_npy((in / "x.npy").string(), x);
+  CliResult given = run_run({g.path(), "--inputs", in.string(), "--save-nodes", dir.string()});
+  ASSERT_EQ(given.exit_code, 0) << result_text(given);
+  EXPECT_FALSE(fs::exists(dir / "x.npy"));
+  EXPECT_TRUE(fs::exists(dir / "m.npy"));
+  fs::remove_all(dir);
+  fs::remove_all(in);
+
   // After a failure: the nodes before it.
   TextGraphFile bad("save_nodes_bad.json",
                     R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [3]},

@@ -20,6 +20,7 @@ Each test prints one line to stderr: the nodes of the graph, the tensors compare
 mode and the times. Skips only when torch or torchvision cannot be imported and the environment
 variable CI is unset (with CI set, that is a failure), or when the CLI is missing.
 """
+import operator
 import os
 import re
 import resource
@@ -233,7 +234,16 @@ MODELS = {
 
 # Models that cannot agree yet, each with the precise cause; unittest.expectedFailure marks them
 # (an unexpected success fails the run: take the model off then).
-EXPECTED_FAILURES = {}
+EXPECTED_FAILURES = {
+    # The interpreter writes results row-major, while the trace gives native_layer_norm's result
+    # the layout of its permuted input (strides (1, 64) for [64, 96]), so the _reshape_alias
+    # after it reads other elements (_reshape_alias_2 is the first node that differs): issue 29's
+    # layouts, the `layouts` branch.
+    "swin_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
+    # The classifier's weight (4096 x 25088, 103 M elements) exceeds the interpreter's 2^26
+    # element limit: issue 29's memory budget, the `layouts` branch.
+    "vgg11_bn": "interpreter tensor size limit (2^26 elements)",
+}
 
 
 def randomize_batch_norms(model, gen):
@@ -270,15 +280,59 @@ def trace(model, x, mode):
     return conv, values + [x]
 
 
+def _storages(value):
+    if isinstance(value, torch.Tensor):
+        return {value.storage().data_ptr()}
+    if isinstance(value, (list, tuple)):
+        return set().union(*(_storages(v) for v in value)) if value else set()
+    if isinstance(value, dict):
+        return _storages(list(value.values()))
+    return set()
+
+
+def _laid_out_as_traced(result, meta, inputs):
+    """result with the strides the trace recorded (meta), where PyTorch's CPU kernel gave a fresh
+    tensor another layout: PyTorch 1.13's meta functions and kernels disagree on some ops
+    (native_layer_norm of a permuted input: the meta function keeps the input's layout, the CPU
+    kernel returns a contiguous tensor), and the traced graph's _reshape_alias nodes read their
+    input through the traced strides. Views and in-place results (sharing an input's storage) are
+    left as they are."""
+    if isinstance(result, (list, tuple)) and isinstance(meta, (list, tuple)) and len(
+            result) == len(meta):
+        items = [_laid_out_as_traced(r, m, inputs) for r, m in zip(result, meta)]
+        return type(result)(items) if isinstance(result, tuple) else items
+    if not isinstance(result, torch.Tensor) or not isinstance(meta, torch.Tensor):
+        return result
+    stride = meta.stride()
+    if not all(isinstance(s, int) for s in stride) or tuple(result.shape) != tuple(meta.shape):
+        return result  # symbolic strides: the batch is traced symbolic
+    if all(a == b for a, b, n in zip(result.stride(), stride, result.shape) if n > 1):
+        return result
+    if result.storage().data_ptr() in inputs:
+        return result
+    out = torch.empty_strided(result.shape, stride, dtype=result.dtype)
+    out.copy_(result)
+    return out
+
+
 def torch_values(conv, args):
     """{symshape node name: PyTorch's value} for every node, as the tensors stand after the run
-    (an in-place op's input then holds what the graph left in it, as in symshape's run)."""
+    (an in-place op's input then holds what the graph left in it, as in symshape's run). Fresh
+    results take the layout the trace recorded (_laid_out_as_traced)."""
     values = {}
     names = conv.node_names
 
     class Recorder(torch.fx.Interpreter):
         def run_node(self, n):
             result = super().run_node(n)
+            if n.op == "call_function":
+                # An item of a multi-output op (which has no "val" of its own in 1.13) is as
+                # fresh as the op's result: what it aliases are the op's inputs.
+                source = n
+                if n.target is operator.getitem and n.args[0].op == "call_function":
+                    source = n.args[0]
+                inputs = _storages([self.env[a] for a in source.all_input_nodes if a in self.env])
+                result = _laid_out_as_traced(result, n.meta.get("val"), inputs)
             values[names[n]] = result
             return result
 
@@ -379,8 +433,8 @@ class TorchReferenceTest(unittest.TestCase):
             ran = time.monotonic()
             failures, compared = [], 0
             for node in conv.gm.graph.nodes:
-                if node.op == "output":
-                    continue
+                if node.op in ("placeholder", "output"):
+                    continue  # the inputs are the files given; the outputs are nodes
                 node_name = conv.node_names[node]
                 for stem, tensor in tensors_of(node_name, expected[node_name]):
                     path = os.path.join(nodes_dir, stem + ".npy")
