@@ -240,6 +240,10 @@ EXPECTED_FAILURES = {
     # after it reads other elements (_reshape_alias_2 is the first node that differs): issue 29's
     # layouts, the `layouts` branch.
     "swin_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
+    # The same for MaxViT: add_14 keeps its transposed input's layout (strides (200704, 64, 4096,
+    # 1) for [1, 64, 49, 64]), the interpreter writes it row-major, and _reshape_alias_19 after a
+    # transpose of it reads other elements: issue 29's layouts, the `layouts` branch.
+    "maxvit_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
     # The classifier's weight (4096 x 25088, 103 M elements) exceeds the interpreter's 2^26
     # element limit: issue 29's memory budget, the `layouts` branch.
     "vgg11_bn": "interpreter tensor size limit (2^26 elements)",
