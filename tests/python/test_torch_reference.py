@@ -240,6 +240,10 @@ EXPECTED_FAILURES = {
     # after it reads other elements (_reshape_alias_2 is the first node that differs): issue 29's
     # layouts, the `layouts` branch.
     "swin_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
+    # The same in ConvNeXt's blocks (permute, layer_norm, linear): the first _reshape_alias.
+    # Row-major results happen to give the model's output (the rows the linear layers see are
+    # permuted and permuted back), but not PyTorch's intermediate values.
+    "convnext_tiny": "interpreter layouts (_reshape_alias of a non-row-major value)",
     # The same for MaxViT: add_14 keeps its transposed input's layout (strides (200704, 64, 4096,
     # 1) for [1, 64, 49, 64]), the interpreter writes it row-major, and _reshape_alias_19 after a
     # transpose of it reads other elements: issue 29's layouts, the `layouts` branch.
