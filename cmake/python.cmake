@@ -81,6 +81,29 @@ if(SYMSHAPE_PYTHON)
       LABELS python TIMEOUT 300
       ENVIRONMENT "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>;SYMSHAPE_CXX=${CMAKE_CXX_COMPILER};SYMSHAPE_LIB=$<TARGET_FILE:symshape>")
   endforeach()
+
+  # PyTorch as the reference, node by node (tests/python/test_torch_reference.py): one ctest
+  # test per model, each its own process, so that a crash names its model; the list is the
+  # test's MODELS (test_every_model_has_a_ctest_test, in python_torchref, checks that).
+  set(SYMSHAPE_TORCHREF_MODELS
+    resnet18 resnet50 mobilenet_v2 mobilenet_v3_small efficientnet_b0 shufflenet_v2_x0_5
+    densenet121 squeezenet1_1 googlenet regnet_y_400mf convnext_tiny swin_t vit_b_16 maxvit_t
+    vgg11_bn lraspp_mobilenet_v3_large r3d_18 transformer_encoder gpt llama)
+  set(SYMSHAPE_TORCHREF_ENV "PYTHONPATH=${SYMSHAPE_PYTHON_DIR};PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_SOURCE_DIR=${CMAKE_CURRENT_SOURCE_DIR};SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>")
+  add_test(NAME python_torchref
+    COMMAND "${Python3_EXECUTABLE}" -m unittest -v
+            test_torch_reference.TorchReferenceTest.test_every_model_has_a_ctest_test
+    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+  set_tests_properties(python_torchref PROPERTIES
+    LABELS python TIMEOUT 120 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+  foreach(model IN LISTS SYMSHAPE_TORCHREF_MODELS)
+    add_test(NAME python_torchref_${model}
+      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
+              test_torch_reference.TorchReferenceTest.test_${model}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+    set_tests_properties(python_torchref_${model} PROPERTIES
+      LABELS "python;torchref" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+  endforeach()
 endif()
 
 # The ONNX tests in tests/python: the CLI on ONNX's backend node tests and on models exported by

@@ -31,13 +31,16 @@ constexpr FlagSpec kRunFlags[] = {
     {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
     {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
     {"--save-ranks", "DIR", "write every rank's output tensors to DIR/rank<R>/NAME.npy"},
+    {"--save-nodes", "DIR",
+     "write every node's tensor value to DIR/NODE.npy (as --save names; not --inputs' files)"},
     {"--json", "", "print one JSON document instead of text"},
 };
 
 void print_run_usage(std::ostream& os) {
   os << "usage: symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]\n"
         "                  [--world-size W] [--random-dims] [--print-values]\n"
-        "                  [--inputs DIR] [--save DIR] [--save-ranks DIR] [--json]\n\n"
+        "                  [--inputs DIR] [--save DIR] [--save-ranks DIR] [--save-nodes DIR]\n"
+        "                  [--json]\n\n"
         "Runs the graph in the reference interpreter on small CPU tensors. Inputs not given\n"
         "sizes and dims not given values take the graph's hints (or 8, moved into the dim's\n"
         "range); inputs and constants without a value are generated from the seed. Prints the\n"
@@ -250,6 +253,25 @@ void save_outputs(const std::string& dir, const std::string& name, const interp:
   }
 }
 
+// Every node's value (rank 0's) as DIR/NODE.npy, a list's items as NODE_0, NODE_1, ...: the
+// generated inputs, constants and ops that ran (after a failure, the nodes before it). Inputs
+// read from --inputs are not written again (the caller has those files); the output node is left
+// out (its items are nodes saved under their own names); non-tensor values are not written.
+void save_node_values(const std::string& dir, const RunPlan& plan,
+                      const interp::RunResult& result) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw Error("--save-nodes: cannot create " + quote(dir) + ": " + ec.message());
+  const Graph& graph = plan.graph;
+  const size_t count = std::min(graph.nodes.size(), result.values.size());
+  for (size_t i = 0; i < count; ++i) {
+    const Node& n = graph.nodes[i];
+    if (n.op == NodeOp::Output) continue;
+    if (n.op == NodeOp::Placeholder && plan.options.inputs.count(n.name)) continue;
+    save_outputs(dir, n.name, result.values[i]);
+  }
+}
+
 // Calls emit(name, file, value) for each of the graph's outputs. The output node's argument is
 // usually a list of node references: each is named by its node (file: the name for --save).
 void for_each_output(const Graph& graph, const interp::RValue& out,
@@ -315,6 +337,7 @@ std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&)) 
   plan.json = parsed.has("--json");
   if (parsed.has("--save")) plan.save_dir = parsed.all("--save").back();
   if (parsed.has("--save-ranks")) plan.save_ranks_dir = parsed.all("--save-ranks").back();
+  if (parsed.has("--save-nodes")) plan.save_nodes_dir = parsed.all("--save-nodes").back();
 
   options.check_ranges = true;
 
@@ -360,6 +383,7 @@ int report_run(const RunPlan& plan, const interp::RunResult& result) {
   // An op failing on well-formed input is a run-time error (as `check`'s shape error); bad
   // input (an argument, the dims, the inputs) exits as `check` does for it.
   const int failure_code = result.input_error ? kExitBadInput : kExitShapeError;
+  if (!plan.save_nodes_dir.empty()) save_node_values(plan.save_nodes_dir, plan, result);
   if (plan.json) {
     // As `check --json`: the document holds the error, and nothing goes to stderr.
     nlohmann::ordered_json doc;

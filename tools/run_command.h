@@ -19,6 +19,7 @@ struct RunPlan {
   bool print_values = false;   // --print-values
   std::string save_dir;        // --save: rank 0's outputs, as DIR/NAME.npy
   std::string save_ranks_dir;  // --save-ranks: every rank's outputs, as DIR/rank<R>/NAME.npy
+  std::string save_nodes_dir;  // --save-nodes: rank 0's value of every node but --inputs'
 };
 
 // Parses `symshape run`'s flags, reads the graph and the --inputs files. Prints the usage with
@@ -29,8 +30,9 @@ std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&));
 std::string run_flags_help();
 
 // Prints the result as `symshape run` does (text, or --json), saves the outputs (--save: the
-// result's own values; --save-ranks: every rank's values the result holds) and returns the
-// exit code.
+// result's own values; --save-ranks: every rank's values the result holds), saves every node's
+// value (--save-nodes: also after a failure, the nodes that ran before it) and returns the exit
+// code.
 int report_run(const RunPlan& plan, const interp::RunResult& result);
 
 // --save-ranks alone: every rank's outputs the result holds (a multi-process run's result holds

@@ -404,6 +404,39 @@ class _Exporter:
     def name(self, node):
         return self.names.get(node, node.name)
 
+    def constant(self, n, e):
+        """A get_attr node (a tensor constant make_fx captured, `_tensor_constant0`, or a
+        parameter of a GraphModule traced with its parameters as attributes): its dtype, shape and
+        strides from the tensor itself, and its contents as "value" (nested lists; complex numbers
+        as [real, imag] pairs; non-finite floats as {"float": "-inf"}, as arguments write them), so
+        that the graph runs
+        with the constant's real values."""
+        e["target"] = n.target
+        try:
+            t = self.gm
+            for part in n.target.split("."):
+                t = getattr(t, part)
+        except AttributeError:
+            raise ConversionError(f"node {n.name}: the GraphModule has no attribute "
+                                  f"{n.target!r}") from None
+        if not isinstance(t, torch.Tensor):
+            raise ConversionError(f"node {n.name}: get_attr {n.target!r} is a "
+                                  f"{type(t).__name__}, not a tensor")
+        t = t.detach()
+        if t.device.type == "meta" or type(t).__name__ == "FakeTensor":
+            raise ConversionError(f"node {n.name}: the constant {n.target!r} has no values (a "
+                                  "fake or meta tensor): trace with real constants")
+        e["dtype"] = str(t.dtype).replace("torch.", "")
+        e["shape"] = list(t.shape)
+        e["stride"] = list(t.stride())
+        if t.is_complex():
+            t = torch.view_as_real(t.resolve_conj())
+        elif t.dtype in (torch.float16, torch.bfloat16):
+            t = t.float()  # exact in float32; the dtype says what the constant is
+        values = t.cpu().tolist()
+        e["value"] = _finite_json(values) if t.is_floating_point() else values
+        return e
+
     def export(self):
         nodes = []
         for n in self.gm.graph.nodes:
@@ -413,6 +446,9 @@ class _Exporter:
                 e = {"name": self.name(n), "op": "get_attr", "target": n.meta[_PARAMETER]}
             if n.op == "call_function":
                 e["target"] = _target(n)
+            elif n.op == "get_attr":
+                nodes.append(self.constant(n, e))
+                continue
             elif n.op not in ("placeholder", "output"):
                 raise ConversionError(f"node {n.name}: unexpected FX node kind {n.op} (convert "
                                       "an ATen-level graph: make_fx or torch.export)")
@@ -452,6 +488,16 @@ def _module_path(node):
     key, value = list(stack.items())[-1]
     path = value[0] if isinstance(value, tuple) and value and isinstance(value[0], str) else key
     return path if isinstance(path, str) else ""
+
+
+def _finite_json(values):
+    """Nested lists of floats with nan and the infinities as {"float": "nan"} (JSON has no
+    numbers for them; the graph format's spelling of a non-finite float argument)."""
+    if isinstance(values, list):
+        return [_finite_json(v) for v in values]
+    if isinstance(values, float) and not math.isfinite(values):
+        return {"float": str(values)}  # "nan", "inf", "-inf"
+    return values
 
 
 def dumps(graph):

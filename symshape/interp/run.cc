@@ -1,6 +1,8 @@
 // run(): binds the graph's named dims, generates its inputs and constants, and runs every node
 // on every simulated rank.
 #include <algorithm>
+#include <limits>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -574,6 +576,19 @@ class Runner {
     return std::nullopt;
   }
 
+  // {"float": "nan"}, {"float": "inf"}, {"float": "-inf"}: a non-finite float, spelled as the
+  // graph format spells such an argument (JSON has no number for it).
+  static std::optional<double> non_finite(const nlohmann::ordered_json& j) {
+    if (!j.is_object() || j.size() != 1 || !j.contains("float") || !j["float"].is_string()) {
+      return std::nullopt;
+    }
+    const std::string& text = j["float"].get_ref<const std::string&>();
+    if (text == "nan") return std::numeric_limits<double>::quiet_NaN();
+    if (text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-inf") return -std::numeric_limits<double>::infinity();
+    return std::nullopt;
+  }
+
   static void flatten(const nlohmann::ordered_json& j, std::vector<Scalar>& out) {
     if (j.is_array()) {
       for (const auto& item : j) flatten(item, out);
@@ -583,6 +598,8 @@ class Runner {
       out.push_back(Scalar::of_int(j.get<int64_t>()));
     } else if (j.is_number()) {
       out.push_back(Scalar::of_float(j.get<double>()));
+    } else if (std::optional<double> x = non_finite(j)) {
+      out.push_back(Scalar::of_float(*x));
     } else {
       throw Error("a constant's value must hold numbers, got " + j.dump());
     }

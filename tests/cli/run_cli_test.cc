@@ -2,12 +2,15 @@
 // by the tests, checking the printed lines, determinism and the exit codes 0, 1 and 2.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "symshape/interp.h"
 #include "tests/cli/cli_runner.h"
 
 namespace symshape::cli_test {
@@ -205,6 +208,63 @@ TEST(RunCli, FailsLikeCheckWhenTheHintsDoNotTypeCheck) {
   CliResult drawn = run_run({path, "--random-dims"});
   EXPECT_EQ(drawn.exit_code, 0) << result_text(drawn);
   EXPECT_EQ(drawn.out.rfind("dims: n=3\n", 0), 0u) << drawn.out;
+}
+
+// --save-nodes writes every node's tensor value (inputs, constants, ops; a list's items as
+// NAME_0, NAME_1, ...), also the nodes that ran before a failure; non-finite constants written
+// {"float": "-inf"} (as from_fx writes them) hold those values.
+TEST(RunCli, SaveNodesWritesEveryNodesValue) {
+  TextGraphFile g("save_nodes.json",
+                  R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [2]},
+  {"name": "c", "op": "get_attr", "target": "c", "dtype": "float32", "shape": [2], "value": [{"float": "-inf"}, 1.5]},
+  {"name": "m", "op": "call_function", "target": "aten.maximum.default", "args": [{"node": "x"}, {"node": "c"}]},
+  {"name": "s", "op": "call_function", "target": "aten.split.Tensor", "args": [{"node": "m"}, 1]},
+  {"name": "n", "op": "call_function", "target": "aten.sym_size.int", "args": [{"node": "x"}, 0]},
+  {"name": "output", "op": "output", "args": [[{"node": "m"}]]})");
+  const fs::path dir =
+      fs::temp_directory_path() / ("symshape_run_cli_nodes_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  CliResult r = run_run({g.path(), "--save-nodes", dir.string()});
+  ASSERT_EQ(r.exit_code, 0) << result_text(r);
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir)) files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"c.npy", "m.npy", "s_0.npy", "s_1.npy", "x.npy"}));
+  interp::Tensor c = interp::read_npy((dir / "c.npy").string());
+  ASSERT_EQ(c.numel(), 2);
+  EXPECT_EQ(c.values()[0].as_double(), -std::numeric_limits<double>::infinity());
+  EXPECT_EQ(c.values()[1].as_double(), 1.5);
+  interp::Tensor x = interp::read_npy((dir / "x.npy").string());
+  interp::Tensor m = interp::read_npy((dir / "m.npy").string());
+  interp::Tensor s1 = interp::read_npy((dir / "s_1.npy").string());
+  EXPECT_EQ(m.values()[0].as_double(), x.values()[0].as_double());
+  EXPECT_EQ(m.values()[1].as_double(), std::max(1.5, x.values()[1].as_double()));
+  EXPECT_EQ(s1.values()[0].as_double(), m.values()[1].as_double());
+  fs::remove_all(dir);
+
+  // Inputs read from --inputs are not written again.
+  const fs::path in = dir.string() + "_in";
+  fs::create_directories(in);
+  interp::write_npy((in / "x.npy").string(), x);
+  CliResult given = run_run({g.path(), "--inputs", in.string(), "--save-nodes", dir.string()});
+  ASSERT_EQ(given.exit_code, 0) << result_text(given);
+  EXPECT_FALSE(fs::exists(dir / "x.npy"));
+  EXPECT_TRUE(fs::exists(dir / "m.npy"));
+  fs::remove_all(dir);
+  fs::remove_all(in);
+
+  // After a failure: the nodes before it.
+  TextGraphFile bad("save_nodes_bad.json",
+                    R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [3]},
+  {"name": "y", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "x"}]},
+  {"name": "v", "op": "call_function", "target": "aten.view.default", "args": [{"node": "y"}, [2, -1]]},
+  {"name": "output", "op": "output", "args": [[{"node": "v"}]]})");
+  CliResult failed = run_run({bad.path(), "--save-nodes", dir.string()});
+  EXPECT_NE(failed.exit_code, 0) << result_text(failed);
+  EXPECT_TRUE(fs::exists(dir / "x.npy"));
+  EXPECT_TRUE(fs::exists(dir / "y.npy"));
+  EXPECT_FALSE(fs::exists(dir / "v.npy"));
+  fs::remove_all(dir);
 }
 
 TEST(RunCli, Help) {

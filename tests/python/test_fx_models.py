@@ -8,7 +8,9 @@ with CI set, a missing torch is a failure.
 """
 import contextlib
 import io
+import json
 import os
+import subprocess
 import tempfile
 import unittest
 
@@ -160,6 +162,45 @@ class FxConversionTest(unittest.TestCase):
         self.assertEqual(conv.hints, {"batch": 3})
         with self.assertRaises(symshape.fx.ConversionError):
             symshape.fx.from_fx(gm, {"nope": {0: "batch"}})
+
+    def test_from_fx_keeps_tensor_constants(self):
+        """make_fx turns tensors created while tracing into get_attr constants: from_fx writes
+        their values (non-finite floats as {"float": "-inf"}, complex numbers as pairs), and
+        `symshape run` computes PyTorch's outputs with them."""
+        import numpy as np
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        def f(x):
+            idx = torch.tensor([[2, 0], [1, 1]])
+            w = torch.tensor([1.5, float("-inf"), -2.0])
+            return x[idx] * 2, (x * w).amax(), torch.tensor(3 + 4j) * x
+
+        x = torch.tensor([0.5, -1.0, 2.0])
+        gm = make_fx(f, tracing_mode="fake")(x)
+        conv = symshape.fx.from_fx(gm, input_names=["x"])
+        constants = {n["name"]: n for n in conv.graph_dict["nodes"] if n["op"] == "get_attr"}
+        self.assertEqual(len(constants), 3)
+        values = sorted((n["dtype"], json.dumps(n["value"])) for n in constants.values())
+        self.assertEqual(values, [("complex64", "[3.0, 4.0]"),
+                                  ("float32", '[1.5, {"float": "-inf"}, -2.0]'),
+                                  ("int64", "[[2, 0], [1, 1]]")])
+        self.assertEqual(str(conv.check()["output"]),
+                         "(float32[2, 2], float32[], complex64[3])")
+        cli = os.environ.get("SYMSHAPE_CLI")
+        if not cli:
+            self.skipTest("needs SYMSHAPE_CLI (the symshape binary), as ctest sets it")
+        with tempfile.TemporaryDirectory() as d:
+            conv.save(os.path.join(d, "g.json"))
+            os.makedirs(os.path.join(d, "in"))
+            np.save(os.path.join(d, "in", "x.npy"), x.numpy())
+            subprocess.run([cli, "run", os.path.join(d, "g.json"), "--inputs",
+                            os.path.join(d, "in"), "--save", os.path.join(d, "out")],
+                           check=True, capture_output=True)
+            expected = gm(x)
+            outputs = [n for n in gm.graph.nodes if n.op == "output"][0].args[0]
+            for node, want in zip(outputs, expected):
+                got = np.load(os.path.join(d, "out", conv.node_names[node] + ".npy"))
+                np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
 
     def test_command_line(self):
         with tempfile.TemporaryDirectory() as d:
