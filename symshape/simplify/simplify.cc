@@ -86,11 +86,6 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 
 }  // namespace
 
-ex Simplifier::run_polynomial(const ex& e) {
-  RunMap m(*this);
-  return relate_offsets(merge_remainders(*this, recombine(poly_normal(e.map(m)))));
-}
-
 namespace {
 
 size_t node_count(const ex& e) {
@@ -98,6 +93,74 @@ size_t node_count(const ex& e) {
   for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) ++n;
   return n;
 }
+
+// A product (or natural power) with a sum of quotients among its factors, as window sizes
+// multiplied in a flatten: `64*((s - 5)//4 + 1)*((h - 5)//4 + 1)`. Polynomials without calls
+// expand as before (cheap, and one form for equal polynomials).
+bool product_of_windows(Simplifier& s, const ex& e) {
+  auto window = [&](const ex& f) { return is_add(f) && (s.calls_in(f) & kDivisionCalls); };
+  if (is_power(e)) return window(e.op(0)) && is_integer(e.op(1)) && int_of(e.op(1)) > 0;
+  if (!is_mul(e)) return false;
+  for (size_t i = 0; i < e.nops(); ++i) {
+    if (window(e.op(i)) || product_of_windows(s, e.op(i))) return true;
+  }
+  return false;
+}
+
+// An upper bound on the number of terms e expands to (saturating), to see whether expanding
+// cancels terms.
+double expansion_bound(const ex& e) {
+  constexpr double kCap = 1e9;
+  if (is_add(e)) {
+    double n = 0;
+    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kCap, n + expansion_bound(e.op(i)));
+    return n;
+  }
+  if (is_mul(e)) {
+    double n = 1;
+    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kCap, n * expansion_bound(e.op(i)));
+    return n;
+  }
+  if (is_power(e) && is_integer(e.op(1)) && int_of(e.op(1)) > 0) {
+    double b = expansion_bound(e.op(0)), n = 1;
+    for (long i = 0, k = cln::cl_I_to_long(int_of(e.op(1))); i < k && n < kCap; ++i) n *= b;
+    return std::min(kCap, n);
+  }
+  return 1;
+}
+
+}  // namespace
+
+// The normal form keeps products of window sizes factored: a product whose factors are sums of
+// quotients stays a product of simplified factors, and a sum of such products stays a sum of
+// them, unless expanding cancels terms or makes the expression smaller; then the sum rules run on
+// the expanded form (x*((y + 1)//2) - x*((y + 1)//2 - 1) is x). The expanded form is built only
+// to make that choice, so no rule walks the terms a product would expand to.
+ex Simplifier::run_polynomial(const ex& e) {
+  RunMap m(*this);
+  ex mapped = e.map(m);
+  bool factored = false;
+  if (is_add(mapped)) {
+    for (size_t i = 0; i < mapped.nops() && !factored; ++i) {
+      factored = product_of_windows(*this, mapped.op(i));
+    }
+  } else {
+    factored = product_of_windows(*this, mapped);
+  }
+  if (factored && !has_symbolic_denominator(mapped)) {
+    ex expanded = poly_normal(mapped);
+    if (static_cast<double>(terms_of(expanded).size()) >= expansion_bound(mapped) &&
+        node_count(expanded) >= node_count(mapped)) {
+      return relate_offsets(merge_remainders(*this, recombine(mapped)));
+    }
+    mapped = expanded;
+  } else {
+    mapped = poly_normal(mapped);
+  }
+  return relate_offsets(merge_remainders(*this, recombine(mapped)));
+}
+
+namespace {
 
 // The division call f (E // d, ceildiv(E, d) or E % d) that term t is a multiple of, and the
 // multiplier: t == m * d * f for a floor division (so t == m*(E - E % d)) or a ceiling division
@@ -135,6 +198,35 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   return std::nullopt;
 }
 
+// Whether rewriting term t of sum by d*(E // d) + E % d == E can make the sum smaller: the
+// rewrite brings in m*E and the partner call (E % d for a floor division, E // d for a modulo,
+// (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
+// partner call or a term of m*E. Checked before the candidate is built and simplified, which
+// is what made a sum of products of quotients cost hundreds of microseconds.
+bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
+  const ex& n = dt.call.op(0);
+  const ex& d = dt.call.op(1);
+  const Fn f = call_of(dt.call);
+  const ex partner = f == Fn::FloorDiv  ? mod(Expr(n), Expr(d)).ex()
+                     : f == Fn::CeilDiv ? mod(Expr(poly_normal(-n)), Expr(d)).ex()
+                                        : floordiv(Expr(n), Expr(d)).ex();
+  std::vector<ex> others;
+  for (const ex& u : terms_of(sum)) {
+    if (u.is_equal(t) || is_integer(u)) continue;
+    if (u.has(partner)) return true;
+    others.push_back(split_term(u).rest);
+  }
+  if (others.empty()) return false;
+  for (const ex& u : terms_of(poly_normal(dt.multiplier * n))) {
+    if (is_integer(u)) continue;
+    const ex rest = split_term(u).rest;
+    for (const ex& o : others) {
+      if (o.is_equal(rest)) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
@@ -152,6 +244,7 @@ ex Simplifier::recombine(const ex& e) {
       if (!dt) continue;
       const ex& call = dt->call;
       const ex &n = call.op(0), &d = call.op(1);
+      if (!may_pair(cur, t, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
