@@ -24,11 +24,24 @@ if(TARGET symshape)
         ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
     endif()
     install(EXPORT symshapeTargets NAMESPACE symshape:: DESTINATION "${SYMSHAPE_CMAKE_DIR}")
+    if(TARGET symshape_mpi)
+      # symshape::symshape_mpi (interp/mpi.h) in its own export set: the package config loads it
+      # only when the consumer's CMake finds MPI, so consumers without MPI are not asked for it.
+      install(TARGETS symshape_mpi EXPORT symshapeMpiTargets
+        ARCHIVE DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+      install(EXPORT symshapeMpiTargets NAMESPACE symshape:: DESTINATION "${SYMSHAPE_CMAKE_DIR}")
+    endif()
   endif()
+endif()
+# Every public header, except interp/mpi.h when its library (symshape_mpi) was not built.
+if(TARGET symshape_mpi)
+  set(symshape_header_exclude "")
+else()
+  set(symshape_header_exclude PATTERN "interp/mpi.h" EXCLUDE)
 endif()
 install(DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/include/symshape"
   DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}"
-  FILES_MATCHING PATTERN "*.h")
+  FILES_MATCHING PATTERN "*.h" ${symshape_header_exclude})
 
 # The programs: symshape, and symshape-mpirun when it was built.
 foreach(program IN ITEMS symshape_cli symshape_mpirun)

@@ -31,6 +31,24 @@ foreach(file IN ITEMS include/symshape/ir.h bin/symshape)
   endif()
 endforeach()
 
+# Every public header is installed (interp/mpi.h with its library, symshape_mpi).
+file(GLOB_RECURSE source_headers RELATIVE "${SOURCE_DIR}/include" "${SOURCE_DIR}/include/symshape/*.h")
+file(GLOB mpi_library "${prefix}/*/libsymshape_mpi.a")
+foreach(header IN LISTS source_headers)
+  if(header STREQUAL "symshape/interp/mpi.h" AND NOT mpi_library)
+    continue()
+  endif()
+  if(NOT EXISTS "${prefix}/include/${header}")
+    message(FATAL_ERROR "cmake --install did not install the public header ${header}")
+  endif()
+endforeach()
+
+# The consumer must get C++20 from the package, not from its own CMakeLists.txt.
+file(READ "${SOURCE_DIR}/tests/package/consumer/CMakeLists.txt" consumer_cmake)
+if(consumer_cmake MATCHES "CMAKE_CXX_STANDARD|cxx_std_")
+  message(FATAL_ERROR "tests/package/consumer/CMakeLists.txt sets a C++ standard itself")
+endif()
+
 # find_package
 run("configuring the consumer" "${CMAKE_COMMAND}" -S "${SOURCE_DIR}/tests/package/consumer"
     -B "${work}/consumer" "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX}"

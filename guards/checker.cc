@@ -334,6 +334,27 @@ std::string CheckFailure::str() const {
   return text;
 }
 
+namespace {
+
+// Who asked for what failed: of a guard that merges several requirements, the first one these
+// values break (an unevaluable one counts as broken); else the guard's own provenance.
+Provenance failed_requirement(const ProducedGuard& guard, const std::vector<Int>& values,
+                              const GuardSet& set) {
+  if (guard.merged.empty()) return guard.where;
+  Bindings bindings;
+  for (size_t s = 0; s < set.sources.size(); ++s) bindings[set.sources[s].identifier] = values[s];
+  for (const Requirement& r : guard.merged) {
+    try {
+      if (!evaluate(r.cond, bindings)) return r.where;
+    } catch (const Error&) {
+      return r.where;
+    }
+  }
+  return guard.where;
+}
+
+}  // namespace
+
 std::optional<CheckFailure> GuardChecker::check(const std::vector<Int>& values) const {
   if (values.size() != sources_) {
     throw Error("the checker needs " + std::to_string(sources_) + " source values, got " +
@@ -343,7 +364,7 @@ std::optional<CheckFailure> GuardChecker::check(const std::vector<Int>& values) 
     CheckFailure f;
     f.guard = g;
     f.text = python_text(*set_, set_->guards[g].cond);
-    f.where = set_->guards[g].where;
+    f.where = failed_requirement(set_->guards[g], values, *set_);
     f.reason = std::move(reason);
     for (size_t s : reads_[g]) f.values.emplace_back(set_->sources[s].name, values[s]);
     return f;

@@ -251,7 +251,17 @@ std::string print_verbose(const GuardSet& set) {
     std::string p = python_comment(where);
     out += text + (p.empty() ? "" : "  # " + p) + "\n";
   };
-  for (const ProducedGuard& g : set.guards) line(python_line(g, names), g.where);
+  for (const ProducedGuard& g : set.guards) {
+    std::string text = python_line(g, names);
+    std::string p = python_comment(g.where);
+    // A merged guard: the deciding requirement, then every other one with what it asks.
+    for (const Requirement& r : g.merged) {
+      if (r.where.str() == g.where.str()) continue;
+      p += (p.empty() ? "also " : "; also ") + python_comment(r.where) + ": " +
+           rename_identifiers(python_form(r.cond).str(), names);
+    }
+    out += text + (p.empty() ? "" : "  # " + p) + "\n";
+  }
   if (!set.runtime_asserts.empty()) {
     out += "# runtime asserts (on data-dependent values, checked when the graph runs):\n";
     for (const RuntimeAssert& a : set.runtime_asserts)
@@ -297,6 +307,15 @@ nlohmann::ordered_json to_json(const GuardSet& set) {
     o["python"] = python_line(g, names);
     o["expr"] = g.cond.str();
     o["provenance"] = provenance_json(g.where);
+    if (!g.merged.empty()) {
+      o["merged"] = nlohmann::ordered_json::array();
+      for (const Requirement& r : g.merged) {
+        nlohmann::ordered_json m;
+        m["python"] = rename_identifiers(python_form(r.cond).str(), names);
+        m["provenance"] = provenance_json(r.where);
+        o["merged"].push_back(m);
+      }
+    }
     j["guards"].push_back(o);
   }
   j["runtime_asserts"] = nlohmann::ordered_json::array();

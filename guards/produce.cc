@@ -343,30 +343,37 @@ class Producer {
     struct Candidate {
       Cond cond;  // over the env's symbols
       Provenance where;
+      std::vector<Provenance> duplicates;  // later guards with the same condition
       bool kept = true;
     };
     std::vector<Candidate> cands;
-    std::set<std::string> seen;
+    std::map<std::string, size_t> seen;  // condition text -> candidate
     const Facts ranges = base_facts();
     for (const Guard& g : env_.guards()) {
       Cond substituted = env_.substitute(g.cond);
       Cond c = guards::normalize(simplify(substituted, ranges));
       if (c.is_true()) {
         // Implied by the ranges, which it may have narrowed: the range line cites it.
-        absorbed_.push_back(g.where);
-        absorbed_symbols_.push_back(substituted.free_symbols());
+        absorb(substituted, g.where);
         continue;
       }
-      if (!seen.insert(c.str()).second) continue;  // a duplicate
-      cands.push_back({c, g.where});
+      auto [it, fresh] = seen.emplace(c.str(), cands.size());
+      if (!fresh) {
+        cands[it->second].duplicates.push_back(g.where);
+        continue;
+      }
+      cands.push_back({c, g.where, {}});
     }
+    auto absorb_candidate = [&](const Candidate& c) {
+      absorb(c.cond, c.where);
+      for (const Provenance& d : c.duplicates) absorb(c.cond, d);
+    };
     // Forward: drop what the ranges and the earlier kept guards imply.
     Facts facts = base_facts();
     for (Candidate& c : cands) {
       if (prove(c.cond, facts) == Truth::True) {
         c.kept = false;
-        absorbed_.push_back(c.where);
-        absorbed_symbols_.push_back(c.cond.free_symbols());
+        absorb_candidate(c);
         continue;
       }
       facts.assume(c.cond);
@@ -391,22 +398,65 @@ class Producer {
       if (syms.size() == 1 && definition_.count(syms[0])) {
         if (auto r = guards::lone_bound(c.cond, syms[0])) {
           bounds_[syms[0]] = bounds_.count(syms[0]) ? bounds_[syms[0]].intersect(*r) : *r;
-          absorbed_.push_back(c.where);
-          absorbed_symbols_.push_back(syms);
+          absorb_candidate(c);
           continue;
         }
       }
-      set_.guards.push_back({ProducedGuard::Kind::Guard, to_sources(c.cond), c.where});
+      ProducedGuard g{ProducedGuard::Kind::Guard, to_sources(c.cond), c.where, {}};
+      if (!c.duplicates.empty()) {
+        g.merged.push_back({g.cond, c.where});
+        for (const Provenance& d : c.duplicates) g.merged.push_back({g.cond, d});
+      }
+      set_.guards.push_back(std::move(g));
     }
   }
 
-  // The provenance of a symbol's range: the guard it absorbed that mentions only it, else the
-  // user's declaration, else the default.
-  Provenance range_cause(const SymbolInfo& info) const {
-    for (size_t i = 0; i < absorbed_.size(); ++i) {
-      const auto& syms = absorbed_symbols_[i];
-      if (syms.size() == 1 && syms[0] == info.name) return absorbed_[i];
+  // A guard that the ranges or the other guards imply: a range line may cite it.
+  void absorb(const Cond& cond, const Provenance& where) {
+    absorbed_.push_back({cond, where, cond.free_symbols()});
+  }
+
+  // Whether a requirement on one symbol rejects the value v: it is what sets a range end next to
+  // v. A requirement that cannot be evaluated there rejects nothing.
+  static bool rejects(const Cond& cond, const std::string& symbol, const Int& v) {
+    try {
+      return !evaluate(cond, Bindings{{symbol, v}});
+    } catch (const Error&) {
+      return false;
     }
+  }
+
+  // The requirements a symbol's range line merges, over the env's symbols: each node's, in the
+  // order they were recorded, then the declared or default range for the ends no node decides.
+  // `decider` is the first that decides an end (fails just outside the range).
+  std::vector<Requirement> range_requirements(const SymbolInfo& info, const ValueRange& r,
+                                              Provenance& decider) const {
+    std::vector<Requirement> out;
+    bool lo_decided = false, hi_decided = false, found = false;
+    for (const Absorbed& a : absorbed_) {
+      if (a.symbols.size() != 1 || a.symbols[0] != info.name) continue;
+      bool lo = r.lo() && rejects(a.cond, info.name, *r.lo() - 1);
+      bool hi = r.hi() && rejects(a.cond, info.name, *r.hi() + 1);
+      lo_decided = lo_decided || lo;
+      hi_decided = hi_decided || hi;
+      if ((lo || hi) && !found) {
+        decider = a.where;
+        found = true;
+      }
+      out.push_back({a.cond, a.where});
+    }
+    std::vector<Cond> rest;  // the ends no node decides
+    Expr sym = Expr::symbol(info.name);
+    if (r.lo() && !lo_decided) rest.push_back(Cond::rel(RelOp::Le, Expr(*r.lo()), sym));
+    if (r.hi() && !hi_decided) rest.push_back(Cond::rel(RelOp::Le, sym, Expr(*r.hi())));
+    if (!rest.empty()) out.push_back({Cond::all(rest), range_cause(info)});
+    if (!found) decider = range_cause(info);
+    return out;
+  }
+
+  // The provenance of a symbol's range that no node's requirement sets: the user's declaration,
+  // else the default.
+  static Provenance range_cause(const SymbolInfo& info) {
     if (info.user_constraint) return {"", "", "declared range of dim " + info.name};
     return {"", "", "range of dynamic dim " + info.name};
   }
@@ -417,6 +467,8 @@ class Producer {
       auto bound = bounds_.find(def.symbol);
       ValueRange r = bound == bounds_.end() ? def.range : def.range.intersect(bound->second);
       if (r.is_all()) continue;
+      Provenance decider;
+      std::vector<Requirement> requirements = range_requirements(info, r, decider);
       // A linearly defined symbol's range moves onto its source: a*lo + b <= src <= a*hi + b.
       Expr on = def.value;
       for (const auto& [read, lin] : linear_) {
@@ -431,7 +483,10 @@ class Producer {
       std::vector<Cond> parts;
       if (r.lo()) parts.push_back(Cond::rel(RelOp::Le, Expr(*r.lo()), on));
       if (r.hi()) parts.push_back(Cond::rel(RelOp::Le, on, Expr(*r.hi())));
-      ProducedGuard g{ProducedGuard::Kind::Range, Cond::all(parts), range_cause(info)};
+      ProducedGuard g{ProducedGuard::Kind::Range, Cond::all(parts), decider, {}};
+      if (requirements.size() > 1) {
+        for (Requirement& q : requirements) g.merged.push_back({to_sources(q.cond), q.where});
+      }
       set_.guards.push_back(std::move(g));
     }
   }
@@ -452,8 +507,13 @@ class Producer {
   std::map<size_t, std::string> defining_read_;
   std::map<size_t, std::tuple<std::string, Int, Int>> linear_;
   std::map<std::string, ValueRange> bounds_;  // lone-symbol bounds kept as guards by the env
-  std::vector<Provenance> absorbed_;
-  std::vector<std::vector<std::string>> absorbed_symbols_;
+  // Guards the ranges or other guards imply, over the env's symbols, with the symbols they read.
+  struct Absorbed {
+    Cond cond;
+    Provenance where;
+    std::vector<std::string> symbols;
+  };
+  std::vector<Absorbed> absorbed_;
 };
 
 }  // namespace

@@ -34,6 +34,13 @@ struct Source {
   std::string identifier;
 };
 
+// One node's requirement that a guard carries: several merge into one guard (the lower bounds
+// of one dim, from each window op, merge into its range line).
+struct Requirement {
+  Cond cond;         // over Source::identifier symbols
+  Provenance where;  // the node, op and rule that required it
+};
+
 struct ProducedGuard {
   enum class Kind {
     Equality,  // sources that must agree (duck sizing, replacements, strides, constants)
@@ -42,7 +49,12 @@ struct ProducedGuard {
   };
   Kind kind = Kind::Guard;
   Cond cond;         // over Source::identifier symbols
-  Provenance where;  // the node, op and rule that caused it (empty when the user declared it)
+  Provenance where;  // the node, op and rule that caused it (empty when the user declared it);
+                     // of merged requirements, the one that decides the bound
+  // When several requirements merged into this guard: all of them, in the order the graph
+  // recorded them (a range line ends with the declared or default range of its dim, for the ends
+  // no node sets). Empty otherwise.
+  std::vector<Requirement> merged{};
 };
 
 // A symbol of the env and how the sources give its value.
@@ -108,7 +120,7 @@ std::string python_text(const GuardSet& set, const Cond& cond);
 struct CheckFailure {
   size_t guard = 0;  // index into GuardSet::guards
   std::string text;  // the guard, as Python
-  Provenance where;
+  Provenance where;  // of a merged guard, the first requirement (in graph order) these values fail
   std::vector<std::pair<std::string, Int>> values;  // source name -> value, for the sources read
   std::string reason;  // empty, or why it could not be evaluated (`division by zero`)
   std::string str() const;
