@@ -19,6 +19,15 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+// An empty object with room for n keys. ordered_json keeps an object's keys in a vector whose
+// elements (a const key and a value) are copied, not moved, when it grows: without the room, each
+// key added after a large value (a stage's nodes) would copy that value again.
+json object_with_room(size_t n) {
+  json j = json::object();
+  j.get_ref<json::object_t&>().reserve(n);
+  return j;
+}
+
 // Dim kinds, as the page colours them.
 constexpr const char* kStatic = "c";       // a constant
 constexpr const char* kSymbol = "s";       // one backed symbol
@@ -165,7 +174,7 @@ std::string rule_of(const Node& node, const OpRegistry& registry) {
 }
 
 json provenance_json(const Provenance& where, const Graph& graph) {
-  json j = json::object();
+  json j = object_with_room(8);
   j["node"] = where.node;
   j["op"] = where.op;
   j["rule"] = where.rule;
@@ -205,7 +214,7 @@ json stage_json(const Stage& stage, const PageOptions& options) {
     const Node& node = graph.nodes[i];
     const Value none;
     const Value& value = i < values.size() ? values[i] : none;
-    json j = json::object();
+    json j = object_with_room(24);
     j["name"] = node.name;
     j["op"] = std::string(to_string(node.op));
     j["target"] = node.target;
@@ -271,7 +280,7 @@ json stage_json(const Stage& stage, const PageOptions& options) {
 
   json symbols = json::array();
   for (const SymbolInfo& info : env.symbols()) {
-    json j = json::object();
+    json j = object_with_room(8);
     j["name"] = info.name;
     j["kind"] = info.kind == SymbolKind::Backed ? "backed" : "unbacked";
     j["source"] = info.source;
@@ -345,7 +354,7 @@ json stage_json(const Stage& stage, const PageOptions& options) {
     groups[g]["collapsed"] = n > options.collapse_above && b.count >= 2;
   }
 
-  json j = json::object();
+  json j = object_with_room(16);
   j["name"] = stage.name;
   j["width"] = rounded(layout.width);
   j["height"] = rounded(layout.height);
@@ -427,7 +436,7 @@ json diff_json(const Stage& before, const Stage& after) {
 }  // namespace
 
 json page_data(const std::vector<Stage>& stages, const PageOptions& options) {
-  json data = json::object();
+  json data = object_with_room(4);
   data["format"] = "symshape-view";
   data["version"] = 1;
   data["title"] = options.title;
