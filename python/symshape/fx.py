@@ -18,7 +18,12 @@ Tested with PyTorch 1.13 (Debian's python3-torch). PyTorch 1.13 specifics handle
     named dynamic stay plain ints while tracing; each dim named dynamic gets a symbol of its own
     (1.13 would give dims of equal traced size one symbol: duck shaping);
   - aten.dropout's, aten.narrow's and aten.chunk's C++ composites ask for concrete sizes: Python
-    composites are registered for them while tracing (as PyTorch 2's decompositions);
+    composites are registered for them while tracing (as PyTorch 2's decompositions); chunk of a
+    symbolic size (after cat) is traced as its slices; Tensor.narrow / torch.narrow with a SymInt
+    is a slice; F.pad by SymInt amounts is a cat of filled blocks; basic-indexing assignment is a
+    fill or copy of the view; adaptive_avg_pool2d to 1x1 is a mean;
+  - the upsample ops (F.interpolate) have no symbolic meta functions: FakeTensor gets them;
+  - anything else PyTorch's tracer refuses is a ConversionError that says so (see _tracer_error);
     float() of a SymInt evaluates it;
   - nothing requires grad: autograd's kernels of view ops ask for concrete sizes;
   - the eval-mode fast paths of MultiheadAttention and TransformerEncoderLayer call fused kernels
@@ -144,8 +149,58 @@ def _install_symbolic_composites():
 
     def chunk(x, chunks, dim=0):
         size = x.size(dim)
-        return aten.split.Tensor(x, (size + chunks - 1) // chunks, dim)
+        step = (size + chunks - 1) // chunks
+        if isinstance(step, int):
+            return aten.split.Tensor(x, step, dim)
+        # 1.13's split.Tensor takes no SymInt (a size after cat): the slices it stands for.
+        # Always `chunks` of them, so that no decision on the traced size is hidden in
+        # PyTorch's env: where PyTorch returns fewer (ceil(n / ceil(n / chunks)) < chunks, at
+        # small n), the extra ones are empty and the others are PyTorch's.
+        return [aten.slice.Tensor(x, dim, i * step, (i + 1) * step) for i in range(chunks)]
 
+    def upsample_size(x, output_size, scale_factors):
+        """The spatial output size of upsample_*.vec: output_size, or each input size times its
+        scale (an integral scale keeps the size symbolic; another specializes it)."""
+        if output_size is not None:
+            return list(output_size)
+        return [x.shape[2 + i] * int(f) if float(f).is_integer() else
+                int(float(x.shape[2 + i]) * f) for i, f in enumerate(scale_factors)]
+
+    def upsample_meta(spatial):
+        def vec(x, output_size, *rest):
+            # (input, output_size, scale_factors) or, for the linear modes, (input,
+            # output_size, align_corners, scale_factors)
+            size = upsample_size(x, output_size, rest[-1])
+            return x.new_empty([x.shape[0], x.shape[1]] + size[:spatial])
+
+        def default(x, output_size, *rest):
+            return x.new_empty([x.shape[0], x.shape[1]] + list(output_size)[:spatial])
+        return vec, default
+
+    # Ops whose 1.13 meta functions (or C++ composites) are missing for symbolic sizes: meta
+    # functions for FakeTensor, which the graph records as the ops themselves.
+    from torch._meta_registrations import meta_table
+    for name, spatial in (("upsample_nearest1d", 1), ("upsample_nearest2d", 2),
+                          ("upsample_nearest3d", 3), ("upsample_linear1d", 1),
+                          ("upsample_bilinear2d", 2), ("upsample_bicubic2d", 2),
+                          ("upsample_trilinear3d", 3)):
+        packet = getattr(aten, name, None)
+        if packet is None:
+            continue
+        vec, default = upsample_meta(spatial)
+        for overload, fn in (("vec", vec), ("default", default)):
+            op = getattr(packet, overload, None)
+            if op is not None and op not in meta_table:
+                meta_table[op] = fn
+
+    def adaptive_avg_pool2d(x, output_size):
+        # 1.13's C++ composite reads concrete sizes; a 1x1 output (classifier heads) is a mean.
+        if list(output_size) == [1, 1]:
+            return aten.mean.dim(x, [-1, -2], True)
+        return aten._adaptive_avg_pool2d.default(x, output_size)
+
+    aten.adaptive_avg_pool2d.default.py_impl(DispatchKey.CompositeImplicitAutograd)(
+        adaptive_avg_pool2d)
     aten.dropout.default.py_impl(DispatchKey.CompositeImplicitAutograd)(dropout)
     aten.narrow.default.py_impl(DispatchKey.CompositeImplicitAutograd)(narrow)
     aten.chunk.default.py_impl(DispatchKey.CompositeImplicitAutograd)(chunk)
@@ -726,7 +781,8 @@ def _basic_getitem(original):
                 x = aten.unsqueeze.default(x, dim)
                 dim += 1
             elif isinstance(i, slice):
-                if i != slice(None):
+                # (not `i != slice(None)`: comparing a SymInt end with None fails in 1.13)
+                if not (i.start is None and i.stop is None and i.step is None):
                     x = aten.slice.Tensor(x, dim, 0 if i.start is None else i.start,
                                           _INT64_MAX if i.stop is None else i.stop,
                                           1 if i.step is None else i.step)
@@ -749,11 +805,70 @@ def _python_indexing():
         yield
         return
     original = torch.Tensor.__getitem__
-    torch.Tensor.__getitem__ = _basic_getitem(original)
+    original_setitem = torch.Tensor.__setitem__
+    original_narrow = torch.Tensor.narrow
+    getitem = _basic_getitem(original)
+    torch.Tensor.__getitem__ = getitem
+
+    def setitem(self, index, value):
+        # Basic indexing: an in-place fill or copy of the view getitem gives (the C++ indexing
+        # asks for concrete sizes); anything else goes to the original.
+        items = index if isinstance(index, tuple) else (index,)
+        if not all(i is None or i is Ellipsis or isinstance(i, slice) for i in items):
+            return original_setitem(self, index, value)
+        view = getitem(self, index)
+        if isinstance(value, torch.Tensor):
+            view.copy_(value)
+        else:
+            view.fill_(value)
+
+    torch.Tensor.__setitem__ = setitem
+
+    def narrow(self, dim, start, length):
+        # 1.13's Tensor.narrow binding refuses a SymInt start or length: the slice it is.
+        if _is_symint(start) or _is_symint(length):
+            return aten.slice.Tensor(self, dim, start, start + length)
+        return original_narrow(self, dim, start, length)
+
+    original_function = torch.narrow
+    original_pad = torch.nn.functional.pad
+
+    def pad(x, pad, mode="constant", value=None):
+        # 1.13's pad binding refuses SymInt amounts (a window size padded to a multiple): a
+        # constant pad is the input between filled blocks, and a negative amount a slice.
+        if mode != "constant" or not any(_is_symint(p) for p in pad):
+            return original_pad(x, pad, mode, value) if value is not None else original_pad(
+                x, pad, mode)
+        for i in range(len(pad) // 2):
+            dim = x.dim() - 1 - i
+            before, after = pad[2 * i], pad[2 * i + 1]
+            parts = []
+            for amount, at_end in ((before, False), (after, True)):
+                if isinstance(amount, int) and amount == 0:
+                    continue
+                if isinstance(amount, int) and amount < 0:
+                    x = aten.slice.Tensor(x, dim, 0, x.shape[dim] + amount) if at_end else \
+                        aten.slice.Tensor(x, dim, -amount, _INT64_MAX)
+                    continue
+                shape = list(x.shape)
+                shape[dim] = amount
+                parts.append((at_end, x.new_full(shape, 0.0 if value is None else value)))
+            if parts:
+                x = torch.cat([p for at_end, p in parts if not at_end] + [x] +
+                              [p for at_end, p in parts if at_end], dim)
+        return x
+
+    torch.Tensor.narrow = narrow
+    torch.narrow = narrow
+    torch.nn.functional.pad = pad
     try:
         yield
     finally:
         torch.Tensor.__getitem__ = original
+        torch.Tensor.__setitem__ = original_setitem
+        torch.Tensor.narrow = original_narrow
+        torch.narrow = original_function
+        torch.nn.functional.pad = original_pad
 
 
 def _input_names(model, count):
@@ -765,6 +880,17 @@ def _input_names(model, count):
     names = [p.name for p in params[:count]]
     names += [f"input_{i}" for i in range(len(names), count)]
     return names
+
+
+def _tracer_error(e):
+    """A ConversionError saying that PyTorch's symbolic tracer failed, and what to do instead."""
+    what = type(e).__name__ + ": " + (str(e).strip().splitlines() or [""])[0][:400]
+    return ConversionError(
+        f"PyTorch {torch.__version__}'s symbolic tracer (make_fx(tracing_mode='symbolic')) "
+        f"failed on this model: {what}. This is a limit of PyTorch's tracer, not of symshape: "
+        "trace it statically (symshape.fx.trace without dynamic dims, or "
+        "make_fx(f, tracing_mode='real') and symshape.fx.from_fx(gm)), or with a PyTorch that "
+        "has torch.export (from_fx(program.graph_module, dynamic)).")
 
 
 def trace(model, example_inputs, dynamic=None, input_names=None):
@@ -813,8 +939,11 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
         if isinstance(x, torch.Tensor) and x.dim() > 0:
             wanted = {d % x.dim() for d in dynamic.get(name, {})}
             static.append(set(range(x.dim())) - wanted)
-    with _static_input_dims(static), _composite_attention(model), _python_indexing():
-        gm = make_fx(f, tracing_mode="symbolic")(state, *example_inputs)
+    try:
+        with _static_input_dims(static), _composite_attention(model), _python_indexing():
+            gm = make_fx(f, tracing_mode="symbolic")(state, *example_inputs)
+    except (RuntimeError, TypeError, NotImplementedError, AssertionError, RecursionError) as e:
+        raise _tracer_error(e) from e
     for node, state_name in zip((n for n in gm.graph.nodes if n.op == "placeholder"), state_names):
         node.meta[_PARAMETER] = state_name
     placeholder_names = [n.replace(".", "_") for n in state_names] + names

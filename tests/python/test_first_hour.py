@@ -292,5 +292,78 @@ class ParametersAreNotInputsTest(unittest.TestCase):
                 self.assertIn("ok", run.stdout)
 
 
+class TracerWorkaroundsTest(unittest.TestCase):
+    """What PyTorch 1.13's symbolic make_fx refuses and symshape.fx traces anyway: each output's
+    symbolic shape is PyTorch's at other sizes; what it cannot trace says it is the tracer."""
+
+    @classmethod
+    def setUpClass(cls):
+        need_torch()
+
+    def check_against_eager(self, f, shape, dims, sizes):
+        """Traces f on randn(shape) with dims ({dim: name}) dynamic; at each {name: value} of
+        sizes, the output shape symshape gives is the shape eager PyTorch computes."""
+        class Wrap(torch.nn.Module):
+            def forward(self, x):
+                return f(x)
+
+        conv = symshape.fx.trace(Wrap(), torch.randn(*shape), dynamic={"x": dims})
+        p = conv.check()
+        out = p["output"].items[0].shape
+        for values in sizes:
+            real = list(shape)
+            for d, name in dims.items():
+                real[d] = values[name]
+            with torch.no_grad():
+                expected = list(f(torch.randn(*real)).shape)
+            self.assertEqual([e.eval(**values) if not e.is_constant() else int(e) for e in out],
+                             expected, values)
+
+    def test_ops_the_tracer_refused(self):
+        import torch.nn.functional as F
+        cases = {
+            "interpolate nearest": lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
+            "interpolate bilinear to a size": lambda x: F.interpolate(
+                x, size=(8, 5), mode="bilinear", align_corners=False),
+            "pad by a symbolic amount": lambda x: F.pad(x, (0, (4 - x.shape[-1] % 4) % 4, 1, 0)),
+            "narrow by a symbolic length": lambda x: x.narrow(3, 1, x.shape[3] - 2),
+            "torch.narrow": lambda x: torch.narrow(x, 3, 0, x.shape[3] // 2),
+            "chunk after cat": lambda x: torch.cat([x, x], 3).chunk(3, 3)[1],
+            "slice to a symbolic end": lambda x: x[:, :, :, : x.shape[3] - 1],
+            "adaptive average pool": lambda x: F.adaptive_avg_pool2d(x, 1),
+        }
+        for name, f in cases.items():
+            with self.subTest(name):
+                self.check_against_eager(f, (2, 3, 6, 7), {3: "w"},
+                                         [{"w": 2}, {"w": 5}, {"w": 9}, {"w": 12}])
+
+    def test_setitem_with_slices(self):
+        def f(x):
+            mask = x.new_zeros(x.shape)
+            mask[:, :, :, : x.shape[3] - 2] = 1.0
+            return x * mask
+
+        self.check_against_eager(f, (2, 3, 6, 7), {3: "w"}, [{"w": 5}, {"w": 9}])
+
+    def test_a_tracer_failure_says_it_is_the_tracer(self):
+        class NonZero(torch.nn.Module):
+            def forward(self, x):
+                return torch.nonzero(x)
+
+        with self.assertRaises(symshape.fx.ConversionError) as cm:
+            symshape.fx.trace(NonZero(), torch.randn(4, 5), dynamic={"x": {0: "batch"}})
+        message = str(cm.exception)
+        self.assertIn("symbolic tracer", message)
+        self.assertIn("PyTorch", message)
+        self.assertIn("from_fx", message)
+        self.assertIn("nonzero", message)
+
+    def test_swin_t(self):
+        model = torchvision.models.swin_t().eval()
+        conv = symshape.fx.trace(model, torch.randn(2, 3, 224, 224), dynamic={"x": {0: "batch"}})
+        p = conv.check()
+        self.assertEqual([str(e) for e in p[conv.graph.nodes[-2].name].shape], ["batch", "1000"])
+
+
 if __name__ == "__main__":
     unittest.main()
