@@ -104,6 +104,8 @@ if(SYMSHAPE_PYTHON)
     set_tests_properties(python_torchref_${model} PROPERTIES
       LABELS "python;torchref" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
   endforeach()
+  # MaxViT runs at 224x224 (its partition size needs it): the slowest by far.
+  set_tests_properties(python_torchref_maxvit_t PROPERTIES TIMEOUT 600)
 endif()
 
 # The ONNX tests in tests/python: the CLI on ONNX's backend node tests and on models exported by

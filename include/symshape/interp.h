@@ -103,6 +103,12 @@ class Tensor {
   Tensor clone() const;
   // This tensor if contiguous, else clone().
   Tensor contiguous() const;
+  // Whether `strides` address the same elements as this tensor's own: they agree on every dim of
+  // size > 1, or the tensor is empty (PyTorch's is_contiguous ignores such strides alike).
+  bool strides_equivalent(const std::vector<int64_t>& strides) const;
+  // The same values in a fresh storage laid out with `strides` (non-negative, one per dim), as
+  // PyTorch's empty_strided followed by copy_. Throws Error for a bad or too large layout.
+  Tensor laid_out(const std::vector<int64_t>& strides) const;
   // A contiguous copy converted to dtype.
   Tensor to(DType dtype) const;
   // Writes src (broadcast to this tensor's shape and cast) into this tensor's elements.
@@ -284,6 +290,11 @@ struct RunOptions {
   bool random_dims = false;
   // Dims given by `dims`, `sizes` or `inputs` outside the graph's declared ranges are errors.
   bool check_ranges = false;
+  // Give every value the strides its metadata says, as PyTorch lays it out: the graph is
+  // propagated at the run's dims, a kernel's result (computed row-major) is copied into a fresh
+  // storage with the metadata's strides, and a view keeps its own (docs/interp.md, Layouts).
+  // false: every result keeps the layout its kernel gave it.
+  bool layouts = true;
   // Run dropout as in eval mode (the identity) whatever its train flag: the model in inference.
   bool eval_mode = false;
   // The kernels to use; nullptr: KernelRegistry::instance().

@@ -464,8 +464,7 @@ class _Exporter:
         parameter of a GraphModule traced with its parameters as attributes): its dtype, shape and
         strides from the tensor itself, and its contents as "value" (nested lists; complex numbers
         as [real, imag] pairs; non-finite floats as {"float": "-inf"}, as arguments write them), so
-        that the graph runs
-        with the constant's real values."""
+        that the graph runs with the constant's real values."""
         e["target"] = n.target
         try:
             t = self.gm

@@ -98,6 +98,7 @@ class Runner {
     check_pending();
     result_.dims = dims_;
     choose_world_size();
+    propagate_layouts();
   }
 
   // ---- one rank of a multi-process run ----
@@ -164,7 +165,7 @@ class Runner {
       }
       group.begin_node(i);
       try {
-        ranks_[0][i] = run_node(registry, n, 0, rank_, &group);
+        ranks_[0][i] = laid_out(i, 0, run_node(registry, n, 0, rank_, &group));
       } catch (const GroupFailed& f) {
         failure = f.failure;
       } catch (const std::exception& e) {
@@ -636,7 +637,9 @@ class Runner {
     try {
       for (; i < count; ++i) {
         const Node& n = graph_.nodes[i];
-        for (size_t r = 0; r < world_; ++r) ranks_[r][i] = run_node(registry, n, r, r, nullptr);
+        for (size_t r = 0; r < world_; ++r) {
+          ranks_[r][i] = laid_out(i, r, run_node(registry, n, r, r, nullptr));
+        }
       }
     } catch (const RunInputError& e) {
       fail(e.what(), i, true);
@@ -686,6 +689,125 @@ class Runner {
     return (*kernel)(ctx);
   }
 
+  // ---- layouts ----
+
+  // Every node's metadata at this run's dims (propagation with them as hints), from which the
+  // values take their strides. A node propagation cannot reach keeps its kernel's layout.
+  void propagate_layouts() {
+    metadata_.clear();
+    seen_.assign(world_, Bindings());
+    if (!options_.layouts) return;
+    PropagateOptions po;
+    for (const auto& [name, v] : dims_) {
+      DimDecl d = decl(name);
+      d.hint = v;
+      po.dims[name] = d;
+    }
+    // A given input keeps the layout it was given, and the metadata follows it: its strides
+    // are declared (at this run's sizes) in a copy of the graph.
+    std::optional<Graph> given;
+    for (const auto& [name, t] : options_.inputs) {
+      const size_t k = graph_.index_of(name);
+      if (k >= graph_.nodes.size() || !t.defined()) continue;
+      const Node& n = graph_.nodes[k];
+      std::vector<int64_t> declared = contiguous_strides(t.sizes());
+      if (n.stride) {
+        declared.clear();
+        try {
+          for (const Expr& e : *n.stride) declared.push_back(eval_int(e, "stride"));
+        } catch (const Error&) {
+          continue;
+        }
+      }
+      if (t.strides_equivalent(declared)) continue;
+      if (!given) given = graph_;
+      std::vector<Expr> strides;
+      for (int64_t st : t.strides()) strides.emplace_back(st);
+      given->nodes[k].stride = std::move(strides);
+    }
+    ShapeEnv env;
+    metadata_ = propagate(given ? *given : graph_, env, po).values;
+  }
+
+  // The strides meta gives a tensor of t's sizes at this run's dims (data-dependent sizes bound
+  // from the sizes the run produced, per rank); nullopt when they cannot be evaluated or the
+  // sizes disagree (a data-dependent size whose symbol is not seen bare yet).
+  std::optional<std::vector<int64_t>> metadata_strides(const TensorMeta& meta, const Tensor& t,
+                                                       size_t slot) {
+    if (meta.sizes.size() != t.rank() || meta.dtype != t.dtype()) return std::nullopt;
+    Bindings& seen = seen_[slot];
+    Bindings all = dims_;
+    for (const auto& [name, v] : seen) all[name] = v;
+    try {
+      for (size_t k = 0; k < t.rank(); ++k) {
+        const Expr& e = meta.sizes[k];
+        if (e.is_symbol() && !all.count(e.symbol_name())) {
+          all[e.symbol_name()] = seen[e.symbol_name()] = Int(t.sizes()[k]);
+        }
+        if (evaluate(e, all) != Int(t.sizes()[k])) return std::nullopt;
+      }
+      if (meta.strides.empty()) return contiguous_strides(t.sizes());
+      if (meta.strides.size() != t.rank()) return std::nullopt;
+      std::vector<int64_t> strides;
+      for (const Expr& e : meta.strides) {
+        std::optional<int64_t> v = to_int64(evaluate(e, all));
+        if (!v || *v < 0) return std::nullopt;
+        strides.push_back(*v);
+      }
+      return strides;
+    } catch (const Error&) {
+      return std::nullopt;
+    }
+  }
+
+  // The tensors node i read (its arguments' values, lists' items included).
+  void argument_tensors(const RValue& v, std::vector<const Tensor*>& out) const {
+    if (v.is_tensor()) out.push_back(&v.tensor);
+    for (const RValue& item : v.items) argument_tensors(item, out);
+  }
+  void argument_tensors(const Arg& a, size_t slot, std::vector<const Tensor*>& out) const {
+    if (a.kind == Arg::Kind::Node) {
+      const size_t k = graph_.index_of(a.text);
+      if (k < ranks_[slot].size()) argument_tensors(ranks_[slot][k], out);
+    }
+    for (const Arg& item : a.items) argument_tensors(item, slot, out);
+  }
+
+  // v (node i's value on the rank whose values are ranks_[slot]) with the strides its metadata
+  // says, as PyTorch lays it out. A view (sharing storage with an argument) keeps its elements
+  // and takes the metadata's strides only where they address the same ones (size-1 dims);
+  // any other result is copied into a fresh storage with those strides when its own differ.
+  RValue laid_out(size_t i, size_t slot, RValue v) {
+    // Inputs and constants are as given or generated (with their declared strides).
+    if (i >= metadata_.size() || graph_.nodes[i].op != NodeOp::CallFunction) return v;
+    std::vector<const Tensor*> read;
+    const Node& n = graph_.nodes[i];
+    for (const Arg& a : n.args) argument_tensors(a, slot, read);
+    for (const auto& [key, a] : n.kwargs) argument_tensors(a, slot, read);
+    conform(metadata_[i], v, read, slot);
+    return v;
+  }
+
+  void conform(const Value& meta, RValue& v, const std::vector<const Tensor*>& read, size_t slot) {
+    if (v.kind == RValue::Kind::List && meta.kind == Value::Kind::List &&
+        v.items.size() == meta.items.size()) {
+      for (size_t k = 0; k < v.items.size(); ++k) conform(meta.items[k], v.items[k], read, slot);
+      return;
+    }
+    if (!v.is_tensor() || !meta.is_tensor() || !v.tensor.defined()) return;
+    Tensor& t = v.tensor;
+    const std::optional<std::vector<int64_t>> strides = metadata_strides(meta.tensor, t, slot);
+    if (!strides || *strides == t.strides()) return;
+    if (t.strides_equivalent(*strides)) {
+      t = t.as_strided(t.sizes(), *strides, t.offset());
+      return;
+    }
+    for (const Tensor* r : read) {
+      if (r->shares_storage(t)) return;  // a view: its elements are its base's
+    }
+    t = t.laid_out(*strides);
+  }
+
   // Whether node i is an op: a failure elsewhere (an input, a constant) is bad input.
   bool in_op(size_t i) const {
     return i < graph_.nodes.size() && graph_.nodes[i].op == NodeOp::CallFunction;
@@ -719,6 +841,8 @@ class Runner {
   size_t world_ = 1;
   size_t rank_ = 0;  // this process's rank in a multi-process run
   std::vector<std::vector<RValue>> ranks_;
+  std::vector<Value> metadata_;  // every node's propagated value at dims_ (empty: none)
+  std::vector<Bindings> seen_;   // per slot: data-dependent sizes seen so far (u0 = 3)
 };
 
 }  // namespace

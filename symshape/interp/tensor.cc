@@ -356,6 +356,43 @@ Tensor Tensor::clone() const {
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
+bool Tensor::strides_equivalent(const std::vector<int64_t>& strides) const {
+  if (strides.size() != sizes_.size()) return false;
+  if (numel() == 0) return true;
+  for (size_t k = 0; k < sizes_.size(); ++k) {
+    if (sizes_[k] != 1 && strides[k] != strides_[k]) return false;
+  }
+  return true;
+}
+
+Tensor Tensor::laid_out(const std::vector<int64_t>& strides) const {
+  if (!storage_) return Tensor();
+  if (strides.size() != sizes_.size()) {
+    throw Error("a layout of " + std::to_string(strides.size()) + " strides for " + str());
+  }
+  const bool empty = numel() == 0;
+  __int128 extent = empty ? 0 : 1;
+  for (size_t k = 0; k < sizes_.size(); ++k) {
+    if (strides[k] < 0) throw Error("a layout with a negative stride " + sizes_str(strides));
+    if (!empty) extent += static_cast<__int128>(strides[k]) * (sizes_[k] - 1);
+    if (extent > (__int128{1} << 62)) {
+      throw Error("strides " + sizes_str(strides) + " reach too far for the interpreter");
+    }
+  }
+  Tensor out = zeros(dtype_, {static_cast<int64_t>(extent)}).as_strided(sizes_, strides, 0);
+  for_each_index(sizes_, [&](std::span<const int64_t> index) {
+    const size_t src = static_cast<size_t>(storage_index(index));
+    const size_t dst = static_cast<size_t>(out.storage_index(index));
+    switch (scalar_kind(dtype_)) {
+      case Scalar::Kind::Bool:
+      case Scalar::Kind::Int: out.storage_->ints[dst] = storage_->ints[src]; break;
+      case Scalar::Kind::Float: out.storage_->reals[dst] = storage_->reals[src]; break;
+      case Scalar::Kind::Complex: out.storage_->complexes[dst] = storage_->complexes[src]; break;
+    }
+  });
+  return out;
+}
+
 Tensor Tensor::to(DType dtype) const {
   Tensor t = zeros(dtype, sizes_);
   int64_t k = 0;

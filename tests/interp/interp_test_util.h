@@ -103,6 +103,11 @@ class ShapeChecker {
 
   size_t checked_sizes() const { return checked_; }
 
+  // Also compare every tensor's strides with the metadata's, on the dims of size > 1 of nonempty
+  // tensors (the others address nothing, as PyTorch's is_contiguous ignores them).
+  void set_check_strides(bool on) { check_strides_ = on; }
+  size_t checked_strides() const { return checked_strides_; }
+
   // The dims and the data-dependent values seen so far.
   Bindings bindings() const {
     Bindings all = dims_;
@@ -164,6 +169,33 @@ class ShapeChecker {
     return std::nullopt;
   }
 
+  // The strides of a tensor whose sizes agree with want's; nullopt when they agree too, or when
+  // a stride cannot be evaluated yet (over a data-dependent symbol not seen bare).
+  std::optional<std::string> compare_strides(const TensorMeta& want, const interp::Tensor& got) {
+    if (got.numel() == 0) return std::nullopt;
+    std::vector<int64_t> expected = interp::contiguous_strides(got.sizes());
+    if (!want.strides.empty()) {
+      if (want.strides.size() != got.rank()) return "expected strides of rank " + want.str();
+      try {
+        for (size_t d = 0; d < got.rank(); ++d) {
+          auto v = to_int64(evaluate(want.strides[d], bindings()));
+          if (!v) return "stride " + want.strides[d].str() + " does not fit in int64";
+          expected[d] = *v;
+        }
+      } catch (const Error&) {
+        return std::nullopt;
+      }
+    }
+    ++checked_strides_;
+    if (got.strides_equivalent(expected)) return std::nullopt;
+    std::string w, g;
+    for (size_t d = 0; d < got.rank(); ++d) {
+      w += (d ? ", " : "") + std::to_string(expected[d]);
+      g += (d ? ", " : "") + std::to_string(got.strides()[d]);
+    }
+    return "expected strides (" + w + ") for " + got.str() + ", got (" + g + ")";
+  }
+
   std::optional<std::string> compare(const Value& want, const interp::RValue& got) {
     using K = Value::Kind;
     using RK = interp::RValue::Kind;
@@ -181,6 +213,7 @@ class ShapeChecker {
                    *p;
           }
         }
+        if (check_strides_) return compare_strides(t, got.tensor);
         return std::nullopt;
       }
       case K::Int:
@@ -226,6 +259,8 @@ class ShapeChecker {
   Bindings dims_;
   std::map<std::string, Int> unbacked_;
   size_t checked_ = 0;
+  bool check_strides_ = false;
+  size_t checked_strides_ = 0;
 };
 
 }  // namespace symshape::testing

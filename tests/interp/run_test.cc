@@ -277,6 +277,75 @@ TEST(RunInputs, DeclaredStridesAreHonoured) {
   EXPECT_EQ(r.values[1].integer, 2);
 }
 
+// ---- layouts: every value has the strides its metadata says, as PyTorch lays it out ----
+
+// Issue 29's repro: m = t(x) * 1 keeps t's strides (1, 3) in PyTorch, and _reshape_alias reads m's
+// storage through them. The numbers are PyTorch 1.13's.
+const char* kReshapeAliasOfMul =
+    R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [2, 3]},
+  {"name": "t", "op": "call_function", "target": "aten.t.default", "args": [{"node": "x"}]},
+  {"name": "m", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "t"}, 10]},
+  {"name": "r", "op": "call_function", "target": "aten._reshape_alias.default", "args": [{"node": "m"}, [3, 2], [1, 3]]},
+  {"name": "output", "op": "output", "args": [[{"node": "r"}, {"node": "m"}]]})";
+
+TEST(RunLayouts, ReshapeAliasReadsTheLayoutPyTorchGives) {
+  Graph g = parse(kReshapeAliasOfMul);
+  RunOptions o;
+  o.inputs["x"] = int_tensor({2, 3}, {0, 1, 2, 3, 4, 5});
+  RunResult r = run(g, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.values[index_of(g, "m")].tensor.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(ints(r.values[index_of(g, "r")].tensor), (std::vector<int64_t>{0, 30, 10, 40, 20, 50}));
+  // Without layouts the kernels' row-major results are read through strides meant for another.
+  o.layouts = false;
+  RunResult rowmajor = run(g, o);
+  ASSERT_TRUE(rowmajor.ok) << rowmajor.error;
+  EXPECT_EQ(rowmajor.values[index_of(g, "m")].tensor.strides(), (std::vector<int64_t>{2, 1}));
+  EXPECT_NE(ints(rowmajor.values[index_of(g, "r")].tensor),
+            ints(r.values[index_of(g, "r")].tensor));
+}
+
+TEST(RunLayouts, InPlaceWritesThroughAViewReachTheRelaidOutBase) {
+  Graph g = parse(
+      R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [2, 3]},
+  {"name": "t", "op": "call_function", "target": "aten.t.default", "args": [{"node": "x"}]},
+  {"name": "m", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "t"}, 10]},
+  {"name": "s", "op": "call_function", "target": "aten.slice.Tensor", "args": [{"node": "m"}, 0, 0, 3, 2]},
+  {"name": "a", "op": "call_function", "target": "aten.add_.Tensor", "args": [{"node": "s"}, 100]},
+  {"name": "r", "op": "call_function", "target": "aten._reshape_alias.default", "args": [{"node": "m"}, [6], [1]]},
+  {"name": "w", "op": "call_function", "target": "aten.as_strided.default", "args": [{"node": "m"}, [2, 2], [2, 1], 1]},
+  {"name": "output", "op": "output", "args": [[{"node": "r"}, {"node": "m"}, {"node": "w"}]]})");
+  RunOptions o;
+  o.inputs["x"] = int_tensor({2, 3}, {0, 1, 2, 3, 4, 5});
+  RunResult r = run(g, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  // PyTorch 1.13: r = [100, 10, 120, 130, 40, 150], m = [[100, 130], [10, 40], [120, 150]],
+  // w = [[10, 120], [130, 40]].
+  EXPECT_EQ(ints(r.values[index_of(g, "r")].tensor),
+            (std::vector<int64_t>{100, 10, 120, 130, 40, 150}));
+  EXPECT_EQ(ints(r.values[index_of(g, "m")].tensor),
+            (std::vector<int64_t>{100, 130, 10, 40, 120, 150}));
+  EXPECT_EQ(ints(r.values[index_of(g, "w")].tensor), (std::vector<int64_t>{10, 120, 130, 40}));
+  EXPECT_TRUE(r.values[index_of(g, "a")].tensor.shares_storage(r.values[index_of(g, "m")].tensor));
+}
+
+// A given input keeps its layout, and the values computed from it take PyTorch's layouts for it.
+TEST(RunLayouts, GivenInputsKeepTheirLayoutAndTheMetadataFollowsIt) {
+  Graph g = parse(
+      R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [3, 2]},
+  {"name": "m", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "x"}, 10]},
+  {"name": "r", "op": "call_function", "target": "aten.as_strided.default", "args": [{"node": "m"}, [6], [1], 0]},
+  {"name": "output", "op": "output", "args": [[{"node": "x"}, {"node": "r"}]]})");
+  RunOptions o;
+  o.inputs["x"] = int_tensor({2, 3}, {0, 1, 2, 3, 4, 5}).as_strided({3, 2}, {1, 3}, 0);
+  RunResult r = run(g, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.values[0].tensor.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_TRUE(r.values[0].tensor.shares_storage(o.inputs["x"]));
+  // x = arange(6).reshape(2, 3).t(); (x * 10).as_strided((6,), (1,), 0)
+  EXPECT_EQ(ints(r.values[index_of(g, "r")].tensor), (std::vector<int64_t>{0, 10, 20, 30, 40, 50}));
+}
+
 TEST(RunNodes, InPlaceFallbackWritesIntoSelf) {
   Graph g = parse(R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [3]},
   {"name": "y", "op": "placeholder", "dtype": "int64", "shape": [1]},

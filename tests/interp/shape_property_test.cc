@@ -4,7 +4,8 @@
 // propagates), shape propagation at the default hints gives symbolic shapes and the guards they
 // rely on. Random concrete dims inside the symbols' ranges are then accepted iff every guard
 // holds at them; at an accepted assignment the interpreter must run, and every node's dtype and
-// sizes must equal the symbolic ones evaluated there. Rejected assignments (some generated to
+// sizes, and every tensor's strides (on its dims of size > 1), must equal the symbolic ones
+// evaluated there. Rejected assignments (some generated to
 // break guards on purpose) are only counted.
 #include <gtest/gtest.h>
 
@@ -88,7 +89,7 @@ std::vector<std::string> dim_names(const Graph& g) {
 }
 
 struct Tally {
-  size_t accepted = 0, rejected = 0, random_accepted = 0, sizes_checked = 0;
+  size_t accepted = 0, rejected = 0, random_accepted = 0, sizes_checked = 0, strides_checked = 0;
   // Rejected assignments, run anyway: where the kernels fail or disagree with the symbolic
   // shapes (the guard was needed), and where they would have been fine (a guard that is
   // sufficient but not necessary, such as a specialization).
@@ -186,6 +187,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
     std::string where;
     for (const auto& [name, v] : values) where += " " + name + "=" + to_string(v);
     ShapeChecker checker(env, values);
+    checker.set_check_strides(true);
     auto problem = checker.check(g, p.values, r.values);
     if (!r.ok) {
       // Guards cannot promise what a runtime assert checks (data-dependent sizes): a failure
@@ -203,6 +205,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
                     << *failed << " is false";
     }
     tally.sizes_checked += checker.checked_sizes();
+    tally.strides_checked += checker.checked_strides();
   };
 
   // The hints themselves (accepted by construction; skipped for graphs whose hints are
@@ -244,7 +247,7 @@ Tally check_graph(const std::string& label, const Graph& g, int wanted, int max_
 TEST(ShapeProperty, EveryOpCase) {
   auto cases = all_named_cases();
   std::set<std::string> seen;
-  size_t accepted = 0, rejected = 0, refused = 0, sizes = 0, different = 0;
+  size_t accepted = 0, rejected = 0, refused = 0, sizes = 0, strides = 0, different = 0;
   uint64_t seed = 1;
   for (const auto& [family, c] : cases) {
     const std::string label = family + "/" + c.name;
@@ -267,11 +270,14 @@ TEST(ShapeProperty, EveryOpCase) {
     different += t.rejected_different;
     refused += t.runtime_assert_failures;
     sizes += t.sizes_checked;
+    strides += t.strides_checked;
   }
   std::cout << "[ property ] " << cases.size() << " op cases, " << accepted
             << " accepted assignments, " << rejected << " rejected by guards (at " << different
             << " of them the kernels indeed fail or disagree), " << refused
-            << " runs refused by a false runtime assert, " << sizes << " sizes checked\n";
+            << " runs refused by a false runtime assert, " << sizes << " sizes and " << strides
+            << " tensors' strides checked\n";
+  EXPECT_GT(strides, 0u);
 }
 
 // The registry entry a call target resolves to (as OpRegistry::find and propagate resolve it).
