@@ -221,6 +221,30 @@ BENCHMARK(BM_ProveManyFacts)
     ->ArgName("goal")
     ->Unit(benchmark::kMicrosecond);
 
+// The classes of issue 33, one representative each (bench/peer/run.py's class corpus draws
+// 250 of each): parse + simplify per class, the figure the corpus's per-class rows report.
+const std::vector<std::pair<std::string, std::string>> kClasses = {
+    {"conv_area", "64*((h + 2*1 - 2*(3 - 1) - 1)//2 + 1)*((w + 2*1 - 2*(3 - 1) - 1)//2 + 1)"},
+    {"conv_size", "(h + 2*3 - 1*(7 - 1) - 1)//4 + 1"},
+    {"reshape_quot", "(a*b*4096)//(b*64)"},
+    {"clamp", "min(max(start + 3, 0), n) - max(n, 0)"},
+    {"mod_chain", "((x*16 + y % 16) % 64)//16"},
+    {"ceildiv", "x + (-x) % 64"},
+    {"cancel", "(x + 7)//2 - (x + 1)//2"},
+    {"flatten", "(x*y*6)//x + (z + 3)//4"},
+};
+
+void BM_SimplifyClass(benchmark::State& state) {
+  const auto& [name, text] = kClasses[static_cast<size_t>(state.range(0))];
+  const Facts facts = corpus_facts();
+  for (auto _ : state) benchmark::DoNotOptimize(simplify(must_parse(text), facts));
+  state.SetLabel(name);
+}
+BENCHMARK(BM_SimplifyClass)
+    ->DenseRange(0, static_cast<int>(kClasses.size()) - 1)
+    ->ArgName("class")
+    ->Unit(benchmark::kMicrosecond);
+
 }  // namespace
 }  // namespace symshape
 

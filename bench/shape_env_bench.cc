@@ -272,6 +272,43 @@ BENCHMARK(BM_DifferenceDecisionsAfter)
     ->Iterations(2000)
     ->Unit(benchmark::kMicrosecond);
 
+// The same after N questions drawn from all six relations (`==` and `!=` too, as Dynamo's
+// guards are): disequalities are indexed by their pair of symbols, so a decision reads only its
+// pair's, and the time per decision must not grow with N either.
+void BM_SixRelationDecisionsAfter(benchmark::State& state) {
+  const size_t asked = static_cast<size_t>(state.range(0));
+  Workload w(200, 13);
+  auto question = [&w]() {
+    const size_t a = w.any(), b = (a + 1 + w.rng() % (w.syms.size() - 1)) % w.syms.size();
+    const SymInt lhs = w.syms[a] + w.small(-8, 8);
+    switch (w.rng() % 6) {
+      case 0: return lhs < w.syms[b];
+      case 1: return lhs <= w.syms[b];
+      case 2: return lhs > w.syms[b];
+      case 3: return lhs >= w.syms[b];
+      case 4: return lhs == w.syms[b];
+      default: return lhs != w.syms[b];
+    }
+  };
+  for (size_t i = 0; i < asked; ++i) w.env->evaluate(question());
+  const size_t before = w.env->guards().size();
+  for (auto _ : state) {
+    state.PauseTiming();
+    SymBool q = question();
+    state.ResumeTiming();
+    benchmark::DoNotOptimize(w.env->evaluate(q));
+  }
+  state.counters["guards"] = static_cast<double>(before);
+  state.counters["guards_added"] = static_cast<double>(w.env->guards().size() - before);
+}
+BENCHMARK(BM_SixRelationDecisionsAfter)
+    ->Arg(100)
+    ->Arg(1000)
+    ->Arg(5000)
+    ->Arg(20000)
+    ->Iterations(2000)
+    ->Unit(benchmark::kMicrosecond);
+
 // `--workload FILE` (bench/peer/run.py): the guard workload of the side-by-side with PyTorch.
 // FILE holds `symbols N`, a line of N hints, then one condition per line, `a c OP b` for
 // `s_a + c OP s_b` (OP one of < <= > >= == !=). Each is given to evaluate() in order; prints

@@ -1,15 +1,23 @@
 #!/usr/bin/python3
 """Side by side with the peers, in one run (issue 15).
 
-Generates three workloads deterministically, runs each through the peer and through symshape in
+Generates five workloads deterministically, runs each through the peer and through symshape in
 the same run, and prints CPU times, the ratio and whether the answers agree:
 
   guards       200 symbols with hints, 5,000 conditions `s_a + c OP s_b` given to evaluate:
                PyTorch's ShapeEnv.evaluate_expr against bench_shape_env --workload.
+               OP is one of < <= > >=.
+  guards6      the same with OP drawn from all six relations (== and != too, as Dynamo's
+               guards are).
   expressions  2,000 shape expressions (conv sizes, reshape products, clamps, floor/mod):
                sympy build + expand against `symshape expr simplify --batch` (whole process);
                agreement: sympy's value of the original against symshape's value of its
                simplified form, at one point per expression.
+  classes      2,000 expressions in eight classes of 250 (conv-area products with padding and
+               dilation, conv sizes, reshape quotients, clamps with min/max, mod chains,
+               ceildiv round-ups, cancellations, flatten sizes), one row per class: sympy build +
+               expand against `symshape expr simplify --batch` per class, the process's start-up
+               (a one-line batch) taken off; each answer checked at one point.
   propagation  a generated Llama-style decoder (`symshape gen llama`), static sizes at its hints:
                PyTorch's FakeTensorProp on the same graph rebuilt in torch.fx against
                `symshape check` (whole process: start, read, propagate, print), and against
@@ -57,9 +65,10 @@ def row(name, peer, peer_s, ours_s, n, unit, agree):
 # ---------------------------------------------------------------------------------------------
 
 OPS = ["<", "<=", ">", ">="]
+ALL_OPS = OPS + ["==", "!="]
 
 
-def guard_workload(n_symbols, n_conds, seed=15):
+def guard_workload(n_symbols, n_conds, seed=15, ops=OPS):
     rng = random.Random(seed)
     hints = [rng.randint(2, 1024) for _ in range(n_symbols)]
     conds = []
@@ -67,14 +76,15 @@ def guard_workload(n_symbols, n_conds, seed=15):
         a = rng.randrange(n_symbols)
         b = rng.randrange(n_symbols - 1)
         b += b >= a  # a != b
-        conds.append((a, rng.randint(-8, 8), rng.choice(OPS), b))
+        conds.append((a, rng.randint(-8, 8), rng.choice(ops), b))
     return hints, conds
 
 
 def truth(hints, cond):
     a, c, op, b = cond
     lhs, rhs = hints[a] + c, hints[b]
-    return {"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs}[op]
+    return {"<": lhs < rhs, "<=": lhs <= rhs, ">": lhs > rhs, ">=": lhs >= rhs,
+            "==": lhs == rhs, "!=": lhs != rhs}[op]
 
 
 def torch_guards(hints, conds):
@@ -84,24 +94,25 @@ def torch_guards(hints, conds):
     syms = [sympy.Symbol(f"s{i}", positive=True, integer=True) for i in range(len(hints))]
     for s, h in zip(syms, hints):
         env.var_to_val[s] = sympy.Integer(h)
-    rel = {"<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
+    rel = {"<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge, "==": sympy.Eq,
+           "!=": sympy.Ne}
     exprs = [rel[op](syms[a] + c, syms[b]) for a, c, op, b in conds]
     t0 = time.process_time()
     answers = [bool(env.evaluate_expr(e)) for e in exprs]
     return answers, time.process_time() - t0
 
 
-def run_guards(args):
-    hints, conds = guard_workload(200, 500 if args.quick else 5000)
+def run_guards(args, ops=OPS, name="guards"):
+    hints, conds = guard_workload(200, 500 if args.quick else 5000, ops=ops)
     expected = [truth(hints, c) for c in conds]
-    path = os.path.join(args.tmp, "guards.txt")
+    path = os.path.join(args.tmp, f"{name}.txt")
     with open(path, "w") as f:
         f.write(f"symbols {len(hints)}\n{' '.join(map(str, hints))}\n")
         for a, c, op, b in conds:
             f.write(f"{a} {c} {op} {b}\n")
     out, err, code, _ = run_child([os.path.join(args.build, "bench_shape_env"), "--workload", path])
     if code != 0:
-        print(f"guards: bench_shape_env failed: {err.strip()}")
+        print(f"{name}: bench_shape_env failed: {err.strip()}")
         return False
     ours = [line == "true" for line in out.splitlines()]
     ours_s = float(err.split()[1])
@@ -109,14 +120,20 @@ def run_guards(args):
     try:
         theirs, peer_s = torch_guards(hints, conds)
     except ImportError as e:
-        print(f"guards: PyTorch not importable ({e}); symshape alone: "
+        print(f"{name}: PyTorch not importable ({e}); symshape alone: "
               f"{ours_s / len(conds) * 1e6:.1f} us/cond, answers {'right' if ok else 'WRONG'}")
         return ok
     agree = ok and theirs == expected
-    row("guards", "torch ShapeEnv.evaluate_expr", peer_s, ours_s, len(conds), "conds",
+    row(name, "torch ShapeEnv.evaluate_expr", peer_s, ours_s, len(conds), "conds",
         "agree" if agree else f"DISAGREE (symshape {sum(o != e for o, e in zip(ours, expected))},"
         f" torch {sum(t != e for t, e in zip(theirs, expected))} wrong)")
     return agree
+
+
+def run_guards_six(args):
+    """The same workload drawn from all six relations (== and != as well), as Dynamo's guards
+    are: duck sizing and 0/1 specialization make many of them equalities."""
+    return run_guards(args, ALL_OPS, "guards6")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,6 +173,94 @@ def expression_workload(count, seed=16):
         exprs.append(e)
     point = {s: rng.randint(1, 300) for s in SYMBOLS}
     return exprs, point
+
+
+def class_workload(per_class, seed=33):
+    """Shape expressions by class, as users write them (issue 33): each class `per_class`
+    expressions. Returns {class: [expression]} in a fixed order, and one point to evaluate at."""
+    rng = random.Random(seed)
+    sym = lambda: rng.choice(SYMBOLS)
+
+    def window(x):  # a conv / pool output size with padding and dilation
+        kk, st, pd, dl = rng.choice([1, 3, 5, 7]), rng.choice([1, 2, 4]), rng.randint(0, 3), rng.choice([1, 2])
+        return f"({x} + {2 * pd} - {dl}*({kk} - 1) - 1)//{st} + 1"
+
+    makers = {
+        "conv_area": lambda: f"{rng.choice([16, 64, 256])}*({window(sym())})*({window(sym())})",
+        "conv_size": lambda: window(sym()),
+        "reshape_quot": lambda: (lambda x, y: f"({x}*{y}*{rng.choice([64, 768, 4096])})"
+                                 f"//({y}*{rng.choice([1, 2, 64])})")(sym(), sym()),
+        "clamp": lambda: rng.choice([
+            f"min(max({sym()} - {rng.randint(0, 9)}, 0), {sym()})",
+            f"max(min({sym()}, {sym()}), 0)",
+            f"min(max({sym()} + {rng.randint(-9, 9)}, 0), {sym()}) - max({sym()}, 0)"]),
+        "mod_chain": lambda: (lambda x: rng.choice([
+            f"(({x}//{rng.choice([2, 4])}) % {rng.choice([8, 16])})//2",
+            f"({x} % {rng.choice([64, 128])}) % {rng.choice([8, 16])}",
+            f"(({x}*16 + {sym()} % 16) % 64)//16",
+            f"{x} % 8 + 8*(({x}//8) % 4)"]))(sym()),
+        "ceildiv": lambda: (lambda x, t: rng.choice([
+            f"ceildiv({x}, {t})*{t}",
+            f"{x} + (-{x}) % {t}",
+            f"ceildiv({x} + {rng.randint(0, 7)}, {t}) - ({x} + {t - 1})//{t}"]))(sym(), rng.choice([8, 16, 64])),
+        "cancel": lambda: (lambda x, k: rng.choice([
+            f"({x} + {2 * k + 1})//2 - ({x} + 1)//2",
+            f"{x} - 3*({x}//3) - {x} % 3",
+            f"({x}*{sym()} + {x})//{x}",
+            f"4*({x}//4) + {x} % 4 - {x}"]))(sym(), rng.randint(0, 9)),
+        "flatten": lambda: (lambda x: f"({x}*{sym()}*{rng.randint(2, 16)})//{x} + "
+                            f"({sym()} + {rng.randint(0, 7)})//{rng.choice([2, 4, 8])}")(sym()),
+    }
+    classes = {name: [make() for _ in range(per_class)] for name, make in makers.items()}
+    point = {s: rng.randint(1, 300) for s in SYMBOLS}
+    return classes, point
+
+
+def run_classes(args):
+    """The class corpus: each class through `symshape expr simplify --batch` (the process's
+    start-up, measured on a one-line batch, taken off) and through sympy build + expand."""
+    classes, point = class_workload(25 if args.quick else 250)
+    symshape = os.path.join(args.build, "bin", "symshape")
+    _, _, _, start_s = run_child([symshape, "expr", "simplify", "--batch", "-"], "1\n")
+    try:
+        import sympy
+        ns = sympy_namespace()
+    except ImportError:
+        sympy = None
+    py_ns = dict(point, min=min, max=max, ceildiv=lambda a, b: -((-a) // b))
+    bindings = [f"{k}={v}" for k, v in point.items()]
+    ok = True
+    total_ours = total_peer = 0.0
+    count = 0
+    reps = 1 if args.quick else 8  # the batch repeated: a class's CPU time well above a tick
+    for name, exprs in classes.items():
+        out, err, code, ours_s = run_child([symshape, "expr", "simplify", "--batch", "-"],
+                                           "\n".join(exprs * reps) + "\n")
+        if code != 0:
+            print(f"classes: symshape failed on {name}: {err.strip()[:500]}")
+            return False
+        ours_s = max(ours_s - start_s, 1e-9) / reps
+        simplified = out.splitlines()[:len(exprs)]
+        ev, err, code, _ = run_child([symshape, "expr", "eval", "--batch", "-"] + bindings,
+                                     "\n".join(simplified) + "\n")
+        expected = [eval(e, {}, py_ns) for e in exprs]
+        right = code == 0 and [int(v) for v in ev.splitlines()] == expected
+        ok = ok and right
+        peer_s = float("nan")
+        if sympy is not None:
+            t0 = time.process_time()
+            for e in exprs:
+                sympy.expand(eval(e, {}, ns))
+            peer_s = time.process_time() - t0
+            total_peer += peer_s
+        total_ours += ours_s
+        count += len(exprs)
+        example = simplified[0] if simplified else ""
+        row(name, "sympy build + expand", peer_s, ours_s, len(exprs), "exprs",
+            ("right" if right else "WRONG") + f"  e.g. {exprs[0]}  ->  {example}")
+    row("classes", "sympy build + expand", total_peer, total_ours, count, "exprs",
+        "all right" if ok else "SOME WRONG")
+    return ok
 
 
 def sympy_namespace():
@@ -313,7 +418,8 @@ def main():
     parser.add_argument("--build", default="build", help="the CMake build directory")
     parser.add_argument("--layers", type=int, default=32, help="decoder layers for propagation")
     parser.add_argument("--quick", action="store_true", help="small workloads (a smoke run)")
-    parser.add_argument("--only", choices=["guards", "expressions", "propagation"])
+    parser.add_argument("--only", choices=["guards", "guards6", "expressions", "classes",
+                                           "propagation"])
     args = parser.parse_args()
     for tool in ("bench_shape_env", os.path.join("bin", "symshape")):
         if not os.path.exists(os.path.join(args.build, tool)):
@@ -323,7 +429,8 @@ def main():
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         args.tmp = tmp
-        for name, fn in (("guards", run_guards), ("expressions", run_expressions),
+        for name, fn in (("guards", run_guards), ("guards6", run_guards_six),
+                         ("expressions", run_expressions), ("classes", run_classes),
                          ("propagation", run_propagation)):
             if args.only in (None, name):
                 ok = fn(args) and ok

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "symshape/expr.h"
@@ -86,6 +87,10 @@ class Facts {
     bool exact = false;
   };
   DifferenceRange difference_range(std::string_view x, std::string_view y) const;
+  // The values v for which `x - y != v` is assumed (`x != v` when y is empty): the assumed
+  // disequalities between two symbols (or a symbol and a constant), indexed by their pair, so a
+  // decision about x - y reads only the disequalities of x and y. Sorted, without repeats.
+  const std::vector<Int>& excluded_differences(std::string_view x, std::string_view y) const;
 
   uint64_t version() const { return version_; }
   // Unique to this object among all Facts ever made in the process (a copy gets its own), so
@@ -122,6 +127,10 @@ class Facts {
   void exclude_endpoint(const Cond& c);
   // False when c is not captured whole as difference edges.
   bool add_linear(const Cond& c);
+  // `x - y != v` (or `x != v`) indexed by its pair; false when c is no such disequality, or when
+  // its pair's range is narrow enough that disequalities could combine (then the general prover
+  // keeps it).
+  bool add_disequality(const Cond& c);
   // The bound as a difference edge; nullopt when it is not one (or its constant is too large).
   static std::optional<Difference> difference_of(const LinearBound& b);
   void add_range_edges(const std::string& symbol, const ValueRange& r);
@@ -156,6 +165,8 @@ class Facts {
   // from them lazily (shared between copies until one of them adds to it), the symbols' union-find
   // components by the facts that link them, and which components hold a fact the closure lacks.
   std::vector<Difference> differences_;
+  // excluded_differences: keyed by "x\ny" with x before y (the values then of x - y).
+  std::unordered_map<std::string, std::vector<Int>> disequal_;
   mutable std::shared_ptr<detail::DifferenceClosure> closure_;
   std::map<std::string, size_t, std::less<>> component_of_;
   mutable std::vector<size_t> parent_;

@@ -205,7 +205,7 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
-      captured = add_linear(c);
+      captured = c.op() == RelOp::Ne ? add_disequality(c) : add_linear(c);
       if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
@@ -574,6 +574,55 @@ Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_v
                          hi ? std::optional<Int>(Int(*hi)) : std::nullopt);
   out.exact = !contradicted_ && exact_symbol(x) && (y.empty() || exact_symbol(y));
   return out;
+}
+
+namespace {
+
+// Disequalities on a pair whose difference ranges over fewer values than this stay with the
+// general prover: a few of them can together force a value (a, b, c in [0, 1], pairwise
+// distinct, is impossible), which a per-pair index does not see.
+constexpr int64_t kLooseDisequalityWidth = 64;
+
+std::string pair_key(std::string_view x, std::string_view y) {
+  std::string key(x);
+  key += '\n';
+  key += y;
+  return key;
+}
+
+}  // namespace
+
+bool Facts::add_disequality(const Cond& c) {
+  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+  const std::string* plus = nullptr;
+  const std::string* minus = nullptr;
+  auto unit = [](const cln::cl_RA& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
+  if (!lin || cln::denominator(lin->constant) != 1 ||
+      !detail::difference_sides(lin->terms, unit, plus, minus) || !plus) {
+    return false;
+  }
+  // plus - minus + k != 0: plus - minus != -k; ordered so that x comes before y ("" last).
+  std::string x = *plus, y = minus ? *minus : std::string();
+  Int v = -cln::the<Int>(lin->constant);
+  if (!y.empty() && y < x) {
+    std::swap(x, y);
+    v = -v;
+  }
+  const ValueRange r = difference_range(x, y).range;
+  if (!r.lo() || !r.hi() || *r.hi() - *r.lo() >= kLooseDisequalityWidth) {
+    std::vector<Int>& values = disequal_[pair_key(x, y)];
+    auto at = std::lower_bound(values.begin(), values.end(), v);
+    if (at == values.end() || *at != v) values.insert(at, v);
+    return true;
+  }
+  return false;
+}
+
+const std::vector<Int>& Facts::excluded_differences(std::string_view x, std::string_view y) const {
+  static const std::vector<Int> none;
+  if (disequal_.empty()) return none;
+  auto it = disequal_.find(pair_key(x, y));
+  return it == disequal_.end() ? none : it->second;
 }
 
 }  // namespace symshape

@@ -161,6 +161,37 @@ std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
                                   : facts.difference_range(*minus, "");
   if (r.range.is_empty()) return std::nullopt;
   ValueRange range = (plus ? r.range : -r.range) + ValueRange::point(k);
+  // The goal's value is D + k with D == x - y (the pair's order in the disequality index):
+  // each excluded value of D is excluded from the goal's value, and an excluded end of the range
+  // moves inward.
+  const std::string& a = plus ? *plus : *minus;
+  const std::string b = plus && minus ? *minus : std::string();
+  const bool swapped = !b.empty() && b < a;
+  const std::vector<Int>& excluded =
+      swapped ? facts.excluded_differences(b, a) : facts.excluded_differences(a, b);
+  std::vector<Int> values;  // excluded values of the goal's left side d (d op 0)
+  for (const Int& v : excluded) {
+    const Int d = swapped ? -v : v;  // a value of a - b
+    values.push_back((plus ? d : -d) + k);
+  }
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    while (range.lo() && std::binary_search(values.begin(), values.end(), *range.lo()) &&
+           (!range.hi() || *range.lo() < *range.hi())) {
+      range = ValueRange(*range.lo() + 1, range.hi());
+    }
+    while (range.hi() && std::binary_search(values.begin(), values.end(), *range.hi()) &&
+           (!range.lo() || *range.lo() < *range.hi())) {
+      range = ValueRange(range.lo(), *range.hi() - 1);
+    }
+    if (range.is_point() && std::binary_search(values.begin(), values.end(), *range.lo())) {
+      return std::nullopt;  // every value excluded: the facts contradict; the prover says so
+    }
+    if (std::binary_search(values.begin(), values.end(), Int(0))) {
+      if (rel.op() == RelOp::Eq) return Truth::False;
+      if (rel.op() == RelOp::Ne) return Truth::True;
+    }
+  }
   Truth t = decide_range(rel.op(), range, true);
   if (t != Truth::Unknown || r.exact) return t;
   return std::nullopt;

@@ -263,6 +263,19 @@ std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floo
   return std::nullopt;
 }
 
+// -n when every non-constant term of n has a negative coefficient (-x, -(E // a) + 3).
+std::optional<ex> negated_numerator(const ex& n) {
+  bool found = false;
+  for (const ex& t : terms_of(n)) {
+    if (is_integer(t)) continue;
+    Term term = split_term(t);
+    if (!term.coeff.is_integer() || !term.coeff.is_negative()) return std::nullopt;
+    found = true;
+  }
+  if (!found) return std::nullopt;
+  return poly_normal(-n);
+}
+
 // n // c for a constant c != 0.
 ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
@@ -282,6 +295,12 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv && is_integer(n.op(1)) &&
       int_of(n.op(1)) > 0 && divides(c, int_of(n.op(1)))) {
     return make_mod(make_floordiv(n.op(0), ex_of(c)), ex_of(cln::exquo(int_of(n.op(1)), c)));
+  }
+  // Rule: a negated numerator, (-y) // c == -((y + c - 1) // c) for c > 0, so that quotients
+  // have positive terms and meet their negations: (-x)//4 == -((x + 3)//4), and a nested
+  // quotient then merges, (-(x//2))//3 == -((x//2 + 2)//3) == -((x + 4)//6).
+  if (auto y = negated_numerator(n)) {
+    return -make_floordiv(poly_normal(*y + ex_of(c - 1)), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
   Split sp = split_multiples(s, n, ex_of(c));

@@ -107,26 +107,50 @@ bool product_of_windows(Simplifier& s, const ex& e) {
   return false;
 }
 
-// An upper bound on the number of terms e expands to (saturating), to see whether expanding
-// cancels terms.
-double expansion_bound(const ex& e) {
+// Upper bounds on what e expands to: `total` terms, of which `constant` (0 or 1 for a sum, or a
+// product's constant part) may be a constant; total - constant bounds the non-constant terms.
+// Saturating. Fewer non-constant terms than that after expanding means terms cancelled.
+struct ExpansionBound {
+  double total = 1, constant = 1;
+};
+
+ExpansionBound expansion_bound(const ex& e) {
   constexpr double kCap = 1e9;
+  if (is_number(e)) return {1, 1};
   if (is_add(e)) {
-    double n = 0;
-    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kCap, n + expansion_bound(e.op(i)));
-    return n;
+    // The constants of the terms add up to one.
+    double nonconstant = 0, constant = 0;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      ExpansionBound o = expansion_bound(e.op(i));
+      nonconstant = std::min(kCap, nonconstant + o.total - o.constant);
+      constant = std::max(constant, o.constant);
+    }
+    return {nonconstant + constant, constant};
   }
   if (is_mul(e)) {
-    double n = 1;
-    for (size_t i = 0; i < e.nops(); ++i) n = std::min(kCap, n * expansion_bound(e.op(i)));
-    return n;
+    ExpansionBound b{1, 1};
+    for (size_t i = 0; i < e.nops(); ++i) {
+      ExpansionBound o = expansion_bound(e.op(i));
+      b.total = std::min(kCap, b.total * o.total);
+      b.constant = b.constant * o.constant;
+    }
+    return b;
   }
   if (is_power(e) && is_integer(e.op(1)) && int_of(e.op(1)) > 0) {
-    double b = expansion_bound(e.op(0)), n = 1;
-    for (long i = 0, k = cln::cl_I_to_long(int_of(e.op(1))); i < k && n < kCap; ++i) n *= b;
-    return std::min(kCap, n);
+    ExpansionBound base = expansion_bound(e.op(0)), b{1, base.constant};
+    for (long i = 0, k = cln::cl_I_to_long(int_of(e.op(1))); i < k && b.total < kCap; ++i) {
+      b.total *= base.total;
+    }
+    b.total = std::min(kCap, b.total);
+    return b;
   }
-  return 1;
+  return {1, 0};
+}
+
+size_t nonconstant_terms(const ex& e) {
+  size_t n = 0;
+  for (const ex& t : terms_of(e)) n += is_number(t) ? 0 : 1;
+  return n;
 }
 
 }  // namespace
@@ -149,7 +173,8 @@ ex Simplifier::run_polynomial(const ex& e) {
   }
   if (factored && !has_symbolic_denominator(mapped)) {
     ex expanded = poly_normal(mapped);
-    if (static_cast<double>(terms_of(expanded).size()) >= expansion_bound(mapped) &&
+    const ExpansionBound bound = expansion_bound(mapped);
+    if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&
         node_count(expanded) >= node_count(mapped)) {
       return relate_offsets(merge_remainders(*this, recombine(mapped)));
     }
@@ -257,8 +282,10 @@ ex Simplifier::recombine(const ex& e) {
       ++depth_;
       candidate = depth_ < kMaxDepth ? run(candidate) : candidate;
       --depth_;
+      // Taken when smaller, or as small and with fewer terms: s + (-s) % 64 is
+      // 64*((s + 63)//64).
       size_t cs = node_count(candidate);
-      if (cs < size) {
+      if (cs < size || (cs == size && terms_of(candidate).size() < terms_of(cur).size())) {
         cur = candidate;
         size = cs;
         improved = true;
@@ -321,7 +348,14 @@ ex Simplifier::relate_offsets(const ex& e) {
     parsed.push_back(offset_term(t));
     if (parsed.back()) ++found;
   }
-  if (found < 2) return e;
+  // One remainder with a constant beside it is related too: 2 - (t + 1) % 2 is t % 2 + 1.
+  bool lone_mod = false;
+  if (found == 1) {
+    for (size_t i = 0; i < terms.size(); ++i) {
+      if (parsed[i] && !parsed[i]->floor && parsed[i]->k != 0) lone_mod = true;
+    }
+  }
+  if (found < 2 && !lone_mod) return e;
   for (size_t i = 0; i < terms.size(); ++i) {
     if (!parsed[i]) continue;
     const ex x = parsed[i]->x;
@@ -336,7 +370,7 @@ ex Simplifier::relate_offsets(const ex& e) {
         members.emplace_back(j, -1);
       }
     }
-    if (members.size() < 2) continue;
+    if (members.size() < 2 && !lone_mod) continue;
     const long n = cln::cl_I_to_long(c);
     Int a_q = 0;
     std::vector<Int> f(static_cast<size_t>(n), Int(0));

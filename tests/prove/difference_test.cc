@@ -146,12 +146,16 @@ TEST(DifferenceClosure, OtherFactsMakeOnlyTheirComponentInexact) {
   f.assume(C("a <= b + 2"));
   f.assume(C("c + d <= 10"));  // a sum: not a difference
   f.assume(C("e % 4 == 0"));
-  f.assume(C("g != h"));
+  f.assume(C("g != h"));  // a disequality over a wide range: indexed by its pair, not inexact
+  f.assume(C("m <= 3"));
+  f.assume(C("n <= 3"));
+  f.assume(C("m != n"));  // over a narrow range: left to the general prover
   EXPECT_TRUE(f.difference_range("a", "b").exact);
   EXPECT_EQ(f.difference_range("a", "b").range.hi(), Int(2));
   EXPECT_FALSE(f.difference_range("c", "").exact);
   EXPECT_FALSE(f.difference_range("e", "").exact);
-  EXPECT_FALSE(f.difference_range("g", "h").exact);
+  EXPECT_TRUE(f.difference_range("g", "h").exact);
+  EXPECT_FALSE(f.difference_range("m", "n").exact);
   EXPECT_TRUE(f.difference_range("a", "x").exact);  // x has no facts: [1, inf) only
   // The sum still leaves c <= 9 to the general prover, which the closure does not claim.
   EXPECT_EQ(prove(C("c <= 9"), f), Truth::True);
@@ -255,6 +259,34 @@ TEST(DifferenceClosure, ShapeEnvDecisionsAgreeWithHints) {
     ASSERT_EQ(env.evaluate(cond), hint) << q;
   }
   EXPECT_GT(statically, 1500);  // most questions are settled by earlier guards
+}
+
+// Disequalities between two symbols are indexed by their pair: a decision about x - y reads the
+// values its pair excludes (and an excluded end of its range moves inward), and only those.
+TEST(DifferenceClosure, DisequalitiesDecideTheirPair) {
+  Facts f;  // symbols >= 1
+  f.assume(C("x + 3 != y"));
+  f.assume(C("y <= x + 5"));
+  f.assume(C("x <= y + 1"));
+  f.assume(C("y != x + 5"));
+  f.assume(C("z != 7"));
+  EXPECT_EQ(prove(C("y == x + 3"), f), Truth::False);
+  EXPECT_EQ(prove(C("x - y != -3"), f), Truth::True);
+  EXPECT_EQ(prove(C("y - x != 3"), f), Truth::True);
+  EXPECT_EQ(prove(C("y < x + 5"), f), Truth::True);  // y - x in [-1, 5], 5 excluded
+  EXPECT_EQ(prove(C("y <= x + 4"), f), Truth::True);
+  EXPECT_EQ(prove(C("y == x + 2"), f), Truth::Unknown);
+  EXPECT_EQ(prove(C("z == 7"), f), Truth::False);
+  EXPECT_EQ(prove(C("z == 6"), f), Truth::Unknown);
+  // Many disequalities elsewhere are not read: the answer is the same after 2,000 of them.
+  for (int i = 0; i < 1000; ++i) {
+    f.assume(C("p" + std::to_string(i) + " != q" + std::to_string(i) + " + 2"));
+    f.assume(C("p" + std::to_string(i) + " != x + " + std::to_string(i)));
+  }
+  EXPECT_EQ(prove(C("y == x + 3"), f), Truth::False);
+  EXPECT_EQ(prove(C("p5 == q5 + 2"), f), Truth::False);
+  EXPECT_EQ(prove(C("p5 == x + 5"), f), Truth::False);
+  EXPECT_EQ(prove(C("p5 == x + 6"), f), Truth::Unknown);
 }
 
 }  // namespace
