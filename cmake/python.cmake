@@ -122,7 +122,7 @@ if(TARGET symshape_cli AND ONNX_FOUND AND TARGET onnx_proto AND NOT SYMSHAPE_SAN
     find_program(SYMSHAPE_ONNX_PYTHON python3)
   endif()
   if(SYMSHAPE_ONNX_PYTHON)
-    foreach(suite IN ITEMS onnx_node onnx_models)
+    foreach(suite IN ITEMS onnx_node onnx_models onnx_guessed_sizes)
       add_test(NAME python_${suite}
         COMMAND "${SYMSHAPE_ONNX_PYTHON}" -m unittest -v test_${suite}
         WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")

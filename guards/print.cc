@@ -164,23 +164,9 @@ std::string cpp(const Cond& c) {
   return "";
 }
 
-// Text as JSON can hold it: a byte that is not UTF-8 becomes U+FFFD (nlohmann would throw on
+// Text as JSON can hold it: a byte that is not UTF-8 is spelled \xNN (nlohmann would throw on
 // dump). Sources keep every byte in their escaped `name`.
-std::string json_text(std::string_view text) {
-  std::string out;
-  for (size_t i = 0; i < text.size();) {
-    char32_t cp = 0;
-    size_t length = detail::utf8_sequence(text, i, cp);
-    if (length == 0) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    } else {
-      out += text.substr(i, length);
-      i += length;
-    }
-  }
-  return out;
-}
+std::string json_text(std::string_view text) { return detail::escape_invalid_utf8(text); }
 
 nlohmann::ordered_json provenance_json(const Provenance& p) {
   nlohmann::ordered_json j;

@@ -3,6 +3,7 @@
 #include <optional>
 #include <set>
 
+#include "symshape/ir/utf8.h"
 #include "tools/cli.h"
 
 namespace symshape::cli {
@@ -174,13 +175,34 @@ std::string quote(std::string_view text) { return "'" + std::string(text) + "'";
 
 void print_error(std::string_view message) {
   // One line whatever the message holds, so scripts can read it with a single `read`.
-  std::string line(message);
+  std::string line = detail::escape_invalid_utf8(message);  // names are bytes; the line is UTF-8
   std::replace(line.begin(), line.end(), '\n', ' ');
   std::cerr << "symshape: error: " << line << std::endl;
 }
 
+namespace {
+
+// The document with every string (and key) UTF-8, as the messages are: \xNN for a stray byte.
+nlohmann::ordered_json escaped_strings(const nlohmann::ordered_json& doc) {
+  if (doc.is_string()) return detail::escape_invalid_utf8(doc.get_ref<const std::string&>());
+  if (doc.is_array()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& item : doc) out.push_back(escaped_strings(item));
+    return out;
+  }
+  if (doc.is_object()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& [key, value] : doc.items())
+      out[detail::escape_invalid_utf8(key)] = escaped_strings(value);
+    return out;
+  }
+  return doc;
+}
+
+}  // namespace
+
 void print_json(std::ostream& os, const nlohmann::ordered_json& doc) {
-  os << doc.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  os << escaped_strings(doc).dump(2) << "\n";
 }
 
 nlohmann::ordered_json int_json(const Int& v) {

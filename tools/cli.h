@@ -113,8 +113,9 @@ std::string quote(std::string_view text);
 void print_error(std::string_view message);
 
 // Prints a `--json` document, indented by 2 and followed by a newline. A byte that is not UTF-8
-// (in a name or an expression) becomes U+FFFD, as in `guards --lang json`, so no text can make
-// the printer fail; quotes and control characters are escaped by the JSON writer.
+// (in a name or an expression) is spelled `\xNN` (detail::escape_invalid_utf8), as in the
+// error messages and `guards --lang json`, so no text can make the printer fail; quotes and
+// control characters are escaped by the JSON writer.
 void print_json(std::ostream& os, const nlohmann::ordered_json& doc);
 // An integer as a JSON number when it fits in int64, else as its decimal string.
 nlohmann::ordered_json int_json(const Int& v);

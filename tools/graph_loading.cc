@@ -42,13 +42,13 @@ Graph read_graph_arg(const std::string& path) {
     if (!graph) throw Error(graph.error());
     return std::move(*graph);
   }
-  if (path != "-") {
-    Expected<Graph> graph = read_graph_file(path);
-    if (!graph) throw Error(graph.error());
-    return std::move(*graph);
-  }
-  Expected<Graph> graph = read_graph(read_stdin());
-  if (!graph) throw Error("<stdin>: " + graph.error());
+  const bool from_stdin = path == "-";
+  Expected<Graph> graph = from_stdin ? read_graph(read_stdin()) : read_graph_file(path);
+  if (!graph) throw Error(from_stdin ? "<stdin>: " + graph.error() : graph.error());
+  // A reference to an undefined node is the file's error too: it gets the file's prefix, as
+  // every other read error does (an ONNX model's reader checks this itself).
+  if (std::optional<std::string> problem = verify(*graph))
+    throw Error((from_stdin ? std::string("<stdin>") : path) + ": " + *problem);
   return std::move(*graph);
 }
 

@@ -1,10 +1,14 @@
 // `symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json] ...`: rewrite a
 // graph with lowering passes under the PassManager's checks; `symshape passes`: list them.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <unistd.h>
 
 #include "symshape/ir.h"
 #include "symshape/passes.h"
@@ -175,9 +179,13 @@ void print_report(std::ostream& os, const LowerResult& r) {
     } else {
       os << p.nodes_before << " -> " << p.nodes_after << " nodes (" << p.stats.inserted
          << " inserted, " << p.stats.erased << " erased, " << p.stats.rewritten << " rewritten)";
-      for (const auto& [name, n] : p.stats.counters) os << ", " << name << ": " << n;
     }
-    if (p.numeric_runs) os << ", numerics checked in " << p.numeric_runs << " runs";
+    // The counters whether or not the graph changed: what a pass kept, and why, is the same
+    // report in both cases (decompose's `kept inplace: ...`).
+    for (const auto& [name, n] : p.stats.counters) os << ", " << name << ": " << n;
+    if (p.numeric_runs) {
+      os << ", numerics checked in " << p.numeric_runs << (p.numeric_runs == 1 ? " run" : " runs");
+    }
     os << "  " << milliseconds(p.seconds) << "\n";
     for (const Guard& g : p.guards_added) os << "  guard added: " << g.cond.str() << "\n";
   }
@@ -276,6 +284,25 @@ int run_lower(const Args& raw) {
     for (const std::string& pass : pipeline->passes) specs.push_back(PassSpec{pass, {}});
   }
   apply_pass_option_flags(option_flags, specs);
+  // A dump of a pass that does not run would print nothing: say so instead.
+  for (const char* flag : {"--dump-before", "--dump-after"}) {
+    for (const std::string& p : parsed.all(flag)) {
+      bool runs = false;
+      for (const PassSpec& s : specs) runs = runs || s.name == p;
+      if (!runs)
+        throw UsageError(flag + (" " + quote(p)) + ": pass " + quote(p) +
+                         " is not among the passes run");
+    }
+  }
+  // The output file can be written: checked before any pass runs (an existing file is not
+  // touched until the end), with the system's reason.
+  if (!output.empty() && output != "-") {
+    const std::filesystem::path path(output);
+    const std::string dir = path.has_parent_path() ? path.parent_path().string() : ".";
+    const bool exists = access(output.c_str(), F_OK) == 0;
+    if (exists ? access(output.c_str(), W_OK) != 0 : access(dir.c_str(), W_OK) != 0)
+      throw UsageError("cannot write " + quote(output) + ": " + std::strerror(errno));
+  }
   PassManager manager(registry, options);
   for (const PassSpec& s : specs) manager.add(s);
 
@@ -305,9 +332,8 @@ int run_lower(const Args& raw) {
     std::cout << write_graph(result.graph);
   } else if (!output.empty()) {
     std::ofstream file(output, std::ios::binary);
-    if (!file) throw Error("cannot write " + quote(output));
-    file << write_graph(result.graph);
-    if (!file) throw Error("cannot write " + quote(output));
+    if (file) file << write_graph(result.graph);
+    if (!file) throw Error("cannot write " + quote(output) + ": " + std::strerror(errno));
   }
   return kExitOk;
 }

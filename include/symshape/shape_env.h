@@ -217,6 +217,13 @@ class ShapeEnv {
   // model's dims: ShapeEnvOptions::hints_are_guesses), so that a size the graph forces
   // (`Reshape([N], [2, 12])` makes N 24) is taken instead of contradicting the guess.
   bool move_hint_to_satisfy(const Expr& a, const Expr& b);
+  // Moves one symbol's hint so that cond holds at the hints, for a requirement (a rule fails
+  // unless cond holds) when the hints are guesses: when cond (under the replacements) reads a
+  // single backed symbol, its hint becomes the smallest value in the symbol's range, within a
+  // bounded scan, at which cond and every guard recorded so far hold (so a guess never decides
+  // a requirement against the model: `H >= 11` moves a guessed H of 8 to 11). True when cond
+  // holds at the hints already or now; false (and nothing changed) otherwise.
+  bool move_hint_to_satisfy(const Cond& cond);
   // True when e involves an unbacked symbol (after replacements).
   bool is_data_dependent(const Expr& e) const;
 
@@ -249,6 +256,7 @@ class ShapeEnv {
   // an assumption: a guard decided there would only hold under the premise.
   void add_guard(const Cond& guard, const Provenance& where);
   void record(std::string line);
+  void set_hint(const std::string& name, const Int& value);  // move_hint_to_satisfy's move
   std::string fresh_name(char prefix);
   SymInt add_symbol(SymbolInfo info, const ValueRange& range);
   SymbolInfo& info_of(const SymInt& value, const char* what);

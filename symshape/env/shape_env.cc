@@ -345,6 +345,12 @@ bool ShapeEnv::move_hint_to_satisfy(const Expr& a, const Expr& b) {
       return false;
     }
   }
+  set_hint(name, value);
+  return true;
+}
+
+void ShapeEnv::set_hint(const std::string& name, const Int& value) {
+  auto hint = hints_.find(name);
   record("move hint " + name + ": " + to_string(hint->second) + " -> " + to_string(value));
   auto duck = duck_by_hint_.find(to_string(hint->second));
   if (duck != duck_by_hint_.end() && duck->second == name) duck_by_hint_.erase(duck);
@@ -353,7 +359,56 @@ bool ShapeEnv::move_hint_to_satisfy(const Expr& a, const Expr& b) {
     if (info.name == name) info.hint = value;
   }
   ++epoch_;
-  return true;
+}
+
+bool ShapeEnv::move_hint_to_satisfy(const Cond& cond) {
+  const Cond c = substitute(cond);
+  auto holds = [&](const Cond& x, const Bindings& at) {
+    try {
+      return symshape::evaluate(x, at);
+    } catch (const Error&) {
+      return false;
+    }
+  };
+  const std::vector<std::string> names = c.free_symbols();
+  if (names.size() != 1 || has_unbacked(names)) return holds(c, hints_);
+  if (holds(c, hints_)) return true;
+  const std::string& name = names.front();
+  if (!hints_.count(name)) return false;
+  // The guards that read the symbol: the others hold at any value of it.
+  std::vector<Cond> reading;
+  for (const Guard& g : guards_) {
+    Cond sg = substitute(g.cond);
+    for (const std::string& s : sg.free_symbols()) {
+      if (s == name) {
+        reading.push_back(sg);
+        break;
+      }
+    }
+  }
+  // Candidates from the range's low end up (a window op's requirements are lower bounds, so
+  // the smallest value meeting them all is the model's least size), at most kScan of them.
+  constexpr long kScan = 1 << 14;
+  const ValueRange range = facts_.range_of(name);
+  const Int lo = range.lo() ? *range.lo() : Int(0);
+  Bindings moved = hints_;
+  for (long k = 0; k < kScan; ++k) {
+    const Int v = lo + k;
+    if (range.hi() && v > *range.hi()) break;
+    moved[name] = v;
+    if (!holds(c, moved)) continue;
+    bool all = true;
+    for (const Cond& g : reading) {
+      if (!holds(g, moved)) {
+        all = false;
+        break;
+      }
+    }
+    if (!all) continue;
+    set_hint(name, v);
+    return true;
+  }
+  return false;
 }
 
 // ---- decisions -----------------------------------------------------------------------------

@@ -35,6 +35,7 @@
 #include "symshape/ir.h"
 #include "symshape/ir/float_text.h"
 #include "symshape/ir/json_paths.h"
+#include "symshape/ir/utf8.h"
 
 namespace symshape {
 
@@ -1035,25 +1036,9 @@ Expected<Graph> read_through_document(std::string_view text) {
 // Writing
 // ---------------------------------------------------------------------------------------------
 
-// The length of the valid UTF-8 sequence at s[i], or 0 when the bytes there are not one.
-size_t utf8_length(std::string_view s, size_t i) {
-  auto byte = [&](size_t k) -> unsigned { return i + k < s.size() ? uint8_t(s[i + k]) : 0u; };
-  auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return byte(k) >= lo && byte(k) <= hi;
-  };
-  unsigned c = byte(0);
-  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
-  if (c == 0xE0) return cont(1, 0xA0) && cont(2) ? 3 : 0;
-  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return cont(1) && cont(2) ? 3 : 0;
-  if (c == 0xED) return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
-  if (c == 0xF0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
-  if (c >= 0xF1 && c <= 0xF3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
-  if (c == 0xF4) return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
-  return 0;
-}
-
 // Appends s as a JSON string: UTF-8 kept as is, control characters escaped, and bytes that are
-// not UTF-8 (possible only in strings built in memory) replaced by U+FFFD, so that it reads back.
+// not UTF-8 (possible only in strings built in memory) spelled \xNN (detail::escape_invalid_utf8),
+// so that it reads back.
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
   size_t i = 0;
@@ -1069,12 +1054,14 @@ void append_json_string(std::string& out, std::string_view s) {
     if (i == s.size()) break;
     unsigned char c = s[i];
     if (c >= 0x80) {
-      size_t n = utf8_length(s, i);
+      char32_t cp = 0;
+      size_t n = detail::utf8_sequence(s, i, cp);
       if (n) {
         out.append(s.data() + i, n);
         i += n;
       } else {
-        out += "\xEF\xBF\xBD";
+        out += '\\';  // the backslash of \xNN, escaped for JSON
+        out += detail::escape_invalid_utf8(s.substr(i, 1));
         ++i;
       }
       continue;
@@ -1358,7 +1345,10 @@ Expected<Graph> read_graph_document(std::string_view text) { return read_through
 Expected<Graph> read_graph(std::string_view json_text) {
   try {
     if (std::optional<Graph> g = FastReader(json_text).read()) return std::move(*g);
-    return read_through_document(json_text);
+    Expected<Graph> g = read_through_document(json_text);
+    // The text read may hold any bytes (nlohmann quotes the last ones read): the message is UTF-8.
+    if (!g) return Expected<Graph>::failure(detail::escape_invalid_utf8(g.error()));
+    return g;
   } catch (const std::exception& e) {
     return Expected<Graph>::failure(std::string("internal error while reading the graph: ") +
                                     e.what());

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace symshape::detail {
@@ -42,6 +43,30 @@ inline size_t utf8_sequence(std::string_view text, size_t i, char32_t& cp) {
   }
   cp = value;
   return length;
+}
+
+// Text that is UTF-8 whatever bytes it was made of: a byte that starts no well-formed UTF-8
+// sequence becomes the four characters `\xNN` (a name read from a damaged file keeps saying
+// which byte it holds); everything else is kept. For messages and JSON documents.
+inline std::string escape_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    const size_t length = utf8_sequence(text, i, cp);
+    if (length == 0) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      const auto byte = static_cast<unsigned char>(text[i]);
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xF];
+      ++i;
+    } else {
+      out.append(text.substr(i, length));
+      i += length;
+    }
+  }
+  return out;
 }
 
 }  // namespace symshape::detail

@@ -285,7 +285,34 @@ void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
     ctx.assert_runtime(cond, rule);
     return;
   }
-  if (!ctx.decide(cond, rule)) ctx.fail(message());
+  // A guessed hint gives way to what the model requires (before the guess is recorded as a guard).
+  if (ctx.env().options().hints_are_guesses) ctx.env().move_hint_to_satisfy(cond);
+  // Said before deciding: the guard that a failure records would make cond false everywhere.
+  const std::string why = at_the_hints(ctx, cond);
+  if (!ctx.decide(cond, rule)) ctx.fail(message() + why);
+}
+
+std::string at_the_hints(const OpContext& ctx, const Cond& cond) {
+  ShapeEnv& env = ctx.env();
+  const Cond substituted = env.substitute(cond);
+  const std::vector<std::string> names = substituted.free_symbols();
+  Bindings hints;
+  for (const std::string& name : names) {
+    std::optional<Int> hint = env.size_hint(Expr::symbol(name));
+    if (!hint) return "";
+    hints[name] = *hint;
+  }
+  try {
+    if (names.empty() || evaluate(substituted, hints)) return "";  // it holds: nothing to say
+  } catch (const Error&) {
+    return "";
+  }
+  std::string values;
+  for (const auto& [name, v] : hints)
+    values += (values.empty() ? "" : ", ") + name + " = " + to_string(v);
+  const bool guessed = env.options().hints_are_guesses;
+  return std::string(guessed ? " at the guessed sizes " : " at the example sizes ") + values +
+         " (the op needs " + env.simplify(cond).str() + ")";
 }
 
 size_t output_count(const OpContext& ctx, const Int& n, std::string_view op) {

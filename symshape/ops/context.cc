@@ -1,5 +1,6 @@
 // OpContext: typed access to a node's arguments, and decisions that name the node.
 #include "symshape/ops.h"
+#include "symshape/ops/families.h"
 #include "symshape/ops/schema_table.h"
 
 namespace symshape {
@@ -251,7 +252,8 @@ void OpContext::require_equal(const Expr& a, const Expr& b, std::string_view rul
   // Guessed hints give way to a size the graph forces (before the guess is recorded as a guard).
   if (env_.options().hints_are_guesses && env_.size_hint(a) != env_.size_hint(b))
     env_.move_hint_to_satisfy(a, b);
-  if (!decide(eq, rule)) fail(message());
+  const std::string why = ops::at_the_hints(*this, eq);  // before the guard decides it
+  if (!decide(eq, rule)) fail(message() + why);
 }
 
 Expr OpContext::simplify(const Expr& e) const { return env_.simplify(e); }

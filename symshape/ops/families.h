@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "symshape/ops.h"
@@ -56,8 +57,13 @@ std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector
 ShapeRule in_place(ShapeRule functional);
 // The default float dtype an integer input computes in (float32), others unchanged.
 DType to_floating(DType d);
+// Why a requirement that is not statically false failed: ` at the example sizes batch = 2,
+// seq = 5 (the op needs (batch*seq) % 3 == 0)`, the values it was decided at and the condition
+// under which the op works. Appended to the message of a failure decided on the hints.
+std::string at_the_hints(const OpContext& ctx, const Cond& cond);
 // Requires cond: statically true passes, statically false fails with message (a ShapeError);
-// otherwise a runtime assert when it involves data-dependent sizes, else a guard on the hints.
+// otherwise a runtime assert when it involves data-dependent sizes, else a guard on the hints
+// (failing with message and at_the_hints).
 void require(const OpContext& ctx, const Cond& cond, std::string_view rule,
              const std::string& message);
 // The same with the message built only on failure.

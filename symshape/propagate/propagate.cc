@@ -1,4 +1,5 @@
 // Shape propagation: symbols for the inputs, then every node's rule in order.
+#include "symshape/ir/utf8.h"
 #include "symshape/ops/families.h"
 #include "symshape/propagate.h"
 
@@ -105,7 +106,7 @@ class Propagator {
 
   Propagation failure(Propagation r, Propagation::Status s, std::string message, size_t i) {
     r.status = s;
-    r.error = std::move(message);
+    r.error = detail::escape_invalid_utf8(message);  // node names are bytes; the message is UTF-8
     r.failed_node = i;
     for (size_t k = i; k < r.values.size(); ++k) r.values[k] = Value::none();
     return r;

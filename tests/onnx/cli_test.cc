@@ -198,5 +198,24 @@ TEST(OnnxCli, RunSaysThereIsNoKernel) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
+// Names are bytes: one that is not UTF-8 is spelled out as \xNN in the message on stderr and in
+// the --json document, which stay UTF-8.
+TEST(OnnxCli, NamesThatAreNotUtf8AreEscapedInMessages) {
+  TempDir tmp;
+  ModelBuilder m;
+  m.input("x\xff", 1, {"N\xfe"});
+  m.node("NoSuchOp", {"x\xff"}, {"y\xc3"}).output("y\xc3");
+  const std::string path = tmp.write("bytes.onnx", m.bytes());
+  auto r = run_cli({"check", path});
+  EXPECT_EQ(r.exit_code, 2) << result_text(r);
+  EXPECT_TRUE(is_utf8(r.err)) << r.err;
+  // The node is named by its first output, y\xc3.
+  EXPECT_NE(r.err.find("node y\\xc3 (onnx.NoSuchOp)"), std::string::npos) << r.err;
+  auto j = run_cli({"check", path, "--json"});
+  EXPECT_EQ(j.exit_code, 2) << result_text(j);
+  EXPECT_TRUE(is_utf8(j.out) && is_utf8(j.err)) << result_text(j);
+  EXPECT_NE((j.out + j.err).find("y\\xc3"), std::string::npos) << result_text(j);
+}
+
 }  // namespace
 }  // namespace symshape::onnx::testing

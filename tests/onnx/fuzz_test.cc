@@ -66,6 +66,7 @@ bool exercise(const std::string& bytes) {
   Expected<Graph> g = read_model(bytes, "<fuzz>");
   if (!g) {
     EXPECT_FALSE(g.error().empty());
+    EXPECT_TRUE(is_utf8(g.error())) << g.error();
     return false;
   }
   ShapeEnv env;
@@ -74,6 +75,7 @@ bool exercise(const std::string& bytes) {
   Propagation p = propagate(*g, env, options);
   if (!p.ok()) {
     EXPECT_FALSE(p.error.empty());
+    EXPECT_TRUE(is_utf8(p.error)) << p.error;  // names from the file may hold any bytes
     return true;
   }
   Expected<std::string> out = write_inferred(bytes, *g, p, env);

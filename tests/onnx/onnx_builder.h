@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "symshape/ir/utf8.h"
 #include "symshape/onnx.h"
 #include "symshape/onnx/rules.h"
 #include "symshape/propagate.h"
@@ -235,6 +236,17 @@ inline Inferred infer(const std::string& bytes, const PropagateOptions& base = {
   options.registry = &registry();
   r.result = propagate(r.graph, *r.env, options);
   return r;
+}
+
+// Whether text is well-formed UTF-8 (what Python's strict codec and JSON readers accept).
+inline bool is_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp = 0;
+    size_t length = ::symshape::detail::utf8_sequence(text, i, cp);
+    if (length == 0) return false;
+    i += length;
+  }
+  return true;
 }
 
 }  // namespace symshape::onnx::testing

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "symshape/ir/utf8.h"
 #include "symshape/onnx.h"
 #include "symshape/onnx/rules.h"
 
@@ -539,10 +540,12 @@ Expected<Graph> read_model(std::string_view bytes, const std::string& origin,
   }
   try {
     Graph g = Importer(options, origin).run(model);
-    if (auto problem = verify(g)) return Expected<Graph>::failure(origin + ": " + *problem);
+    // Names in the model are bytes: the message is UTF-8 (\xNN for a byte that is not).
+    if (auto problem = verify(g))
+      return Expected<Graph>::failure(detail::escape_invalid_utf8(origin + ": " + *problem));
     return g;
   } catch (const std::exception& e) {
-    return Expected<Graph>::failure(e.what());
+    return Expected<Graph>::failure(detail::escape_invalid_utf8(e.what()));
   }
 }
 
