@@ -1,9 +1,8 @@
 // Alias analysis: storage classes by union-find over the graph's views and in-place writes, as
 // the op signatures' alias annotations say.
-#include "passes/alias.h"
-
 #include <algorithm>
 
+#include "passes/alias.h"
 #include "passes/op_classes.h"
 #include "symshape/schema.h"
 
@@ -42,9 +41,8 @@ void referents(const MutableGraph& g, const Arg* a, std::vector<NodeId>& out) {
 // "may return a view"). `_unsafe_view` shares its input's storage in PyTorch although its
 // signature carries no annotation (autograd does not track it as a view).
 bool may_copy(std::string_view op) {
-  static constexpr std::string_view kOps[] = {"reshape", "reshape_as", "contiguous",
-                                              "to",      "type_as",    "flatten",
-                                              "_unsafe_view"};
+  static constexpr std::string_view kOps[] = {"reshape", "reshape_as", "contiguous",  "to",
+                                              "type_as", "flatten",    "_unsafe_view"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -168,8 +166,7 @@ AliasAnalysis::AliasAnalysis(const MutableGraph& g) {
   for (size_t i = 0; i < order.size(); ++i) {
     const NodeId id = order[i];
     const Node& node = g.node(id);
-    if (has_storage_[id] &&
-        (node.op == NodeOp::Placeholder || node.op == NodeOp::GetAttr))
+    if (has_storage_[id] && (node.op == NodeOp::Placeholder || node.op == NodeOp::GetAttr))
       classes_[find(id)].live_end = SIZE_MAX;
     const AliasEffect& e = effects[id];
     if (e.kind == AliasEffect::Kind::Write) {

@@ -716,7 +716,18 @@ class DecomposePass {
         for (const std::string& p : d.packets) by_packet.emplace(p, &d);
     report_onnx_ops(ctx_);
     // In-place ops and writes through views first (decompositions build functional graphs).
-    if (wanted.count("inplace")) functionalize_graph(ctx_);
+    if (wanted.count("inplace")) {
+      auto writes = [&] {
+        auto it = ctx_.counters().find("writes made functional");
+        return it == ctx_.counters().end() ? size_t{0} : it->second;
+      };
+      const size_t before = writes();
+      functionalize_graph(ctx_);
+      if (const size_t made = writes() - before) {
+        ctx_.count("decomposed", made);
+        ctx_.count("decomposed: inplace", made);
+      }
+    }
     // To a fixpoint: a node a decomposition creates is decomposed in turn when one applies (a
     // `silu_` made functional becomes `silu`, then `x * sigmoid(x)`). Each round visits the
     // nodes made by the one before; a decomposition never makes its own op again, so the
@@ -733,8 +744,8 @@ class DecomposePass {
         if (depth >= kMaxRounds)
           ctx_.fail(id, "decompose: still decomposing after " + std::to_string(kMaxRounds) +
                             " rounds (" + it->second->name + " keeps making ops to decompose)");
-        if (apply(id, *it->second)) made.insert(made.end(), d_.created().begin(),
-                                                 d_.created().end());
+        if (apply(id, *it->second))
+          made.insert(made.end(), d_.created().begin(), d_.created().end());
       }
       round = std::move(made);
     }

@@ -6,13 +6,12 @@
 // root (the intermediate results are the views' new values), and bumps the root's version. A
 // reader of a view whose root has changed since reads the view regenerated from the root's
 // current value (cached per version), so the cost is linear in the graph.
-#include "passes/functionalize.h"
-
 #include <algorithm>
 #include <unordered_map>
 
 #include "passes/alias.h"
 #include "passes/families.h"
+#include "passes/functionalize.h"
 #include "passes/op_classes.h"
 #include "symshape/schema.h"
 
@@ -45,8 +44,8 @@ const Arg* arg_at(const Node& n, size_t pos, std::string_view name) {
 // In-place ops that change their input's sizes or strides rather than its elements.
 bool changes_metadata_in_place(std::string_view op) {
   static constexpr std::string_view kOps[] = {
-      "t_",        "transpose_", "squeeze_", "unsqueeze_", "as_strided_", "swapaxes_",
-      "swapdims_", "resize_",    "resize_as_", "set_"};
+      "t_",        "transpose_", "squeeze_", "unsqueeze_", "as_strided_",
+      "swapaxes_", "swapdims_",  "resize_",  "resize_as_", "set_"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -240,8 +239,8 @@ class Functionalizer {
     for (size_t d = 0; same_sizes && d < want.rank(); ++d)
       same_sizes = ctx_.provably(got.sizes[d] == want.sizes[d]);
     if (!same_sizes)
-      ctx_.fail(id, "functionalize: " + functional + " gives " + got.str() + " where " +
-                        n.target + " writes " + want.str());
+      ctx_.fail(id, "functionalize: " + functional + " gives " + got.str() + " where " + n.target +
+                        " writes " + want.str());
     if (got.dtype != want.dtype) {  // the write casts to self's dtype
       Arg dt;
       dt.kind = Arg::Kind::DType;
@@ -273,9 +272,8 @@ class Functionalizer {
       fresh.push_back({at, val});
       const Node& view = g_.node(at);
       const auto parent = track_.find(tr.parent);
-      if (is_getitem(view.target) && parent != track_.end() &&
-          parent->second.parent != kNoNode && tensor_like(g_.value(tr.parent)) &&
-          !g_.value(tr.parent).is_tensor()) {
+      if (is_getitem(view.target) && parent != track_.end() && parent->second.parent != kNoNode &&
+          tensor_like(g_.value(tr.parent)) && !g_.value(tr.parent).is_tensor()) {
         // An item of a view's list (split, chunk, unbind): scatter onto the list's input.
         const NodeId list = tr.parent;
         const NodeId base_node = parent->second.parent;
@@ -339,8 +337,8 @@ class Functionalizer {
       const auto length = constant(arg_at(n, 3, "length"));
       if (!start || !length) cannot(view, "a narrow with a start or length not constant");
       return ctx_.create_call(pos_, "aten.slice_scatter.default",
-                              {ref(base), ref(src), *arg_at(n, 1, "dim"),
-                               Arg::of_int(Expr(*start)), Arg::of_int(Expr(*start + *length))});
+                              {ref(base), ref(src), *arg_at(n, 1, "dim"), Arg::of_int(Expr(*start)),
+                               Arg::of_int(Expr(*start + *length))});
     }
     const bool same_sizes = [&] {
       if (in.dtype != out.dtype || in.rank() != out.rank()) return false;
@@ -355,12 +353,12 @@ class Functionalizer {
       if (!same_sizes) cannot(view, "a view of another size");
       return src;
     }
-    static constexpr std::string_view kReshapes[] = {"view",      "_reshape_alias", "unflatten",
-                                                     "squeeze",   "unsqueeze",      "view_as"};
+    static constexpr std::string_view kReshapes[] = {"view",    "_reshape_alias", "unflatten",
+                                                     "squeeze", "unsqueeze",      "view_as"};
     static constexpr std::string_view kMayCopy[] = {"reshape", "reshape_as", "flatten",
                                                     "_unsafe_view"};
-    const bool reshape = std::find(std::begin(kReshapes), std::end(kReshapes), op) !=
-                         std::end(kReshapes);
+    const bool reshape =
+        std::find(std::begin(kReshapes), std::end(kReshapes), op) != std::end(kReshapes);
     const bool may_copy =
         std::find(std::begin(kMayCopy), std::end(kMayCopy), op) != std::end(kMayCopy);
     if (reshape || may_copy) {
@@ -385,7 +383,8 @@ class Functionalizer {
       }
       std::vector<Arg> items;
       for (int64_t k : inverse) items.push_back(Arg::of_int(Expr(k)));
-      return copied(base, ctx_.create_call(pos_, "aten.permute.default", {ref(src), Arg::list(items)}));
+      return copied(base,
+                    ctx_.create_call(pos_, "aten.permute.default", {ref(src), Arg::list(items)}));
     }
     if (op == "transpose" || op == "swapaxes" || op == "swapdims") {
       std::vector<Arg> args{ref(src)};

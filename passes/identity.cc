@@ -149,8 +149,9 @@ void register_identity_passes(PassRegistry& r) {
       FunctionPass::Info{"remove-alias", "remove alias (it changes no value)"},
       [](PassContext& c) { count_removed(c, remove_identities(c, {"alias"}, false, true)); }));
   r.add(std::make_unique<FunctionPass>(
-      FunctionPass::Info{"remove-clone",
-                         "remove clone where no in-place write could tell the copy apart (alias analysis)"},
+      FunctionPass::Info{
+          "remove-clone",
+          "remove clone where no in-place write could tell the copy apart (alias analysis)"},
       [](PassContext& c) { count_removed(c, remove_identities(c, {"clone"}, true, false)); }));
   r.add(std::make_unique<FunctionPass>(
       FunctionPass::Info{"remove-contiguous",

@@ -309,9 +309,8 @@ std::vector<std::string> OpSchema::return_alias_sets() const {
     size_t open = item.find('(');
     if (open != std::string_view::npos) {
       size_t close = item.find(')', open);
-      std::string_view note = item.substr(open + 1, close == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : close - open - 1);
+      std::string_view note = item.substr(
+          open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1);
       set = std::string(trim(note.substr(0, note.find_first_of("!-"))));
     }
     out.push_back(std::move(set));

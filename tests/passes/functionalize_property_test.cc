@@ -69,9 +69,7 @@ class RandomWrites {
             ref + ", " + std::to_string(dim) + ", " + std::to_string(below(2)) + ", " +
                 std::to_string(2 + below(3)));
         break;
-      case 1:
-        add(name, "aten.select.int", ref + ", " + std::to_string(dim) + ", 1");
-        break;
+      case 1: add(name, "aten.select.int", ref + ", " + std::to_string(dim) + ", 1"); break;
       case 2: add(name, "aten.permute.default", ref + ", [2, 0, 1]"); break;
       case 3: add(name, "aten.transpose.int", ref + ", 0, 1"); break;
       case 4: add(name, "aten.view.default", ref + ", [-1]"); break;
@@ -91,8 +89,7 @@ class RandomWrites {
         break;
       }
       case 10:
-        add(name, "aten.index_put_.default", ref + R"(, [{"node": "idx"}], {"node": "k"})",
-            false);
+        add(name, "aten.index_put_.default", ref + R"(, [{"node": "idx"}], {"node": "k"})", false);
         break;
       default: add(name, "aten.relu_.default", ref, false); break;
     }

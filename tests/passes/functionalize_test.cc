@@ -142,8 +142,7 @@ TEST(Functionalize, AWriteItCannotScatterNamesTheNodeAndTheView) {
   Lowered l = lower(input, {"functionalize"}, false);
   ASSERT_FALSE(l.result.ok);
   EXPECT_NE(l.result.error.find("node w"), std::string::npos) << l.result.error;
-  EXPECT_NE(l.result.error.find("'u' (aten.unfold.default)"), std::string::npos)
-      << l.result.error;
+  EXPECT_NE(l.result.error.find("'u' (aten.unfold.default)"), std::string::npos) << l.result.error;
 }
 
 TEST(AliasAnalysis, ClassesWritesAndCopies) {
@@ -161,8 +160,8 @@ TEST(AliasAnalysis, ClassesWritesAndCopies) {
   ASSERT_TRUE(p.ok()) << p.error;
   MutableGraph g(input, p.values);
   passes::AliasAnalysis a(g);
-  const NodeId x = g.find("x"), av = g.find("a"), c = g.find("c"), v = g.find("v"),
-               w = g.find("w"), d = g.find("d");
+  const NodeId x = g.find("x"), av = g.find("a"), c = g.find("c"), v = g.find("v"), w = g.find("w"),
+               d = g.find("d");
   EXPECT_TRUE(a.may_alias(c, v));
   EXPECT_TRUE(a.may_alias(c, w));
   EXPECT_FALSE(a.may_alias(c, av));
