@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "passes/families.h"
+#include "passes/functionalize.h"
 #include "passes/op_classes.h"
 #include "symshape/interp.h"
 #include "symshape/ir/float_text.h"
@@ -244,7 +245,7 @@ class Autocast {
     const std::vector<NodeId> order = g_.order();
     for (NodeId id : order) {
       const Node& n = g_.node(id);
-      if (writes_in_place(n)) refuse_in_place(id);
+      if (writes_in_place(n) && !is_write_back(g_, id)) refuse_in_place(id);
       before_[id] = g_.value(id);
       if (n.op == NodeOp::CallFunction) kind_[id] = classify(id);
       if (n.op == NodeOp::CallFunction && is_conversion(n) && dtype_argument(id)) {
@@ -275,13 +276,15 @@ class Autocast {
     if (floating) {
       ctx_.fail(id,
                 "writes in place into a floating-point tensor; autocast needs a functional graph "
-                "(its casts are copies, so the write would land in a copy)");
+                "(its casts are copies, so the write would land in a copy): run the "
+                "functionalize pass first");
     }
   }
 
   Kind classify(NodeId id) const {
     const Node& n = g_.node(id);
     if (passes_through(n)) return Kind::Follow;
+    if (is_write_back(g_, id)) return Kind::Other;  // writes the input in its own dtype
     if (!holds_float32(g_.value(id))) return Kind::Other;
     for (NodeId in : g_.inputs(id))
       if (floating_tensor(g_.value(in))) return Kind::Floating;
@@ -736,7 +739,10 @@ class Autocast {
   std::set<NodeId> retyped_;  // nodes whose result changed
 };
 
-void autocast(PassContext& ctx) { Autocast(ctx, read_options(ctx)).run(); }
+void autocast(PassContext& ctx) {
+  functionalize_graph(ctx);  // casts are copies: a write would land in a copy
+  Autocast(ctx, read_options(ctx)).run();
+}
 
 // float16 keeps 11 significant bits: each rounding is off by up to 2^-11, and a few layers of
 // rounded inputs and results stay within 1e-2 on the examples' generated inputs. bfloat16 keeps

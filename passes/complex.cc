@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "passes/families.h"
+#include "passes/functionalize.h"
 #include "passes/op_classes.h"
 #include "symshape/schema.h"
 
@@ -299,7 +300,12 @@ class Rewriter {
     const Node& n = g_.node(id);
     // A write into a complex tensor would go into a rebuilt copy, not into its real view.
     if (writes_in_place(n)) {
-      ctx_.fail(id, "writes in place into a complex tensor; functionalize the graph first");
+      ctx_.fail(id, is_write_back(g_, id)
+                        ? "writes a final value back into the input; complex-rewrite cannot "
+                          "write into a rebuilt copy (give the graph a fresh buffer: no input "
+                          "written in place)"
+                        : "writes in place into a complex tensor; run the functionalize pass "
+                          "first");
     }
     const std::string_view op = op_name(n.target);
     std::optional<NodeId> result;
@@ -921,6 +927,8 @@ void complex_rewrite(PassContext& ctx) {
   if (matmul != "four" && matmul != "gauss") {
     ctx.bad_option("matmul", "must be `four` or `gauss`, got '" + matmul + "'");
   }
+  report_onnx_ops(ctx);
+  functionalize_graph(ctx);  // a write would go into a rebuilt copy, not into the real view
   Rewriter(ctx, Mode::Full).run();
 }
 

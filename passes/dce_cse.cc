@@ -1,6 +1,7 @@
 // dce: nodes nobody uses; cse: a node that computes what an earlier one already did.
 #include <unordered_map>
 
+#include "passes/alias.h"
 #include "passes/families.h"
 #include "passes/op_classes.h"
 
@@ -34,22 +35,26 @@ bool holds_tensor(const Value& v) {
 
 // Merges nodes with the same target, arguments and keyword arguments. Nodes with side effects,
 // random ones and ones that make a data-dependent symbol are never merged, and no merge reaches
-// across a node with side effects (it may have changed what the arguments hold). Where the graph
-// writes in place, equal tensors are separate buffers (a write to one must not show in the
-// other), so only scalars are merged.
+// across a collective or an assert. In-place writes are tracked by the alias analysis: each
+// tensor operand is keyed by the version of its storage (the writes into it so far), so a node
+// never merges with one that read the operand before a write to it; and two tensors are merged
+// only when neither storage is written after the first of them (then one buffer would see the
+// other's writes).
 void cse(PassContext& ctx) {
   MutableGraph& g = ctx.graph();
-  const bool mutates = graph_mutates(g);
+  AliasAnalysis aliases(g);
   std::unordered_map<std::string, NodeId> seen;
   size_t epoch = 0;
   for (NodeId id : g.order()) {
     const Node& n = g.node(id);
     if (has_side_effects(n)) {
-      if (n.op == NodeOp::CallFunction) ++epoch;
+      if (n.op == NodeOp::CallFunction && !writes_in_place(n)) ++epoch;
       continue;
     }
     if (is_random(n) || makes_unbacked(g, ctx.env(), id)) continue;
-    if (mutates && holds_tensor(g.value(id))) continue;
+    const size_t at = aliases.position(id);
+    const bool tensor = holds_tensor(g.value(id));
+    if (tensor && aliases.written_between(id, at, SIZE_MAX)) continue;
     std::string key = std::to_string(epoch) + "|" + n.target + "|";
     for (const Arg& a : n.args) {
       append_arg_key(a, key);
@@ -61,8 +66,18 @@ void cse(PassContext& ctx) {
       append_arg_key(a, key);
       key += ';';
     }
+    for (NodeId in : g.inputs(id)) {
+      if (aliases.storage(in) == kNoNode) continue;
+      key += '#' + std::to_string(aliases.version(in, at));
+    }
     auto [it, fresh] = seen.emplace(key, id);
-    if (!fresh && forward(ctx, id, it->second)) ctx.count("nodes merged");
+    if (fresh) continue;
+    const NodeId first = it->second;
+    if (tensor && aliases.written_between(first, aliases.position(first), SIZE_MAX)) continue;
+    if (forward(ctx, id, first)) {
+      ctx.count("nodes merged");
+      aliases.merge(first, id);
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "passes/families.h"
+#include "passes/functionalize.h"
 #include "passes/op_classes.h"
 #include "symshape/schema.h"
 
@@ -703,62 +704,6 @@ std::set<std::string> selected(PassContext& ctx) {
   return out;
 }
 
-// Whether the tensor node x may be written in place without another value seeing the write:
-// made by an op that returns a fresh tensor (not a view, not an input), and not viewed by any
-// other node (an in-place view op such as `t_` or `squeeze_` is a write, not a view).
-bool owns_buffer(const MutableGraph& g, NodeId x, NodeId writer) {
-  const Node& n = g.node(x);
-  if (n.op != NodeOp::CallFunction || writes_in_place(n)) return false;
-  static const std::set<std::string_view> kViews = {"view",
-                                                    "reshape",
-                                                    "_unsafe_view",
-                                                    "_reshape_alias",
-                                                    "expand",
-                                                    "permute",
-                                                    "t",
-                                                    "transpose",
-                                                    "unsqueeze",
-                                                    "squeeze",
-                                                    "flatten",
-                                                    "select",
-                                                    "slice",
-                                                    "narrow",
-                                                    "split",
-                                                    "chunk",
-                                                    "unbind",
-                                                    "alias",
-                                                    "detach",
-                                                    "as_strided",
-                                                    "view_as_real",
-                                                    "view_as_complex",
-                                                    "diagonal",
-                                                    "unfold",
-                                                    "split_with_sizes",
-                                                    "contiguous",
-                                                    "lift_fresh_copy",
-                                                    "real",
-                                                    "imag",
-                                                    "movedim",
-                                                    "swapaxes",
-                                                    "unflatten",
-                                                    "expand_as",
-                                                    "view_as",
-                                                    "reshape_as",
-                                                    "to",
-                                                    "type_as"};
-  if (kViews.count(op_name(n.target)) || is_getitem(n.target)) return false;
-  for (NodeId u : g.users(x)) {
-    if (u == writer) continue;
-    const Node& user = g.node(u);
-    // Another in-place write is fine: writes are made functional in graph order, and a later
-    // one then writes into this one's result.
-    if (user.op == NodeOp::CallFunction && !writes_in_place(user) &&
-        kViews.count(op_name(user.target)))
-      return false;
-  }
-  return true;
-}
-
 class DecomposePass {
  public:
   explicit DecomposePass(PassContext& ctx) : ctx_(ctx), g_(ctx.graph()), d_(ctx) {}
@@ -769,17 +714,40 @@ class DecomposePass {
     for (const Decomposition& d : decompositions())
       if (wanted.count(d.name))
         for (const std::string& p : d.packets) by_packet.emplace(p, &d);
-    const bool inplace = wanted.count("inplace") > 0;
-    for (NodeId id : g_.order()) {
-      if (!g_.alive(id) || g_.node(id).op != NodeOp::CallFunction) continue;
-      const std::string target = g_.node(id).target;
-      const TargetName parsed = parse_target(target);
-      if (parsed.in_place) {
-        if (inplace) out_of_place(id);
-        continue;
+    report_onnx_ops(ctx_);
+    // In-place ops and writes through views first (decompositions build functional graphs).
+    if (wanted.count("inplace")) {
+      auto writes = [&] {
+        auto it = ctx_.counters().find("writes made functional");
+        return it == ctx_.counters().end() ? size_t{0} : it->second;
+      };
+      const size_t before = writes();
+      functionalize_graph(ctx_);
+      if (const size_t made = writes() - before) {
+        ctx_.count("decomposed", made);
+        ctx_.count("decomposed: inplace", made);
       }
-      auto it = by_packet.find(parsed.packet);
-      if (it != by_packet.end()) apply(id, *it->second);
+    }
+    // To a fixpoint: a node a decomposition creates is decomposed in turn when one applies (a
+    // `silu_` made functional becomes `silu`, then `x * sigmoid(x)`). Each round visits the
+    // nodes made by the one before; a decomposition never makes its own op again, so the
+    // rounds end (bounded anyway, naming the ops left).
+    std::vector<NodeId> round = g_.order();
+    for (int depth = 0; !round.empty(); ++depth) {
+      std::vector<NodeId> made;
+      for (NodeId id : round) {
+        if (!g_.alive(id) || g_.node(id).op != NodeOp::CallFunction) continue;
+        const TargetName parsed = parse_target(g_.node(id).target);
+        if (parsed.in_place) continue;
+        auto it = by_packet.find(parsed.packet);
+        if (it == by_packet.end()) continue;
+        if (depth >= kMaxRounds)
+          ctx_.fail(id, "decompose: still decomposing after " + std::to_string(kMaxRounds) +
+                            " rounds (" + it->second->name + " keeps making ops to decompose)");
+        if (apply(id, *it->second))
+          made.insert(made.end(), d_.created().begin(), d_.created().end());
+      }
+      round = std::move(made);
     }
     if (rederive_) ctx_.rederive_all();
   }
@@ -789,7 +757,10 @@ class DecomposePass {
     ctx_.count("kept " + name + ": " + why);
   }
 
-  void apply(NodeId id, const Decomposition& dec) {
+  static constexpr int kMaxRounds = 16;
+
+  // Decomposes one node; false (the node kept, the report saying why) when it does not apply.
+  bool apply(NodeId id, const Decomposition& dec) {
     d_.at(id, dec.in_float32);
     Replacement r;
     BoundArgs b;
@@ -805,15 +776,18 @@ class DecomposePass {
         throw NotApplicable{"a result item the decomposition does not give is used"};
     } catch (const NotApplicable& e) {
       undo();
-      return keep(dec.name, e.why);
+      keep(dec.name, e.why);
+      return false;
     } catch (const PassError&) {
       throw;
     } catch (const Error& e) {  // a rule refused a node this decomposition built
       undo();
-      return keep(dec.name, e.what());
+      keep(dec.name, e.what());
+      return false;
     }
     ctx_.count("decomposed");
     ctx_.count("decomposed: " + dec.name);
+    return true;
   }
 
   // A result computed in float32 for a half-precision op, rounded back to the op's dtypes.
@@ -878,50 +852,6 @@ class DecomposePass {
     }
     g_.erase(id);
     return true;
-  }
-
-  // x.add_(y) -> z = add(x, y), and every later reader of x reads z: valid when nothing else
-  // aliases x, so the write was visible through x alone.
-  void out_of_place(NodeId id) {
-    const Node n = g_.node(id);
-    const TargetName parsed = parse_target(n.target);
-    const std::string functional = parsed.functional();
-    if (n.args.empty() || n.kwarg("out")) return keep("inplace", "an out= argument");
-    const NodeId self = g_.referent(n.args[0]);
-    if (self == kNoNode || !g_.value(self).is_tensor())
-      return keep("inplace", "self is not a tensor");
-    if (SchemaTable::instance().overloads(functional).empty())
-      return keep("inplace", "no functional form of " + n.target);
-    if (!owns_buffer(g_, self, id)) return keep("inplace", "self is an input, a view, or viewed");
-    d_.at(id);
-    NodeId fresh;
-    try {
-      fresh = d_.call(functional, n.args, n.kwargs);
-    } catch (const PassError&) {
-      undo();
-      return keep("inplace", "the functional form does not apply");
-    }
-    if (!same_value(g_.value(self), g_.value(fresh))) {
-      undo();
-      return keep("inplace", "the functional result would differ in dtype or sizes");
-    }
-    // Readers of self after the write read the new value; the write's own users too.
-    for (NodeId u : g_.users(self)) {
-      if (u == id || !g_.before(id, u)) continue;
-      Node user = g_.node(u);
-      auto swap = [&](Arg& a) {
-        if (a.kind == Arg::Kind::Node && g_.referent(a) == self) a = d_.ref(fresh);
-        for (Arg& item : a.items)
-          if (item.kind == Arg::Kind::Node && g_.referent(item) == self) item = d_.ref(fresh);
-      };
-      for (Arg& a : user.args) swap(a);
-      for (auto& [k, a] : user.kwargs) swap(a);
-      g_.set_args(u, user.args, user.kwargs);
-    }
-    g_.replace_all_uses(id, fresh);
-    g_.erase(id);
-    ctx_.count("decomposed");
-    ctx_.count("decomposed: inplace");
   }
 
   PassContext& ctx_;

@@ -15,5 +15,6 @@ void register_rewrite_pass(PassRegistry& r);      // subgraph_rewriter.cc: rewri
 void register_complex_passes(PassRegistry& r);    // complex.cc: complex-rewrite
 void register_decompose_passes(PassRegistry& r);  // decompose.cc: decompose and the fusions
 void register_autocast_passes(PassRegistry& r);   // autocast.cc: autocast
+void register_functionalize_pass(PassRegistry& r);  // functionalize.cc: functionalize
 
 }  // namespace symshape::passes

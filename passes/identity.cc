@@ -1,5 +1,8 @@
 // The passes that remove a node whose result is its input: dropout in inference, detach, alias,
 // clone and the other copies, and views or casts that provably change nothing.
+#include <optional>
+
+#include "passes/alias.h"
 #include "passes/families.h"
 #include "passes/op_classes.h"
 
@@ -22,11 +25,12 @@ bool has_device_argument(const Node& n) {
   return false;
 }
 
-// Whether a copy may go: nothing in the graph writes in place (else the copy may be what keeps
-// two values apart), and it does not hand a graph input straight to the output (backends want a
-// fresh buffer there; repair-input-as-output would only put the copy back).
-bool copy_removable(PassContext& ctx, NodeId copy, NodeId source, bool mutates) {
-  if (mutates) return false;
+// Whether a copy may go: the alias analysis says neither side is written while the other is
+// still read (else the copy is what keeps two values apart), and it does not hand a graph input
+// straight to the output (backends want a fresh buffer there; repair-input-as-output would only
+// put the copy back).
+bool copy_removable(PassContext& ctx, NodeId copy, NodeId source, AliasAnalysis& aliases) {
+  if (!aliases.copy_removable(copy, source)) return false;
   MutableGraph& g = ctx.graph();
   if (g.node(source).op != NodeOp::Placeholder) return true;
   for (NodeId u : g.users(copy)) {
@@ -42,7 +46,8 @@ bool copy_removable(PassContext& ctx, NodeId copy, NodeId source, bool mutates) 
 size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_view> ops, bool copies,
                          bool alias_only) {
   MutableGraph& g = ctx.graph();
-  const bool mutates = copies && graph_mutates(g);
+  std::optional<AliasAnalysis> aliases;
+  if (copies) aliases.emplace(g);
   size_t removed = 0;
   bool rederive = false;
   for (NodeId id : g.order()) {
@@ -61,8 +66,11 @@ size_t remove_identities(PassContext& ctx, std::initializer_list<std::string_vie
       rederive = rederive || same;
     }
     if (!same) continue;
-    if (copies && !copy_removable(ctx, id, source, mutates)) continue;
-    if (forward(ctx, id, source)) ++removed;
+    if (copies && !copy_removable(ctx, id, source, *aliases)) continue;
+    if (forward(ctx, id, source)) {
+      ++removed;
+      if (aliases) aliases->merge(source, id);
+    }
   }
   if (rederive) ctx.rederive_all();
   return removed;
@@ -141,8 +149,9 @@ void register_identity_passes(PassRegistry& r) {
       FunctionPass::Info{"remove-alias", "remove alias (it changes no value)"},
       [](PassContext& c) { count_removed(c, remove_identities(c, {"alias"}, false, true)); }));
   r.add(std::make_unique<FunctionPass>(
-      FunctionPass::Info{"remove-clone",
-                         "remove clone where no in-place write could tell the copy apart"},
+      FunctionPass::Info{
+          "remove-clone",
+          "remove clone where no in-place write could tell the copy apart (alias analysis)"},
       [](PassContext& c) { count_removed(c, remove_identities(c, {"clone"}, true, false)); }));
   r.add(std::make_unique<FunctionPass>(
       FunctionPass::Info{"remove-contiguous",

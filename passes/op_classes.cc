@@ -93,6 +93,20 @@ bool makes_unbacked(const MutableGraph& g, const ShapeEnv& env, NodeId id) {
   return false;
 }
 
+size_t count_onnx_ops(const MutableGraph& g) {
+  size_t n = 0;
+  for (NodeId id = g.front(); id != kNoNode; id = g.next(id)) {
+    const Node& node = g.node(id);
+    n += node.op == NodeOp::CallFunction && node.target.starts_with("onnx.");
+  }
+  return n;
+}
+
+void report_onnx_ops(PassContext& ctx) {
+  if (size_t n = count_onnx_ops(ctx.graph()))
+    ctx.count("ONNX ops left as they are (the pass rewrites ATen ops)", n);
+}
+
 void append_arg_key(const Arg& a, std::string& out) {
   out += std::to_string(static_cast<int>(a.kind));
   out += ':';

@@ -31,6 +31,11 @@ bool graph_mutates(const MutableGraph& g);
 // it makes a fresh one (nonzero, item), so two such nodes are never the same value.
 bool makes_unbacked(const MutableGraph& g, const ShapeEnv& env, NodeId id);
 
+// The ONNX operators (`onnx.Conv`) among the graph's call nodes: the passes that rewrite ATen ops
+// leave them as they are and say so (`ONNX ops left as they are`).
+size_t count_onnx_ops(const MutableGraph& g);
+void report_onnx_ops(PassContext& ctx);
+
 // Appends a canonical text of an argument to out: two arguments with the same text are the
 // same value (node references by name, numbers exactly).
 void append_arg_key(const Arg& a, std::string& out);

@@ -1050,6 +1050,25 @@ size_t PartitionedProgram::count(PartitionKind kind) const {
 
 Expected<PartitionedProgram> partition_graph(const Graph& graph, const PartitionOptions& options) {
   try {
+    // A write in place keeps its place among the partitions but would split a value's storage
+    // across them: the graph is made functional first (written inputs are copied back at its
+    // end), under the PassManager's checks.
+    bool writes = false;
+    for (const Node& n : graph.nodes) writes = writes || passes::writes_in_place(n);
+    if (writes) {
+      PassManagerOptions pm_options;
+      pm_options.propagate = options.propagate;
+      PassManager manager(PassRegistry::standard(), pm_options);
+      manager.add("functionalize");
+      ShapeEnv env;
+      LowerResult lowered = manager.run(graph, env);
+      if (!lowered.ok) return Expected<PartitionedProgram>::failure(lowered.error);
+      const auto& counters = lowered.reports.front().stats.counters;
+      auto made = counters.find("writes made functional");
+      PartitionedProgram program = Partitioner(lowered.graph, options).run();
+      program.writes_functionalized = made == counters.end() ? 0 : made->second;
+      return program;
+    }
     return Partitioner(graph, options).run();
   } catch (const std::exception& e) {
     return Expected<PartitionedProgram>::failure(e.what());

@@ -202,6 +202,7 @@ void register_cleanup_passes(PassRegistry& r) {
   register_complex_passes(r);
   register_decompose_passes(r);
   register_autocast_passes(r);
+  register_functionalize_pass(r);
   r.add_pipeline(
       "default", "every clean-up, in an order where each leaves work for the next",
       {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
@@ -217,7 +218,7 @@ void register_cleanup_passes(PassRegistry& r) {
   r.add_pipeline("complex",
                  "complex tensors to real ones with a trailing 2, then the duplicates and dead "
                  "nodes the rewrite leaves removed",
-                 {"complex-rewrite", "cse", "dce"});
+                 {"functionalize", "complex-rewrite", "cse", "dce"});
 }
 
 }  // namespace symshape

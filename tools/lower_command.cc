@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "symshape/ir.h"
+#include "symshape/onnx.h"
 #include "symshape/passes.h"
 #include "tools/cli.h"
 
@@ -267,6 +268,9 @@ int run_lower(const Args& raw) {
 
   const Graph graph = read_graph_arg(parsed.positional[0]);
   options.propagate = dim_overrides(graph, parsed.all("--dim"));
+  // An ONNX model's ops have the ONNX registry's shape rules (every pass that needs only shape
+  // rules runs on them; decompose and complex-rewrite say they do not apply to ONNX ops).
+  if (onnx::is_onnx_graph(graph)) options.propagate.registry = &onnx::registry();
 
   std::vector<PassSpec> specs;
   if (parsed.has("--passes")) {

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <regex>
 
+#include "symshape/onnx.h"
 #include "symshape/partition.h"
 #include "tools/cli.h"
 
@@ -46,6 +47,9 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 void print_summary(std::ostream& os, const PartitionedProgram& program, const std::string& path) {
+  if (program.writes_functionalized)
+    os << "functionalized first: " << program.writes_functionalized
+       << " in-place writes made out-of-place\n";
   size_t width = 0;
   for (const Partition& p : program.partitions) width = std::max(width, p.file.size());
   for (const Partition& p : program.partitions) {
@@ -123,6 +127,8 @@ int run_partition(const Args& raw) {
     return exit_code(loaded.result.status);
   }
   options.propagate = dim_overrides(loaded.graph, parsed.all("--dim"));
+  // An ONNX model's ops have the ONNX registry's shape rules.
+  if (onnx::is_onnx_graph(loaded.graph)) options.propagate.registry = &onnx::registry();
   for (const std::string& spec : parsed.all("--verify-dim")) {
     auto [name, value] = parse_binding(spec);
     expect_dim_of(loaded.graph, "--verify-dim", name);

@@ -98,6 +98,9 @@ struct PartitionedProgram {
   std::vector<Node> inputs;                           // the input graph's placeholders
   std::vector<Partition> partitions;                  // in the order they run
   ProgramOutput output;
+  // In-place writes the input graph had, made functional before partitioning (partition_graph
+  // runs the functionalize pass first; a written input is copied back at the end).
+  size_t writes_functionalized = 0;
 
   size_t count(PartitionKind kind) const;
 };

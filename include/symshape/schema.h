@@ -55,6 +55,9 @@ struct Param {
   bool optional = false;    // `?`: None is accepted
   bool kwarg_only = false;  // after `*`
   bool writes = false;      // `Tensor(a!)`: the op writes into it
+  // The alias set of its annotation (`a` for `Tensor(a)`, `Tensor(a!)` and `Tensor(a -> *)`);
+  // empty when it has none. A result annotated with the same set shares its storage.
+  std::string alias_set;
   // The default as written (`False`, `[0, 0]`, `None`), and as an argument; nullopt when the
   // parameter has none.
   std::optional<std::string> default_text;
@@ -72,6 +75,9 @@ struct OpSchema {
   const Param* param(std::string_view name) const;
   std::optional<size_t> position(std::string_view name) const;
   size_t positional_count() const;  // parameters before `*`
+  // The alias set of each result, in order (empty for a result without one): `Tensor(a)` ->
+  // {"a"}, `(Tensor(a!) values, Tensor(b!) indices)` -> {"a", "b"}, `Tensor(a)[]` -> {"a"}.
+  std::vector<std::string> return_alias_sets() const;
 };
 
 // Parses one signature (`aten::add.Tensor(...)` or `aten.add.Tensor(...)`); Error naming what

@@ -183,7 +183,9 @@ Param parse_param(std::string_view p, bool kwarg_only, std::string_view text) {
     if (type[i] == '(') {
       size_t close = type.find(')', i);
       if (close == std::string_view::npos) bad_schema(text, "unclosed '(' in " + param.type_text);
-      if (type.substr(i, close - i).find('!') != std::string_view::npos) param.writes = true;
+      std::string_view note = type.substr(i + 1, close - i - 1);
+      if (note.find('!') != std::string_view::npos) param.writes = true;
+      param.alias_set = std::string(trim(note.substr(0, note.find_first_of("!-"))));
       i = close;
       continue;
     }
@@ -295,6 +297,25 @@ size_t OpSchema::positional_count() const {
   size_t n = 0;
   while (n < params.size() && !params[n].kwarg_only) ++n;
   return n;
+}
+
+std::vector<std::string> OpSchema::return_alias_sets() const {
+  std::string_view r = trim(returns);
+  if (r.size() >= 2 && r.front() == '(' && r.back() == ')') r = r.substr(1, r.size() - 2);
+  std::vector<std::string> out;
+  if (r.empty()) return out;
+  for (std::string_view item : split_top_level(r)) {
+    std::string set;
+    size_t open = item.find('(');
+    if (open != std::string_view::npos) {
+      size_t close = item.find(')', open);
+      std::string_view note = item.substr(
+          open + 1, close == std::string_view::npos ? std::string_view::npos : close - open - 1);
+      set = std::string(trim(note.substr(0, note.find_first_of("!-"))));
+    }
+    out.push_back(std::move(set));
+  }
+  return out;
 }
 
 // ---- the table ----

@@ -533,17 +533,19 @@ TEST(Autocast, BadOptionsNameTheOption) {
   for (const auto& p : {malformed, list, negative, text}) std::filesystem::remove(p);
 }
 
-TEST(Autocast, RefusesInPlaceWritesAndBadRegionMarks) {
+TEST(Autocast, FunctionalizesInPlaceWritesAndRefusesBadRegionMarks) {
   Lowered in_place = run_autocast(parse_graph(R"({"format": "symshape-graph", "version": 1,
  "nodes": [
   {"name": "x", "op": "placeholder", "dtype": "float32", "shape": [4]},
   {"name": "y", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "x"}]},
   {"name": "z", "op": "call_function", "target": "aten.add_.Tensor", "args": [{"node": "y"}, 1.0]},
   {"name": "output", "op": "output", "args": [{"node": "y"}]}]})"),
-                                  {}, false);
-  EXPECT_FALSE(in_place.result.ok);
-  EXPECT_NE(in_place.result.error.find("node z: writes in place"), std::string::npos)
-      << in_place.result.error;
+                                  {}, true);
+  // The write is made functional first (the output reads relu(x) + 1), then cast.
+  ASSERT_TRUE(in_place.result.ok) << in_place.result.error;
+  EXPECT_EQ(in_place.counter("writes made functional"), 1u);
+  EXPECT_EQ(count_target(in_place.result.graph, "aten.add_.Tensor"), 0u);
+  EXPECT_EQ(count_target(in_place.result.graph, "aten.add.Tensor"), 1u);
 
   Lowered mark = run_autocast(parse_graph(R"({"format": "symshape-graph", "version": 1,
  "nodes": [

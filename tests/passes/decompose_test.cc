@@ -307,9 +307,6 @@ TEST(Decompose, KeepsWhatItCannotDecomposeSoundly) {
       {"aten.scaled_dot_product_attention.default",
        R"([{"node": "qn"}, {"node": "qn"}, {"node": "qn"}])", "",
        "kept scaled_dot_product_attention: a symbolic head size"},
-      // A graph input written in place: the caller sees the write.
-      {"aten.mul_.Tensor", R"([{"node": "x"}, 2])", "",
-       "kept inplace: self is an input, a view, or viewed"},
       // full_like of a transposed tensor keeps its layout; full would not.
       {"aten.full_like.default", R"([{"node": "xt"}, 1.0])", "",
        "kept full_like: the result keeps a non-contiguous layout"},
@@ -329,6 +326,20 @@ TEST(Decompose, KeepsWhatItCannotDecomposeSoundly) {
       return all;
     }();
   }
+}
+
+// A graph input written in place: the caller sees the write, so functionalization copies the
+// final value back into it at the end, the only write left.
+TEST(Decompose, AWrittenInputGetsItsValueWrittenBack) {
+  const Graph input = op_graph("aten.mul_.Tensor", R"([{"node": "x"}, 2])", "");
+  Lowered l = lower(input, {"decompose"});
+  expect_sound(input, l, 5);
+  const Graph& out = l.result.graph;
+  EXPECT_EQ(count_target(out, "aten.mul_.Tensor"), 0u);
+  ASSERT_EQ(count_target(out, "aten.copy_.default"), 1u);
+  EXPECT_EQ(out.nodes[out.nodes.size() - 2].target, "aten.copy_.default");
+  EXPECT_EQ(out.nodes[out.nodes.size() - 2].args[0].text, "x");
+  EXPECT_EQ(l.counter("inputs written back"), 1u);
 }
 
 // A write into a tensor read again later: the later reader reads the new value.

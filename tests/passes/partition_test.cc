@@ -359,8 +359,9 @@ TEST(Partition, ShapeArithmeticIsRewrittenOrWrittenAsLiterals) {
 }
 
 // y.mul_(2) writes a graph input: `add` must read y before it and `out` after it, though no
-// data edge says so. The write keeps its place: before it, after it.
-TEST(Partition, InPlaceWritesKeepTheirPlace) {
+// data edge says so. The graph is made functional first: `out` reads mul(y, 2), and y gets its
+// final value written back at the end, in a partition of its own.
+TEST(Partition, InPlaceWritesAreMadeFunctionalFirst) {
   const Graph g = parse_graph(R"({"format": "symshape-graph", "version": 1,
  "dims": {"n": {"min": 2, "max": 64, "hint": 4}},
  "nodes": [
@@ -371,11 +372,18 @@ TEST(Partition, InPlaceWritesKeepTheirPlace) {
   {"name": "out", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "add"}, {"node": "y"}]},
   {"name": "output", "op": "output", "args": [[{"node": "out"}]]}]})");
   const PartitionedProgram p = split(g, SupportedOps({"aten.add"}));
-  ASSERT_EQ(kinds(p), (std::vector<PartitionKind>{B, F, B}));
-  EXPECT_EQ(p.partitions[0].nodes, std::vector<std::string>{"add"});
-  EXPECT_EQ(p.partitions[1].nodes, std::vector<std::string>{"scale_y"});
-  EXPECT_EQ(p.partitions[2].nodes, std::vector<std::string>{"out"});
-  expect_valid(g, p);
+  EXPECT_EQ(p.writes_functionalized, 1u);
+  ASSERT_EQ(kinds(p), (std::vector<PartitionKind>{F, B, F}));
+  EXPECT_EQ(p.partitions[0].nodes, std::vector<std::string>{"mul"});
+  EXPECT_EQ(p.partitions[1].nodes, (std::vector<std::string>{"add", "out"}));
+  EXPECT_EQ(p.partitions[2].nodes, std::vector<std::string>{"y_write_back"});
+  // Every node of the functional graph runs once.
+  PassManager functionalize;
+  functionalize.add("functionalize");
+  ShapeEnv env;
+  const LowerResult functional = functionalize.run(g, env);
+  ASSERT_TRUE(functional.ok) << functional.error;
+  expect_valid(functional.graph, p);
   expect_same_numbers(g, p, {{"n", 3}});
 }
 
