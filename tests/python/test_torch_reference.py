@@ -247,8 +247,8 @@ EXPECTED_FAILURES = {
     # permuted and permuted back), but not PyTorch's intermediate values.
     "convnext_tiny": "interpreter layouts (_reshape_alias after layer_norm of a permuted input)",
     # MaxViT: add_14 keeps its transposed input's layout (strides (200704, 64, 4096, 1) for
-    # [1, 64, 49, 64]); the interpreter (before layouts' 7ca139b) wrote it row-major and
-    # _reshape_alias_19 after a transpose of it read other elements.
+    # [1, 64, 49, 64]); the interpreter wrote it row-major and _reshape_alias_19 after a
+    # transpose of it read other elements; with layouts' 7ca139b merged, as many nodes differ.
     "maxvit_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
     # The classifier's weight (4096 x 25088, 103 M elements) exceeds the interpreter's 2^26
     # element limit: issue 29's memory budget, the `layouts` branch.
