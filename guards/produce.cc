@@ -484,7 +484,11 @@ class Producer {
       if (r.lo()) parts.push_back(Cond::rel(RelOp::Le, Expr(*r.lo()), on));
       if (r.hi()) parts.push_back(Cond::rel(RelOp::Le, on, Expr(*r.hi())));
       ProducedGuard g{ProducedGuard::Kind::Range, Cond::all(parts), decider, {}};
-      if (requirements.size() > 1) {
+      // Merged when nodes' requirements met here: two or more, or one and the user's declaration
+      // (a lone node's bound over the default range is that node's line, as before).
+      size_t from_nodes = 0;
+      for (const Requirement& q : requirements) from_nodes += !q.where.node.empty();
+      if (from_nodes >= 2 || (from_nodes == 1 && info.user_constraint && requirements.size() > 1)) {
         for (Requirement& q : requirements) g.merged.push_back({to_sources(q.cond), q.where});
       }
       set_.guards.push_back(std::move(g));

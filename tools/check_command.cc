@@ -165,7 +165,7 @@ int run_check(const Args& args) {
     doc["error"] =
         result.ok() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(result.error);
     if (env_options.log) doc["log"] = env.log();
-    std::cout << doc.dump(2) << "\n";
+    print_json(std::cout, doc);  // names are bytes: \xNN for one that is not UTF-8
   } else {
     for (size_t i = 0; i < shown; ++i) {
       const Value v = value_at(i);

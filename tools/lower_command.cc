@@ -324,7 +324,7 @@ int run_lower(const Args& raw) {
   }
   report_out << dumps.str();
   if (parsed.has("--json")) {
-    report_out << report_json(result).dump(2) << "\n";
+    print_json(report_out, report_json(result));
   } else {
     print_report(report_out, result);
   }

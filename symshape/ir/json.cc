@@ -1004,7 +1004,7 @@ class FastReader {
 };
 
 // The document path: every form and every message.
-Expected<Graph> read_through_document(std::string_view text) {
+Expected<Graph> read_through_document_unescaped(std::string_view text) {
   DocumentBuilder builder;
   Reader reader(0);
   builder.on_node = [&](Json& node, size_t index) {
@@ -1030,6 +1030,13 @@ Expected<Graph> read_through_document(std::string_view text) {
   } catch (const ReadError& e) {
     return Expected<Graph>::failure(e.message);
   }
+}
+
+// The text read may hold any bytes (nlohmann quotes the last ones read): the message is UTF-8.
+Expected<Graph> read_through_document(std::string_view text) {
+  Expected<Graph> g = read_through_document_unescaped(text);
+  if (!g) return Expected<Graph>::failure(detail::escape_invalid_utf8(g.error()));
+  return g;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1345,10 +1352,7 @@ Expected<Graph> read_graph_document(std::string_view text) { return read_through
 Expected<Graph> read_graph(std::string_view json_text) {
   try {
     if (std::optional<Graph> g = FastReader(json_text).read()) return std::move(*g);
-    Expected<Graph> g = read_through_document(json_text);
-    // The text read may hold any bytes (nlohmann quotes the last ones read): the message is UTF-8.
-    if (!g) return Expected<Graph>::failure(detail::escape_invalid_utf8(g.error()));
-    return g;
+    return read_through_document(json_text);
   } catch (const std::exception& e) {
     return Expected<Graph>::failure(std::string("internal error while reading the graph: ") +
                                     e.what());

@@ -165,9 +165,10 @@ const std::vector<CheckCase> kGraphCases = {
     graph_case("broadcast_two_dims", {"--log"}, 0, ""),
     // view(x[n, 6], [-1, 4]) needs 4 | 6*n: a guard (n is even at its hint 8) ...
     graph_case("reshape_divisible", {}, 0, ""),
-    // ... and a shape error at the odd hint 7.
+    // ... and a shape error at the odd hint 7, which says it was decided there.
     graph_case("reshape_indivisible", {}, 1,
-               "node view (aten.view.default): shape [-1, 4] is invalid for input of size 6*n"),
+               "node view (aten.view.default): shape [-1, 4] is invalid for input of size 6*n at "
+               "the example sizes n = 7 (the op needs n % 2 == 0)"),
     // Slice ends past a dim's end clamp to it: to a constant, to the dim, or to a min().
     graph_case("slice_clamp", {}, 0, ""),
     // With m at most 50, the end 100 is past every possible m: the min() disappears.
@@ -208,12 +209,13 @@ const std::vector<CheckCase> kGraphCases = {
                "its signature: aten.view(Tensor(a) self, SymInt[] size) -> Tensor(a)"),
     graph_case("negative_view_size", {}, 2,
                "node view (aten.view.default): invalid size -2 in [-2, -3]"),
-    // Bad input found by the reader or the verifier: nothing runs.
-    refused("negative_size", "node 'x': shape[1] is negative (-3)"),
+    // Bad input found by the reader or the verifier: nothing runs. Each names the file.
+    refused("negative_size", kGraphs + "negative_size.json: node 'x': shape[1] is negative (-3)"),
     refused("unknown_dtype", kGraphs + "unknown_dtype.json: node 'x': unknown dtype 'float33'"),
-    refused("dangling_reference", "node 'relu': arg 0 refers to 'nope', which is not defined"),
-    refused("forward_reference",
-            "node 'a': arg 1 refers to 'b' before it is defined (a cycle or wrong order)"),
+    refused("dangling_reference", kGraphs + "dangling_reference.json: node 'relu': arg 0 refers "
+                                            "to 'nope', which is not defined"),
+    refused("forward_reference", kGraphs + "forward_reference.json: node 'a': arg 1 refers to 'b' "
+                                           "before it is defined (a cycle or wrong order)"),
     refused("bad_json", kGraphs +
                             "bad_json.json: line 4, column 65: syntax error while parsing value - "
                             "unexpected ']'; expected '[', '{', or a literal"),
