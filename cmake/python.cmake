@@ -132,3 +132,24 @@ if(TARGET symshape_cli AND ONNX_FOUND AND TARGET onnx_proto AND NOT SYMSHAPE_SAN
     endforeach()
   endif()
 endif()
+
+# Random view chains against PyTorch (tests/python/test_view_chains.py): the CLI's values of
+# every view against PyTorch's. Needs a Python with torch, not the module; skips without torch
+# unless CI is set. Not in the sanitizer build (the C++ layout tests run there).
+if(TARGET symshape_cli AND NOT SYMSHAPE_SANITIZE)
+  if(DEFINED Python3_EXECUTABLE)
+    set(SYMSHAPE_CHAINS_PYTHON "${Python3_EXECUTABLE}")
+  elseif(EXISTS /usr/bin/python3)
+    set(SYMSHAPE_CHAINS_PYTHON /usr/bin/python3)
+  else()
+    find_program(SYMSHAPE_CHAINS_PYTHON python3)
+  endif()
+  if(SYMSHAPE_CHAINS_PYTHON)
+    add_test(NAME python_view_chains
+      COMMAND "${SYMSHAPE_CHAINS_PYTHON}" -m unittest -v test_view_chains
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+    set_tests_properties(python_view_chains PROPERTIES
+      LABELS python TIMEOUT 300
+      ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;SYMSHAPE_CLI=$<TARGET_FILE:symshape_cli>")
+  endif()
+endif()

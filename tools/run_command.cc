@@ -34,13 +34,15 @@ constexpr FlagSpec kRunFlags[] = {
     {"--save-nodes", "DIR",
      "write every node's tensor value to DIR/NODE.npy (as --save names; not --inputs' files)"},
     {"--json", "", "print one JSON document instead of text"},
+    {"--memory-budget", "BYTES",
+     "the bytes the run's tensors may hold at once (default 8 GiB; 8 per element)"},
 };
 
 void print_run_usage(std::ostream& os) {
   os << "usage: symshape run GRAPH.json [--size NAME=N,N,...]... [--dim NAME=N]... [--seed N]\n"
         "                  [--world-size W] [--random-dims] [--print-values]\n"
         "                  [--inputs DIR] [--save DIR] [--save-ranks DIR] [--save-nodes DIR]\n"
-        "                  [--json]\n\n"
+        "                  [--json] [--memory-budget BYTES]\n\n"
         "Runs the graph in the reference interpreter on small CPU tensors. Inputs not given\n"
         "sizes and dims not given values take the graph's hints (or 8, moved into the dim's\n"
         "range); inputs and constants without a value are generated from the seed. Prints the\n"
@@ -331,6 +333,10 @@ std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&)) 
   if (parsed.has("--world-size")) {
     options.world_size = static_cast<size_t>(
         parse_number(parsed.all("--world-size").back(), "--world-size", 1, 1024));
+  }
+  if (parsed.has("--memory-budget")) {
+    options.memory_budget =
+        parse_number(parsed.all("--memory-budget").back(), "--memory-budget", 1, INT64_MAX);
   }
   options.random_dims = parsed.has("--random-dims");
   plan.print_values = parsed.has("--print-values");

@@ -57,12 +57,39 @@ Scalar::Kind scalar_kind(DType d);
 // each part to float.
 Scalar cast(const Scalar& v, DType d);
 
-// Storage shared between a tensor and its views.
+// The bytes a run's storages may hold at once (RunOptions::memory_budget). run() installs one for
+// the thread it runs on; a storage is charged when allocated and credited when freed.
+struct MemoryBudget {
+  int64_t limit = 0;  // bytes
+  int64_t used = 0;   // bytes held now
+};
+
+// While alive, tensors allocated on this thread are charged to `budget` (scopes nest).
+class MemoryBudgetScope {
+ public:
+  explicit MemoryBudgetScope(std::shared_ptr<MemoryBudget> budget);
+  ~MemoryBudgetScope();
+  MemoryBudgetScope(const MemoryBudgetScope&) = delete;
+  MemoryBudgetScope& operator=(const MemoryBudgetScope&) = delete;
+
+ private:
+  std::shared_ptr<MemoryBudget> previous_;
+};
+
+// Storage shared between a tensor and its views. Elements are held as int64 (bool, integers),
+// double (floating dtypes) or complex<double>: 8 or 16 bytes each, whatever the dtype.
 struct Storage {
   std::vector<int64_t> ints;       // bool and integer dtypes
   std::vector<double> reals;       // floating dtypes
   std::vector<Complex> complexes;  // complex dtypes
   size_t size() const;
+
+  Storage() = default;
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+  ~Storage();
+  std::shared_ptr<MemoryBudget> charged;  // the budget its bytes count against, if any
+  int64_t bytes = 0;
 };
 
 // A dense strided tensor. Copying a Tensor shares its storage (like a PyTorch tensor handle);
@@ -70,7 +97,8 @@ struct Storage {
 class Tensor {
  public:
   Tensor() = default;
-  // A contiguous tensor of zeros. Throws Error for a negative size or more than kMaxElements.
+  // A contiguous tensor of zeros. Throws Error for a negative size, more than kMaxElements, or
+  // more bytes than the thread's memory budget (MemoryBudgetScope) has left.
   static Tensor zeros(DType dtype, std::vector<int64_t> sizes);
   // A 0-dim tensor holding v (cast to dtype).
   static Tensor scalar(DType dtype, const Scalar& v);
@@ -119,8 +147,12 @@ class Tensor {
   // "float32[2, 3]"
   std::string str() const;
 
-  // Refuses tensors larger than this (64 Mi elements): the interpreter is for small sizes.
-  static constexpr int64_t kMaxElements = int64_t{1} << 26;
+  // Refuses tensors larger than this (2^40 elements) whatever the memory budget: keeps size
+  // arithmetic (sizes times element bytes, strides times sizes) far from int64 overflow.
+  static constexpr int64_t kMaxElements = int64_t{1} << 40;
+  // The memory budget of a run unless RunOptions says otherwise, and of a single tensor made
+  // outside run(): 8 GiB (VGG-16's 138 M parameters take 1.1 GB as the interpreter holds them).
+  static constexpr int64_t kDefaultMemoryBudget = int64_t{8} << 30;
 
  private:
   int64_t storage_index(std::span<const int64_t> index) const;
@@ -295,6 +327,10 @@ struct RunOptions {
   // storage with the metadata's strides, and a view keeps its own (docs/interp.md, Layouts).
   // false: every result keeps the layout its kernel gave it.
   bool layouts = true;
+  // The bytes every storage of the run may hold at once (8 per element, 16 per complex one;
+  // values stay alive until the run ends). A tensor that would exceed it fails its node, with
+  // the bytes it needs and the budget.
+  int64_t memory_budget = Tensor::kDefaultMemoryBudget;
   // Run dropout as in eval mode (the identity) whatever its train flag: the model in inference.
   bool eval_mode = false;
   // The kernels to use; nullptr: KernelRegistry::instance().

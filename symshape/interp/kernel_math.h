@@ -120,15 +120,20 @@ inline std::string sizes_str(const std::vector<int64_t>& sizes) {
   return s + "]";
 }
 
+// The most elements (or steps) a kernel computes one by one: 2^28, above every weight and
+// product of the models the interpreter runs (VGG's 103 M-element classifier weight), far
+// below what would take hours; a result of empty operands too large to allocate fails fast.
+inline constexpr int64_t kMaxKernelElements = int64_t{1} << 28;
+
 inline int64_t checked_numel(const KernelContext& ctx, const std::vector<int64_t>& sizes,
                              const std::string& op) {
   for (int64_t s : sizes) {
     if (s < 0) ctx.fail(op + ": negative size in " + sizes_str(sizes));
   }
   const int64_t n = product(sizes);
-  if (n > Tensor::kMaxElements) {
+  if (n > kMaxKernelElements) {
     ctx.fail(op + ": a result of size " + sizes_str(sizes) + " has more than " +
-             std::to_string(Tensor::kMaxElements) + " elements, too many for the interpreter");
+             std::to_string(kMaxKernelElements) + " elements, too many for the interpreter");
   }
   return n;
 }

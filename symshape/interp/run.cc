@@ -850,6 +850,9 @@ class Runner {
 RunResult run(const Graph& graph, const RunOptions& options) {
   RunResult result;
   result.values.assign(graph.nodes.size(), RValue::none());
+  auto budget = std::make_shared<MemoryBudget>();
+  budget->limit = std::max<int64_t>(options.memory_budget, 0);
+  MemoryBudgetScope scope(budget);
   try {
     Runner(graph, options, result).run();
   } catch (const std::exception& e) {

@@ -130,6 +130,21 @@ Scalar cast(const Scalar& v, DType d) {
 
 size_t Storage::size() const { return ints.size() + reals.size() + complexes.size(); }
 
+namespace {
+thread_local std::shared_ptr<MemoryBudget> current_budget;
+}  // namespace
+
+MemoryBudgetScope::MemoryBudgetScope(std::shared_ptr<MemoryBudget> budget)
+    : previous_(std::move(current_budget)) {
+  current_budget = std::move(budget);
+}
+
+MemoryBudgetScope::~MemoryBudgetScope() { current_budget = std::move(previous_); }
+
+Storage::~Storage() {
+  if (charged) charged->used -= bytes;
+}
+
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
   std::vector<int64_t> strides(sizes.size(), 1);
   int64_t s = 1;
@@ -177,11 +192,29 @@ std::string sizes_str(const std::vector<int64_t>& sizes) {
 
 Tensor Tensor::zeros(DType dtype, std::vector<int64_t> sizes) {
   int64_t n = checked_numel(sizes);
+  // n <= 2^40, so the bytes fit in int64.
+  const int64_t element = scalar_kind(dtype) == Scalar::Kind::Complex ? 16 : 8;
+  const int64_t bytes = n * element;
+  const int64_t limit = current_budget ? current_budget->limit : kDefaultMemoryBudget;
+  const int64_t used = current_budget ? current_budget->used : 0;
+  if (bytes > limit - used) {
+    throw Error("a tensor " + std::string(to_string(dtype)) + sizes_str(sizes) +
+                " is too large for the interpreter: it needs " + std::to_string(bytes) +
+                " bytes (" + std::to_string(element) + " per element), more than the " +
+                std::to_string(limit - used) +
+                " bytes left of the interpreter's memory budget of " + std::to_string(limit) +
+                " bytes (RunOptions::memory_budget, --memory-budget)");
+  }
   Tensor t;
   t.dtype_ = dtype;
   t.strides_ = contiguous_strides(sizes);
   t.sizes_ = std::move(sizes);
   t.storage_ = std::make_shared<Storage>();
+  if (current_budget) {
+    t.storage_->charged = current_budget;
+    t.storage_->bytes = bytes;
+    current_budget->used += bytes;
+  }
   switch (scalar_kind(dtype)) {
     case Scalar::Kind::Bool:
     case Scalar::Kind::Int: t.storage_->ints.assign(static_cast<size_t>(n), 0); break;

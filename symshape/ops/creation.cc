@@ -48,6 +48,8 @@ DType scalar_dtype(const OpContext& ctx, std::string_view name) {
   return DType::Float32;
 }
 
+}  // namespace
+
 // Strides of a fresh tensor shaped like t under a memory_format argument: contiguous,
 // channels_last (rank 4) / channels_last_3d (rank 5), or preserve (the default): t's strides
 // when they are stored and none is a broadcast 0, else contiguous.
@@ -78,6 +80,8 @@ std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& 
   }
   return keep ? t.strides : TensorMeta::contiguous_strides(t.sizes);
 }
+
+namespace {
 
 // like(self, *, dtype=None, ..., memory_format=None): self's shape, self's dtype unless given.
 Value like(OpContext& ctx) {

@@ -219,12 +219,14 @@ void register_elementwise(OpRegistry& r) {
     return Value::of(contiguous(t.dtype, t.sizes));
   });
   // clone(self, memory_format=None): preserve (the default) lays the copy out as an elementwise
-  // op over self; contiguous_format is row-major.
+  // op over self; contiguous_format is row-major, channels_last(_3d) channels fastest.
   add("clone", [](OpContext& ctx) {
     const Arg* a = ctx.declares("memory_format") ? ctx.arg("memory_format") : nullptr;
     if (a && a->kind != Arg::Kind::None && a->text != "preserve_format") {
       TensorMeta t = ctx.tensor("self");
-      return Value::of(contiguous(t.dtype, t.sizes));
+      TensorMeta out = contiguous(t.dtype, t.sizes);
+      out.strides = memory_format_strides(ctx, t);
+      return Value::of(out);
     }
     return pointwise({"self"}, Out::Same)(ctx);
   });

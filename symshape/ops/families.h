@@ -27,6 +27,11 @@ void register_structured(OpRegistry& r);  // structured.cc: tril, diagonal, unfo
 
 // ---- shared helpers (common.cc) ----
 
+// Strides of a fresh tensor shaped like t under the call's memory_format argument: contiguous,
+// channels_last (rank 4) / channels_last_3d (rank 5), or preserve (the default): t's strides
+// when stored and none is a broadcast 0, else contiguous. (creation.cc)
+std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& t);
+
 // The broadcast of two shapes (PyTorch rules), deciding each `size == 1` and `a == b` through
 // the context; a mismatch fails naming both shapes and the dim.
 std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>& a,

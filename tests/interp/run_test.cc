@@ -407,6 +407,21 @@ TEST(RunErrors, BadGraphsAndHugeSizesAreErrorsNotCrashes) {
   EXPECT_NE(r.error.find("node z"), std::string::npos) << r.error;
 }
 
+TEST(RunErrors, TheMemoryBudgetNamesTheNodeTheBytesAndTheBudget) {
+  Graph g = parse(R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [1000, 100]},
+  {"name": "y", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "x"}, 2.0]},
+  {"name": "output", "op": "output", "args": [{"node": "y"}]})");
+  RunOptions o;
+  o.memory_budget = 1200000;  // x takes 800000 bytes; y does not fit beside it
+  RunResult r = run(g, o);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("node y"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("800000 bytes"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("budget of 1200000 bytes"), std::string::npos) << r.error;
+  o.memory_budget = 2000000;  // x and y, and the kernel's scalar operand
+  EXPECT_TRUE(run(g, o).ok);
+}
+
 // ---- collectives, simulated ----
 
 std::string collective_graph(const std::string& target, const std::string& args,
