@@ -189,7 +189,7 @@ class Functionalizer {
     for (Arg& a : args) swap(a);
     for (auto& [k, a] : kwargs) swap(a);
     ctx_.count("views regenerated");
-    return ctx_.create_call(pos_, n.target, args, kwargs, n.name);
+    return call(pos_, n.target, args, kwargs, n.name);
   }
 
   // ---- writes ----
@@ -230,7 +230,7 @@ class Functionalizer {
     std::vector<Arg> args;
     std::vector<std::pair<std::string, Arg>> kwargs;
     resolved_args(n, args, kwargs);
-    NodeId value = ctx_.create_call(id, functional, args, kwargs);
+    NodeId value = call(id, functional, args, kwargs);
     const TensorMeta& want = g_.value(resolve(target)).tensor;
     if (!g_.value(value).is_tensor())
       ctx_.fail(id, "functionalize: " + functional + " does not give a tensor");
@@ -245,7 +245,7 @@ class Functionalizer {
       Arg dt;
       dt.kind = Arg::Kind::DType;
       dt.dtype = want.dtype;
-      value = ctx_.create_call(id, "aten._to_copy.default", {ref(value)}, {{"dtype", dt}});
+      value = call(id, "aten._to_copy.default", {ref(value)}, {{"dtype", dt}});
     }
     value = laid_out_like(resolve(target), value);
     write_ = id;
@@ -256,6 +256,17 @@ class Functionalizer {
   }
 
   Arg ref(NodeId id) const { return Arg::node(g_.node(id).name); }
+
+  // A new node named after base (its op's name when empty): base itself when free, else base
+  // with a serial number, so that naming stays constant time however many nodes share a base
+  // (fresh_name tries base_1, base_2, ... in turn).
+  NodeId call(NodeId pos, std::string target, std::vector<Arg> args,
+              std::vector<std::pair<std::string, Arg>> kwargs = {}, std::string base = "") {
+    if (base.empty()) base = std::string(op_name(target));
+    if (g_.find(base) != kNoNode) base += "_" + std::to_string(++serial_);
+    return ctx_.create_call(pos, std::move(target), std::move(args), std::move(kwargs),
+                            std::move(base));
+  }
 
   // target now holds value: scatter it up the view chain onto the root.
   void assign(NodeId target, NodeId value) {
@@ -295,13 +306,13 @@ class Functionalizer {
   // graph made (a `view` of a tensor written through its transpose stays valid).
   NodeId laid_out_like(NodeId like, NodeId value) {
     if (ctx_.same_meta(g_.value(like).tensor, g_.value(value).tensor)) return value;
-    return ctx_.create_call(pos_, "aten.copy.default", {ref(like), ref(value)});
+    return call(pos_, "aten.copy.default", {ref(like), ref(value)});
   }
 
   // The elements of value in a new tensor laid out like `like`: the inverse of a permute or a
   // reshape is a view of src with its own strides, which the base's later views must not see.
   NodeId copied(NodeId like, NodeId value) {
-    return ctx_.create_call(pos_, "aten.copy.default", {ref(like), ref(value)});
+    return call(pos_, "aten.copy.default", {ref(like), ref(value)});
   }
 
   [[noreturn]] void cannot(NodeId view, const std::string& why) {
@@ -319,7 +330,7 @@ class Functionalizer {
     auto with = [&](std::string target, size_t from) {
       std::vector<Arg> args{ref(base), ref(src)};
       for (size_t i = from; i < n.args.size(); ++i) args.push_back(n.args[i]);
-      return ctx_.create_call(pos_, std::move(target), args, n.kwargs);
+      return call(pos_, std::move(target), args, n.kwargs);
     };
     if (op == "slice") return with("aten.slice_scatter.default", 1);
     if (op == "select") return with("aten.select_scatter.default", 1);
@@ -336,9 +347,9 @@ class Functionalizer {
       const auto start = constant(arg_at(n, 2, "start"));
       const auto length = constant(arg_at(n, 3, "length"));
       if (!start || !length) cannot(view, "a narrow with a start or length not constant");
-      return ctx_.create_call(pos_, "aten.slice_scatter.default",
-                              {ref(base), ref(src), *arg_at(n, 1, "dim"), Arg::of_int(Expr(*start)),
-                               Arg::of_int(Expr(*start + *length))});
+      return call(pos_, "aten.slice_scatter.default",
+                  {ref(base), ref(src), *arg_at(n, 1, "dim"), Arg::of_int(Expr(*start)),
+                   Arg::of_int(Expr(*start + *length))});
     }
     const bool same_sizes = [&] {
       if (in.dtype != out.dtype || in.rank() != out.rank()) return false;
@@ -367,7 +378,7 @@ class Functionalizer {
       const TensorMeta& input = g_.value(g_.referent(n.args[0])).tensor;
       if (may_copy && !ctx_.same_meta(input, TensorMeta{input.dtype, input.sizes, {}}))
         cannot(view, "which copies unless its input is contiguous, and that is not provable");
-      return copied(base, ctx_.create_call(pos_, "aten.reshape_as.default", {ref(src), ref(base)}));
+      return copied(base, call(pos_, "aten.reshape_as.default", {ref(src), ref(base)}));
     }
     if (op == "permute") {
       const Arg* dims = arg_at(n, 1, "dims");
@@ -383,19 +394,16 @@ class Functionalizer {
       }
       std::vector<Arg> items;
       for (int64_t k : inverse) items.push_back(Arg::of_int(Expr(k)));
-      return copied(base,
-                    ctx_.create_call(pos_, "aten.permute.default", {ref(src), Arg::list(items)}));
+      return copied(base, call(pos_, "aten.permute.default", {ref(src), Arg::list(items)}));
     }
     if (op == "transpose" || op == "swapaxes" || op == "swapdims") {
       std::vector<Arg> args{ref(src)};
       for (size_t i = 1; i < n.args.size(); ++i) args.push_back(n.args[i]);
-      return copied(base, ctx_.create_call(pos_, "aten.transpose.int", args, n.kwargs));
+      return copied(base, call(pos_, "aten.transpose.int", args, n.kwargs));
     }
-    if (op == "t") return copied(base, ctx_.create_call(pos_, "aten.t.default", {ref(src)}));
-    if (op == "view_as_real")
-      return ctx_.create_call(pos_, "aten.view_as_complex.default", {ref(src)});
-    if (op == "view_as_complex")
-      return ctx_.create_call(pos_, "aten.view_as_real.default", {ref(src)});
+    if (op == "t") return copied(base, call(pos_, "aten.t.default", {ref(src)}));
+    if (op == "view_as_real") return call(pos_, "aten.view_as_complex.default", {ref(src)});
+    if (op == "view_as_complex") return call(pos_, "aten.view_as_real.default", {ref(src)});
     cannot(view, "a view functionalize has no scatter for");
   }
 
@@ -414,8 +422,8 @@ class Functionalizer {
     }();
     ctx_.count("scatters");
     if (op == "unbind")
-      return ctx_.create_call(pos_, "aten.select_scatter.default",
-                              {ref(base), ref(src), dim_arg, Arg::of_int(Expr(*k))});
+      return call(pos_, "aten.select_scatter.default",
+                  {ref(base), ref(src), dim_arg, Arg::of_int(Expr(*k))});
     if (op != "split" && op != "split_with_sizes" && op != "chunk" && op != "tensor_split")
       cannot(list, "a list of views functionalize has no scatter for");
     auto d = constant(&dim_arg);
@@ -430,9 +438,9 @@ class Functionalizer {
     }
     const auto size = parts.items[static_cast<size_t>(*k)].tensor.sizes.at(dim).as_int64();
     if (!size) cannot(list, "a split into parts of symbolic size");
-    return ctx_.create_call(pos_, "aten.slice_scatter.default",
-                            {ref(base), ref(src), Arg::of_int(Expr(static_cast<int64_t>(dim))),
-                             Arg::of_int(Expr(start)), Arg::of_int(Expr(start + *size))});
+    return call(pos_, "aten.slice_scatter.default",
+                {ref(base), ref(src), Arg::of_int(Expr(static_cast<int64_t>(dim))),
+                 Arg::of_int(Expr(start)), Arg::of_int(Expr(start + *size))});
   }
 
   // The output reads the final values; written inputs and constants get them copied back.
@@ -462,6 +470,7 @@ class Functionalizer {
   std::unordered_map<NodeId, Cached> cache_;     // a view's value at a version of its root
   std::unordered_map<NodeId, bool> opaque_;
   std::vector<NodeId> writes_;
+  size_t serial_ = 0;
 };
 
 void functionalize(PassContext& ctx) { functionalize_graph(ctx); }

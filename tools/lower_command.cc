@@ -176,7 +176,8 @@ void print_report(std::ostream& os, const LowerResult& r) {
     total += p.seconds;
     os << std::left << std::setw(static_cast<int>(width)) << p.pass << "  ";
     if (!p.stats.changed()) {
-      os << "no change";
+      os << "no change";  // counters still say why (`kept gelu: ...`, ONNX ops left)
+      for (const auto& [name, n] : p.stats.counters) os << ", " << name << ": " << n;
     } else {
       os << p.nodes_before << " -> " << p.nodes_after << " nodes (" << p.stats.inserted
          << " inserted, " << p.stats.erased << " erased, " << p.stats.rewritten << " rewritten)";

@@ -232,3 +232,38 @@ TEST(LowerCli, DecompositionsKeepTheNumbersOfEveryBundledGraph) {
 
 }  // namespace
 }  // namespace symshape::cli_test
+
+namespace symshape::cli_test {
+namespace {
+
+// ONNX models go through lower and partition with the ONNX registry's shape rules; decompose
+// and complex-rewrite leave ONNX ops as they are and say so instead of failing on a missing rule.
+TEST(LowerCli, LowersAndPartitionsAnOnnxModel) {
+  const std::vector<std::string> dims = {"--dim", "height=16..256", "--dim", "width=16..256"};
+  CliResult read = run_in_root({"check", "examples/onnx/small_cnn.onnx", "--dim", "height=16..256",
+                                "--dim", "width=16..256"});
+  if (read.exit_code != 0 && read.err.find("built without ONNX support") != std::string::npos)
+    GTEST_SKIP() << read.err;
+  auto with_dims = [&](std::vector<std::string> args) {
+    args.insert(args.end(), dims.begin(), dims.end());
+    return args;
+  };
+  CliResult r = run_lower(with_dims({"examples/onnx/small_cnn.onnx"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 28 -> 28 nodes"), std::string::npos) << r.out;
+  CliResult d = run_lower(with_dims({"examples/onnx/small_cnn.onnx", "--passes", "decompose"}));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_NE(d.out.find("ONNX ops left as they are (the pass rewrites ATen ops): 15"),
+            std::string::npos)
+      << d.out;
+  const fs::path dir = fs::temp_directory_path() / ("onnx_parts_" + std::to_string(getpid()));
+  CliResult p =
+      run_in_root(with_dims({"partition", "examples/onnx/small_cnn.onnx", "--supported-ops",
+                             "onnx.Conv,onnx.Relu", "-o", dir.string()}));
+  ASSERT_EQ(p.exit_code, 0) << p.err;
+  EXPECT_NE(p.out.find("4 partitions (2 backend, 2 fallback)"), std::string::npos) << p.out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace symshape::cli_test

@@ -265,3 +265,24 @@ TEST(Functionalize, ThePassesThatNeedAFunctionalGraphRunItFirst) {
 
 }  // namespace
 }  // namespace symshape::pass_test
+
+namespace symshape::pass_test {
+namespace {
+
+// The traced ResNet-18 (make_fx keeps relu_ and add_): autocast and decompose run without
+// refusing a node, leave no write, keep the symbols and add no guard (numbers checked).
+TEST(Functionalize, TracedResNetThroughAutocastAndDecompose) {
+  const Graph input = with_small_dims(example("traced/resnet18.json"));
+  for (const char* pass : {"autocast", "decompose"}) {
+    SCOPED_TRACE(pass);
+    Lowered l = lower(input, {pass});
+    ASSERT_TRUE(l.result.ok) << l.result.error;
+    EXPECT_EQ(l.guards, l.input_guards);
+    EXPECT_EQ(l.counter("writes made functional"), 25u);
+    EXPECT_EQ(writes(l.result.graph), 0u);
+    EXPECT_EQ(placeholder_symbols(l.result.graph), placeholder_symbols(input));
+  }
+}
+
+}  // namespace
+}  // namespace symshape::pass_test
