@@ -28,7 +28,7 @@ constexpr FlagSpec kRunFlags[] = {
     {"--world-size", "W", "ranks to simulate (default: the collectives' group size, else 1)"},
     {"--random-dims", "", "choose dims not given at random in their ranges (else their hints)"},
     {"--print-values", "", "also print the values of outputs with at most 64 elements"},
-    {"--inputs", "DIR", "read input NAME from DIR/NAME.npy where that file exists"},
+    {"--inputs", "DIR", "read input or constant NAME from DIR/NAME.npy where that file exists"},
     {"--save", "DIR", "write each output tensor to DIR/NAME.npy (NAME: the output's node)"},
     {"--save-ranks", "DIR", "write every rank's output tensors to DIR/rank<R>/NAME.npy"},
     {"--save-nodes", "DIR",
@@ -222,8 +222,9 @@ std::string npy_path(const std::string& dir, const std::string& name) {
   return dir + "/" + name + ".npy";
 }
 
-// Inputs from DIR/NAME.npy, for every placeholder that has such a file; a file that names no
-// placeholder is an error (a typo would otherwise be silently generated over).
+// Inputs from DIR/NAME.npy, for every placeholder or constant (get_attr: a model's parameters
+// and buffers) that has such a file; a file that names neither is an error (a typo would
+// otherwise be silently generated over).
 void load_inputs(const Graph& graph, const std::string& dir, interp::RunOptions& options) {
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec))
@@ -232,9 +233,9 @@ void load_inputs(const Graph& graph, const std::string& dir, interp::RunOptions&
     if (entry.path().extension() != ".npy") continue;
     const std::string name = entry.path().stem().string();
     const Node* n = graph.find(name);
-    if (!n || n->op != NodeOp::Placeholder) {
+    if (!n || (n->op != NodeOp::Placeholder && n->op != NodeOp::GetAttr)) {
       throw UsageError("--inputs: " + quote(entry.path().string()) +
-                       " names no input of the graph");
+                       " names no input or constant of the graph");
     }
     interp::Tensor t = interp::read_npy(entry.path().string());
     if (n->dtype && t.dtype() != *n->dtype) t = t.to(*n->dtype);

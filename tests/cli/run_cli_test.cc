@@ -267,6 +267,45 @@ TEST(RunCli, SaveNodesWritesEveryNodesValue) {
   fs::remove_all(dir);
 }
 
+// A model's parameters are get_attr nodes (symshape.fx writes them so): --inputs gives their
+// values as it gives the placeholders'; a file naming neither is still an error.
+TEST(RunCli, InputsGiveConstantsTheirValues) {
+  TextGraphFile g("inputs_constants.json",
+                  R"({"name": "x", "op": "placeholder", "dtype": "float32", "shape": [2]},
+  {"name": "w", "op": "get_attr", "target": "fc.weight", "dtype": "float32", "shape": [2]},
+  {"name": "m", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "x"}, {"node": "w"}]},
+  {"name": "output", "op": "output", "args": [[{"node": "m"}]]})");
+  const fs::path in =
+      fs::temp_directory_path() / ("symshape_run_cli_consts_" + std::to_string(::getpid()));
+  fs::remove_all(in);
+  fs::create_directories(in);
+  interp::write_npy((in / "x.npy").string(), interp::Tensor::from(DType::Float32, {2},
+                                                                  {interp::Scalar::of_float(2.0),
+                                                                   interp::Scalar::of_float(3.0)}));
+  interp::write_npy(
+      (in / "w.npy").string(),
+      interp::Tensor::from(DType::Float32, {2},
+                           {interp::Scalar::of_float(5.0), interp::Scalar::of_float(-1.0)}));
+  const fs::path out = in.string() + "_out";
+  CliResult r = run_run({g.path(), "--inputs", in.string(), "--save", out.string()});
+  ASSERT_EQ(r.exit_code, 0) << result_text(r);
+  interp::Tensor m = interp::read_npy((out / "m.npy").string());
+  ASSERT_EQ(m.numel(), 2);
+  EXPECT_EQ(m.values()[0].as_double(), 10.0);
+  EXPECT_EQ(m.values()[1].as_double(), -3.0);
+  fs::remove_all(out);
+
+  interp::write_npy(
+      (in / "wx.npy").string(),
+      interp::Tensor::from(DType::Float32, {2},
+                           {interp::Scalar::of_float(1.0), interp::Scalar::of_float(1.0)}));
+  CliResult typo = run_run({g.path(), "--inputs", in.string()});
+  EXPECT_EQ(typo.exit_code, 2) << result_text(typo);
+  EXPECT_NE(typo.err.find("wx.npy' names no input or constant of the graph"), std::string::npos)
+      << typo.err;
+  fs::remove_all(in);
+}
+
 TEST(RunCli, Help) {
   CliResult r = run_run({"--help"});
   EXPECT_EQ(r.exit_code, 0);
