@@ -139,20 +139,20 @@ class _Plan:
 
     @staticmethod
     def _bound_state(conversion):
-        """{placeholder name: (attribute path, tensor)} of the conversion's parameters and
-        buffers (trace() passes them as the graph's first placeholders)."""
+        """{name: (attribute path, tensor)} of the conversion's parameters and buffers, by the
+        node name trace() gives them (the path with `.` as `_`; trace() writes them as get_attr
+        nodes of their paths, and a graph that takes them as placeholders names them so)."""
         if conversion is None or not getattr(conversion, "state", None):
             return {}
-        placeholders = [n.name for n in conversion.graph.nodes if n.op == "placeholder"]
-        paths = getattr(conversion, "state_names", None) or placeholders
+        paths = getattr(conversion, "state_names", None) or []
         buffers = getattr(conversion, "buffer_names", ())
         bound = {}
-        for name, path, t in zip(placeholders, paths, conversion.state):
+        for path, t in zip(paths, conversion.state):
             if path in buffers:
                 t = t.detach()
             elif not isinstance(t, torch.nn.Parameter):
                 t = torch.nn.Parameter(t, requires_grad=False)
-            bound[name] = (path, t)
+            bound[path.replace(".", "_")] = (path, t)
         return bound
 
     def fresh(self, base):
@@ -186,7 +186,11 @@ class _Plan:
         if value_node is not None and value_node.get("value") is not None:
             value = _real_tensor(value_node["value"], value_node["dtype"])
         elif self.conversion is not None:
-            value = _attr_path_value(self.conversion.gm, path)
+            # trace() writes the model's parameters and buffers as get_attrs of their paths;
+            # its GraphModule takes them as placeholders, so their values are the bound state's.
+            value = dict(self.bound.values()).get(path)
+            if value is None:
+                value = _attr_path_value(self.conversion.gm, path)
         if value is None:
             raise ConversionError(
                 f"node {n['name']}: no value for the constant {path}: give the Conversion the "
@@ -472,8 +476,9 @@ def lower(conversion, passes=None, pipeline=None, options=None, verify_torch=Fal
 def _inputs_of(conversion):
     """The conversion's input placeholders (not its bound parameters), as graph-format dicts,
     in order."""
-    nodes = [n for n in conversion.graph_dict["nodes"] if n["op"] == "placeholder"]
-    return nodes[len(getattr(conversion, "state", ()) or ()):]
+    bound = _Plan._bound_state(conversion)
+    return [n for n in conversion.graph_dict["nodes"]
+            if n["op"] == "placeholder" and n["name"] not in bound]
 
 
 def _run_dims(conversion):
