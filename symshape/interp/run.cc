@@ -314,11 +314,12 @@ class Runner {
   void bind_given() {
     for (const auto& [name, v] : options_.dims) bind(name, Int(v), "--dim " + name);
     for (const Node& n : graph_.nodes) {
-      if (n.op != NodeOp::Placeholder || !n.shape) continue;
+      const bool constant = n.op == NodeOp::GetAttr;  // a parameter given its value
+      if ((n.op != NodeOp::Placeholder && !constant) || !n.shape) continue;
       std::optional<std::vector<int64_t>> sizes;
       if (auto it = options_.inputs.find(n.name); it != options_.inputs.end()) {
         sizes = it->second.sizes();
-      } else if (auto it2 = options_.sizes.find(n.name); it2 != options_.sizes.end()) {
+      } else if (auto it2 = options_.sizes.find(n.name); !constant && it2 != options_.sizes.end()) {
         sizes = it2->second;
       }
       if (!sizes) continue;
@@ -336,8 +337,9 @@ class Runner {
     }
     for (const auto& [name, t] : options_.inputs) {
       const Node* n = graph_.find(name);
-      if (!n || n->op != NodeOp::Placeholder) {
-        throw Error("an input was given for '" + name + "', which is not a placeholder");
+      if (!n || (n->op != NodeOp::Placeholder && n->op != NodeOp::GetAttr)) {
+        throw Error("an input was given for '" + name +
+                    "', which is neither a placeholder nor a constant (get_attr)");
       }
     }
     for (const auto& [name, s] : options_.sizes) {
