@@ -250,9 +250,6 @@ EXPECTED_FAILURES = {
     # [1, 64, 49, 64]); the interpreter wrote it row-major and _reshape_alias_19 after a
     # transpose of it read other elements; with layouts' 7ca139b merged, as many nodes differ.
     "maxvit_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
-    # The classifier's weight (4096 x 25088, 103 M elements) exceeds the interpreter's 2^26
-    # element limit: issue 29's memory budget, the `layouts` branch.
-    "vgg11_bn": "interpreter tensor size limit (2^26 elements)",
 }
 
 
