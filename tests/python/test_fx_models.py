@@ -14,6 +14,8 @@ import subprocess
 import tempfile
 import unittest
 
+from optional_packages import require
+
 import symshape
 
 try:
@@ -27,12 +29,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 
 def setUpModule():
-    if IMPORT_ERROR is None:
-        return
-    if os.environ.get("CI"):
-        raise AssertionError(f"CI is set but torch / torchvision cannot be imported: {IMPORT_ERROR}")
-    raise unittest.SkipTest(f"torch / torchvision cannot be imported ({IMPORT_ERROR}); install "
-                            "python3-torch and python3-torchvision (CI=1 makes this a failure)")
+    require(IMPORT_ERROR, "torch / torchvision")
 
 
 TRACE_BATCH = 3

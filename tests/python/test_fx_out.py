@@ -13,6 +13,8 @@ import os
 import tempfile
 import unittest
 
+from optional_packages import require
+
 import symshape
 
 try:
@@ -28,12 +30,7 @@ except ImportError as e:  # pragma: no cover - depends on the machine
 
 
 def setUpModule():
-    if IMPORT_ERROR is None:
-        return
-    if os.environ.get("CI"):
-        raise AssertionError(f"CI is set but torch / torchvision cannot be imported: {IMPORT_ERROR}")
-    raise unittest.SkipTest(f"torch / torchvision cannot be imported ({IMPORT_ERROR}); install "
-                            "python3-torch and python3-torchvision (CI=1 makes this a failure)")
+    require(IMPORT_ERROR, "torch / torchvision")
 
 
 def functional_activations(model):

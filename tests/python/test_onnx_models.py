@@ -21,6 +21,8 @@ import sys
 import tempfile
 import unittest
 
+from optional_packages import require
+
 try:
     import onnx
     import torch  # noqa: F401
@@ -49,13 +51,7 @@ CLI = default_cli()
 
 
 def setUpModule():
-    if IMPORT_ERROR is not None:
-        if os.environ.get("CI"):
-            raise AssertionError(f"CI is set but onnx / torch / torchvision cannot be imported: "
-                                 f"{IMPORT_ERROR}")
-        raise unittest.SkipTest(f"onnx, torch or torchvision cannot be imported ({IMPORT_ERROR})")
-    if not os.path.exists(CLI):
-        raise unittest.SkipTest(f"no symshape CLI at {CLI} (set SYMSHAPE_CLI)")
+    require(IMPORT_ERROR, "onnx, torch or torchvision", cli=CLI)
 
 
 def run_cli(*args, stdin=None):

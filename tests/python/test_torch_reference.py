@@ -30,6 +30,8 @@ import tempfile
 import time
 import unittest
 
+from optional_packages import require
+
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,13 +63,7 @@ RTOL = 1e-4
 
 
 def setUpModule():
-    if IMPORT_ERROR is not None:
-        if os.environ.get("CI"):
-            raise AssertionError(f"CI is set but torch / torchvision cannot be imported: "
-                                 f"{IMPORT_ERROR}")
-        raise unittest.SkipTest(f"torch / torchvision cannot be imported ({IMPORT_ERROR})")
-    if not os.path.exists(CLI):
-        raise unittest.SkipTest(f"no symshape CLI at {CLI} (set SYMSHAPE_CLI)")
+    require(IMPORT_ERROR, "torch / torchvision", cli=CLI)
     # ctest runs two models at once on CI's two cores.
     torch.set_num_threads(1)
 
