@@ -61,15 +61,8 @@ void for_each_in_box(const std::vector<int64_t>& start, const std::vector<int64_
 
 // ---- convolution ----------------------------------------------------------------------------
 
-struct ConvArgs {
-  std::string op;
-  size_t n = 0;  // spatial dims
-  bool allow_unbatched = false;
-  bool transposed = false;
-  std::string padding_mode;  // "" (explicit), "same" or "valid"
-  std::vector<int64_t> stride, padding, dilation, output_padding;
-  int64_t groups = 1;
-};
+using ConvArgs = validate::ConvArgs<int64_t>;
+using validate::ConvOp;
 
 // The shape of one convolution: input [N, Cin, *in], weight [Cout, Cin/G, *kernel] (transposed:
 // [Cin, Cout/G, *kernel]), output [N, Cout, *out]; `pad` is the left padding of each dim.
@@ -216,26 +209,11 @@ RValue conv_forward(const KernelContext& ctx, const Tensor& input, const Tensor&
   return RValue::of(out);
 }
 
-// The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
-size_t spatial_rank(const KernelContext& ctx, const Tensor& weight, size_t fixed,
-                    const std::string& op) {
-  return validate::conv_weight(ctx, weight.sizes(), fixed, op);
-}
-
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
 // output_padding, groups, ...): always batched. The backward op has the same parameters (after
 // bias_sizes).
 ConvArgs convolution_args(const KernelContext& ctx, const Tensor& weight) {
-  ConvArgs p;
-  p.op = "convolution";
-  p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean("transposed", false);
-  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer("groups", 1);
-  return p;
+  return validate::conv_args(ctx, weight.sizes(), ConvOp::Convolution, 0);
 }
 
 RValue convolution(KernelContext& ctx) {
@@ -251,21 +229,7 @@ Kernel conv_nd(size_t n) {
   return [n](KernelContext& ctx) {
     Tensor input = ctx.tensor("input");
     Tensor weight = ctx.tensor("weight");
-    ConvArgs p;
-    p.op = "conv" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    const Arg* pad = ctx.arg("padding");
-    if (pad && pad->kind == Arg::Kind::String) {
-      validate::conv_padding_mode(ctx, pad->text, p.stride, p.op);
-      p.padding_mode = pad->text;
-      p.padding.assign(n, 0);
-    } else {
-      p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    }
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer("groups", 1);
+    const ConvArgs p = validate::conv_args(ctx, weight.sizes(), ConvOp::Conv, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -276,16 +240,7 @@ Kernel conv_transpose_nd(size_t n) {
   return [n](KernelContext& ctx) {
     Tensor input = ctx.tensor("input");
     Tensor weight = ctx.tensor("weight");
-    ConvArgs p;
-    p.op = "conv_transpose" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.transposed = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer("groups", 1);
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    const ConvArgs p = validate::conv_args(ctx, weight.sizes(), ConvOp::ConvTranspose, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }

@@ -22,15 +22,8 @@ std::vector<Expr> spatial_param(const OpContext& ctx, std::string_view name, siz
 
 // ---- convolution ----------------------------------------------------------------------------
 
-struct ConvParams {
-  std::string op;  // for messages
-  size_t n = 0;    // spatial dims
-  bool allow_unbatched = false;
-  bool transposed = false;
-  std::string padding_mode;  // "" (explicit), "same" or "valid"
-  std::vector<Expr> stride, padding, dilation, output_padding;
-  Expr groups = 1;
-};
+using ConvParams = validate::ConvArgs<Expr>;
+using validate::ConvOp;
 
 // The output of a convolution of input [N, C, *spatial] (or [C, *spatial] when unbatched) with
 // weight [out, C/groups, *kernel] (transposed: [C, out/groups, *kernel]).
@@ -78,38 +71,12 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
   return Value::of(contiguous(input.dtype, out));
 }
 
-// Explicit padding ints, or the strings "same" / "valid" (conv1d/2d/3d.padding).
-void read_padding(const OpContext& ctx, ConvParams& p) {
-  const Arg* a = ctx.arg("padding");
-  if (a && a->kind == Arg::Kind::String) {
-    validate::conv_padding_mode(ctx, a->text, p.stride, p.op);
-    p.padding_mode = a->text;
-    p.padding.assign(p.n, Expr(0));
-    return;
-  }
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-}
-
-// The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
-size_t spatial_rank(const OpContext& ctx, const TensorMeta& weight, size_t fixed,
-                    const std::string& op) {
-  return validate::conv_weight(ctx, weight.sizes, fixed, op);
-}
-
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
 // output_padding, groups, ...): always batched.
 Value convolution(OpContext& ctx) {
   TensorMeta input = ctx.tensor("input");
   TensorMeta weight = ctx.tensor("weight");
-  ConvParams p;
-  p.op = "convolution";
-  p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean("transposed", false);
-  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer("groups", Expr(1));
+  const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::Convolution, 0);
   return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
 }
 
@@ -118,14 +85,7 @@ ShapeRule conv_nd(size_t n) {
   return [n](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     TensorMeta weight = ctx.tensor("weight");
-    ConvParams p;
-    p.op = "conv" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    read_padding(ctx, p);
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer("groups", Expr(1));
+    const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::Conv, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -136,16 +96,7 @@ ShapeRule conv_transpose_nd(size_t n) {
   return [n](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     TensorMeta weight = ctx.tensor("weight");
-    ConvParams p;
-    p.op = "conv_transpose" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.transposed = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer("groups", Expr(1));
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::ConvTranspose, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }

@@ -95,6 +95,57 @@ void conv_padding_mode(const Ctx& ctx, const std::string& mode, const std::vecto
   }
 }
 
+// A convolution's parameters, read and checked (per spatial dim; groups > 0 and the rest by
+// conv_params when the convolution is checked).
+template <class Size>
+struct ConvArgs {
+  std::string op;  // for messages
+  size_t n = 0;    // spatial dims
+  bool allow_unbatched = false;
+  bool transposed = false;
+  std::string padding_mode;  // "" (explicit), "same" or "valid"
+  std::vector<Size> stride, padding, dilation, output_padding;
+  Size groups = Size(1);
+};
+
+// Which convolution op reads its parameters: convolution / _convolution (always batched, with
+// transposed and output_padding), convN_d (padding may be "same" / "valid", unbatched allowed),
+// conv_transposeN_d (output_padding, dilation last, unbatched allowed).
+enum class ConvOp { Convolution, Conv, ConvTranspose };
+
+// Reads a convolution's parameters for a weight of `weight` sizes (n: the op's fixed spatial
+// rank, 0 for convolution).
+template <class Ctx, class Size>
+ConvArgs<Size> conv_args(const Ctx& ctx, const std::vector<Size>& weight, ConvOp kind, size_t n) {
+  ConvArgs<Size> p;
+  p.op = kind == ConvOp::Convolution ? "convolution"
+         : kind == ConvOp::Conv      ? "conv" + std::to_string(n) + "d"
+                                     : "conv_transpose" + std::to_string(n) + "d";
+  p.n = conv_weight(ctx, weight, n, p.op);
+  p.allow_unbatched = kind != ConvOp::Convolution;
+  auto spatial = [&](std::string_view name, int64_t fallback) {
+    auto v = ctx.int_list(name, {Size(fallback)});
+    spatial_param(ctx, v, name, p.n, p.op);
+    return v;
+  };
+  p.stride = spatial("stride", 1);
+  const Arg* pad = kind == ConvOp::Conv ? ctx.arg("padding") : nullptr;
+  if (pad && pad->kind == Arg::Kind::String) {
+    conv_padding_mode(ctx, pad->text, p.stride, p.op);
+    p.padding_mode = pad->text;
+    p.padding.assign(p.n, Size(0));
+  } else {
+    p.padding = spatial("padding", 0);
+  }
+  if (kind != ConvOp::ConvTranspose) p.dilation = spatial("dilation", 1);
+  if (kind == ConvOp::Convolution) p.transposed = ctx.boolean("transposed", false);
+  if (kind == ConvOp::ConvTranspose) p.transposed = true;
+  if (kind != ConvOp::Conv) p.output_padding = spatial("output_padding", 0);
+  p.groups = ctx.integer("groups", Size(1));
+  if (kind == ConvOp::ConvTranspose) p.dilation = spatial("dilation", 1);
+  return p;
+}
+
 // stride > 0, padding >= 0, dilation > 0, groups > 0; transposed: output_padding >= 0 and
 // smaller than the stride or the dilation.
 template <class Ctx, class Size>
