@@ -413,15 +413,6 @@ void register_batch_norm(KernelRegistry& r) {
 
 // ---- layer norm and RMS norm ----------------------------------------------------------------
 
-// normalized_shape must be the input's trailing sizes (and each parameter's shape). Returns the
-// first normalized axis.
-size_t check_normalized_shape(
-    const KernelContext& ctx, const Tensor& input, const std::vector<int64_t>& normalized,
-    const std::vector<std::pair<std::string, std::optional<Tensor>>>& params,
-    const std::string& op) {
-  return validate::normalized_shape(ctx, input, normalized, params, op);
-}
-
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...): (output,
 // mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) {
@@ -433,7 +424,7 @@ std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) 
   if (is_complex(input.dtype())) ctx.bad_input(op + " does not support complex inputs");
   require_floating(ctx, input, op);
   const size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   const int64_t inner = product(normalized);
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   std::vector<int64_t> stat(input.sizes().begin(), input.sizes().begin() + axis);
@@ -477,7 +468,7 @@ std::pair<RValue, std::vector<double>> rms_normalize(KernelContext& ctx, const s
   std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
   std::optional<Tensor> weight = ctx.optional_tensor("weight");
   require_floating(ctx, input, op);
-  check_normalized_shape(ctx, input, normalized, {{"weight", weight}}, op);
+  validate::normalized_shape(ctx, input, normalized, {{"weight", weight}}, op);
   const double eps = ctx.real("eps", input.dtype() == DType::Float64
                                          ? std::numeric_limits<double>::epsilon()
                                          : double(std::numeric_limits<float>::epsilon()));
@@ -544,7 +535,7 @@ RValue layer_norm_backward(KernelContext& ctx) {
   const std::vector<bool> mask = math::output_mask(ctx, 3);
   require_floating(ctx, input, op);
   const size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   if (grad.sizes() != input.sizes()) {
     ctx.fail(op + ": grad_out " + sizes_str(grad.sizes()) + " must have the input's size " +
              sizes_str(input.sizes()));

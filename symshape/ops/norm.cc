@@ -147,15 +147,6 @@ void register_batch_norm(OpRegistry& r) {
 
 // ---- layer norm and RMS norm ----------------------------------------------------------------
 
-// normalized_shape must be the input's trailing sizes (and weight / bias's shape). Returns the
-// first normalized axis.
-size_t check_normalized_shape(
-    const OpContext& ctx, const TensorMeta& input, const std::vector<Expr>& normalized,
-    const std::vector<std::pair<std::string, std::optional<TensorMeta>>>& params,
-    const std::string& op) {
-  return validate::normalized_shape(ctx, input, normalized, params, op);
-}
-
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...):
 // (output, mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
@@ -165,7 +156,7 @@ std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
   std::optional<TensorMeta> bias = ctx.optional_tensor("bias");
   if (is_complex(input.dtype)) ctx.bad_input(op + " does not support complex inputs");
   size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
   stat.resize(input.rank(), Expr(1));
   const DType stats = input.dtype;
@@ -405,8 +396,8 @@ void register_norm(OpRegistry& r) {
   r.add("aten.rms_norm", [](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     std::vector<Expr> normalized = ctx.int_list("normalized_shape");
-    check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
-                           "rms_norm");
+    validate::normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
+                               "rms_norm");
     return Value::of(same_as(input));
   });
   // _fused_rms_norm (input, normalized_shape, weight, eps): (output, rstd), rstd shaped as
@@ -415,7 +406,7 @@ void register_norm(OpRegistry& r) {
     TensorMeta input = ctx.tensor("input");
     std::vector<Expr> normalized = ctx.int_list("normalized_shape");
     if (is_complex(input.dtype)) ctx.bad_input("_fused_rms_norm does not support complex inputs");
-    const size_t axis = check_normalized_shape(
+    const size_t axis = validate::normalized_shape(
         ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}}, "_fused_rms_norm");
     std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
     stat.resize(input.rank(), Expr(1));
