@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/common.h"
 
 namespace symshape::interp::kernels {
 
@@ -106,18 +107,7 @@ Tensor map2(const Tensor& a, const Tensor& b, DType compute, DType out,
 }
 
 std::vector<size_t> reduction_dims(const KernelContext& ctx, size_t rank) {
-  auto dims = ctx.optional_int_list("dim");
-  std::vector<size_t> out;
-  if (!dims || dims->empty()) {
-    for (size_t i = 0; i < rank; ++i) out.push_back(i);
-    return out;
-  }
-  for (int64_t d : *dims) out.push_back(ctx.normalize_dim(d, rank));
-  std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    ctx.bad_input("a dim appears more than once in the reduction's dim list");
-  }
-  return out;
+  return validate::reduction_dims(ctx, rank);
 }
 
 Tensor reduce(const Tensor& t, const std::vector<size_t>& dims, bool keepdim, DType out,
@@ -156,24 +146,8 @@ Tensor reduce(const Tensor& t, const std::vector<size_t>& dims, bool keepdim, DT
   return result;
 }
 
-namespace {
-bool can_cast(DType from, DType to) {
-  if (is_complex(from) && !is_complex(to)) return false;
-  if (is_floating(from) && (is_integral(to) || to == DType::Bool)) return false;
-  if (from != DType::Bool && to == DType::Bool) return false;
-  return true;
-}
-}  // namespace
-
 Tensor write_into(const KernelContext& ctx, Tensor self, const Tensor& result) {
-  if (self.sizes() != result.sizes()) {
-    ctx.fail("an in-place op cannot write a result of shape " + result.str() + " into self " +
-             self.str());
-  }
-  if (!can_cast(result.dtype(), self.dtype())) {
-    ctx.fail("result type " + std::string(to_string(result.dtype())) +
-             " can't be cast to the desired output type " + std::string(to_string(self.dtype())));
-  }
+  validate::in_place_result(ctx, self, result);
   self.copy_from(result);
   return self;
 }

@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/complex.h"
 
 namespace symshape::interp::kernels {
 
@@ -113,18 +114,7 @@ Kernel from_parts(const char* first, const char* second, bool polar) {
 
 // The FFT dims of a call (normalized, distinct, at least one) and its normalization mode.
 std::vector<size_t> fft_dims(const KernelContext& ctx, const Tensor& t, const std::string& op) {
-  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
-  std::vector<size_t> dims;
-  for (int64_t d : ctx.int_list("dim")) {
-    const size_t n = ctx.normalize_dim(d, t.rank());
-    if (std::find(dims.begin(), dims.end(), n) != dims.end())
-      ctx.bad_input(op + ": dim " + std::to_string(n) + " appears twice");
-    dims.push_back(n);
-  }
-  if (dims.empty()) ctx.bad_input(op + ": needs at least one dim");
-  const int64_t norm = ctx.integer("normalization");
-  if (norm < 0 || norm > 2) ctx.bad_input(op + ": normalization must be 0, 1 or 2");
-  return dims;
+  return validate::fft_dims(ctx, t.rank(), op);
 }
 
 // The scale of normalization mode norm for a transform of n points in all: 1, 1/sqrt(n), 1/n.

@@ -1,6 +1,7 @@
 // KernelContext: a node's arguments as run-time values, looked up as OpContext looks them up.
 #include "symshape/interp.h"
 #include "symshape/ops/schema_table.h"
+#include "symshape/ops/validate/arguments.h"
 
 namespace symshape::interp {
 
@@ -109,12 +110,7 @@ RValue KernelContext::value(std::string_view name) const {
 }
 
 Tensor KernelContext::tensor(std::string_view name) const {
-  RValue v = value(name);
-  if (v.kind != RValue::Kind::Tensor) {
-    bad_input(arg_label(bound_, name) + " must be a tensor, got " +
-              (v.kind == RValue::Kind::None ? std::string("nothing") : v.str()));
-  }
-  return v.tensor;
+  return validate::tensor_arg(*this, value(name), arg_label(bound_, name));
 }
 
 std::optional<Tensor> KernelContext::optional_tensor(std::string_view name) const {
@@ -123,17 +119,7 @@ std::optional<Tensor> KernelContext::optional_tensor(std::string_view name) cons
 }
 
 std::vector<Tensor> KernelContext::tensor_list(std::string_view name) const {
-  RValue v = value(name);
-  if (v.kind != RValue::Kind::List)
-    bad_input(arg_label(bound_, name) + " must be a list of tensors");
-  std::vector<Tensor> out;
-  for (const RValue& item : v.items) {
-    if (item.kind != RValue::Kind::Tensor) {
-      bad_input(arg_label(bound_, name) + " must be a list of tensors, got " + item.str());
-    }
-    out.push_back(item.tensor);
-  }
-  return out;
+  return validate::tensor_list_arg(*this, value(name), arg_label(bound_, name));
 }
 
 std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
@@ -156,10 +142,8 @@ std::vector<std::optional<Tensor>> KernelContext::optional_tensor_list(
 
 int64_t KernelContext::integer(std::string_view name) const {
   if (!has(name)) bad_input("missing " + arg_label(bound_, name));
-  RValue v = value(name);
-  auto e = as_integer(v);
-  if (!e) bad_input(arg_label(bound_, name) + " must be an int, got " + arg(name)->str());
-  return *e;
+  return validate::int_arg(*this, as_integer(value(name)), arg_label(bound_, name),
+                           arg(name)->str());
 }
 
 int64_t KernelContext::integer(std::string_view name, int64_t fallback) const {
@@ -173,24 +157,12 @@ std::optional<int64_t> KernelContext::optional_integer(std::string_view name) co
 
 std::optional<std::vector<int64_t>> KernelContext::optional_int_list(std::string_view name) const {
   if (!has(name)) return std::nullopt;
-  RValue v = value(name);
-  if (auto single = as_integer(v)) return std::vector<int64_t>{*single};
-  if (v.kind != RValue::Kind::List) {
-    bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
-  }
-  std::vector<int64_t> out;
-  for (const RValue& item : v.items) {
-    auto e = as_integer(item);
-    if (!e) bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
-    out.push_back(*e);
-  }
-  return out;
+  return validate::int_list_arg(*this, value(name), arg_label(bound_, name), arg(name)->str(),
+                                [](const RValue& v) { return as_integer(v); });
 }
 
 std::vector<int64_t> KernelContext::int_list(std::string_view name) const {
-  auto list = optional_int_list(name);
-  if (!list) bad_input("missing " + arg_label(bound_, name));
-  return *list;
+  return validate::required(*this, optional_int_list(name), arg_label(bound_, name));
 }
 
 std::vector<int64_t> KernelContext::int_list(std::string_view name,
@@ -221,17 +193,11 @@ bool KernelContext::boolean(std::string_view name, bool fallback) const {
 }
 
 std::string KernelContext::string(std::string_view name, const std::string& fallback) const {
-  const Arg* a = arg(name);
-  if (!a) return fallback;
-  if (a->kind != Arg::Kind::String) bad_input(arg_label(bound_, name) + " must be a string");
-  return a->text;
+  return validate::string_arg(*this, arg(name), arg_label(bound_, name), fallback);
 }
 
 std::optional<DType> KernelContext::dtype(std::string_view name) const {
-  const Arg* a = arg(name);
-  if (!a) return std::nullopt;
-  if (a->kind != Arg::Kind::DType) bad_input(arg_label(bound_, name) + " must be a dtype");
-  return a->dtype;
+  return validate::dtype_arg(*this, arg(name), arg_label(bound_, name));
 }
 
 std::optional<Scalar> KernelContext::optional_scalar(std::string_view name) const {
@@ -268,13 +234,7 @@ std::vector<RValue> KernelContext::group_values(std::string_view name) const {
 }
 
 size_t KernelContext::normalize_dim(int64_t dim, size_t rank) const {
-  const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
-  if (dim < -r || dim >= r) {
-    bad_input("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-              std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " +
-              std::to_string(r - 1) + "])");
-  }
-  return static_cast<size_t>(dim < 0 ? dim + r : dim);
+  return validate::dim_index(*this, dim, rank);
 }
 
 }  // namespace symshape::interp

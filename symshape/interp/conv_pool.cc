@@ -13,6 +13,7 @@
 
 #include "symshape/interp/kernel_math.h"
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/conv_pool.h"
 
 namespace symshape::interp::kernels {
 
@@ -30,19 +31,8 @@ using math::unflatten;
 std::vector<int64_t> spatial_param(const KernelContext& ctx, std::string_view name, size_t n,
                                    const std::vector<int64_t>& fallback, const std::string& op) {
   std::vector<int64_t> v = ctx.int_list(name, fallback);
-  if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) {
-    ctx.bad_input(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
-                  " ints, got " + sizes_str(v));
-  }
+  validate::spatial_param(ctx, v, name, n, op);
   return v;
-}
-
-void check_each(const KernelContext& ctx, const std::vector<int64_t>& v, bool strictly_positive,
-                const std::string& message) {
-  for (int64_t x : v) {
-    if (strictly_positive ? x <= 0 : x < 0) ctx.bad_input(message);
-  }
 }
 
 // Calls f(flat position in `sizes`) for every multi-index with start[d] <= index[d] < end[d],
@@ -71,15 +61,8 @@ void for_each_in_box(const std::vector<int64_t>& start, const std::vector<int64_
 
 // ---- convolution ----------------------------------------------------------------------------
 
-struct ConvArgs {
-  std::string op;
-  size_t n = 0;  // spatial dims
-  bool allow_unbatched = false;
-  bool transposed = false;
-  std::string padding_mode;  // "" (explicit), "same" or "valid"
-  std::vector<int64_t> stride, padding, dilation, output_padding;
-  int64_t groups = 1;
-};
+using ConvArgs = validate::ConvArgs<int64_t>;
+using validate::ConvOp;
 
 // The shape of one convolution: input [N, Cin, *in], weight [Cout, Cin/G, *kernel] (transposed:
 // [Cin, Cout/G, *kernel]), output [N, Cout, *out]; `pad` is the left padding of each dim.
@@ -142,61 +125,24 @@ void for_each_connection(const ConvGeometry& g, F&& f) {
 
 // Checks a convolution's arguments and computes its geometry; input must be batched here.
 ConvGeometry conv_geometry(const KernelContext& ctx, const std::vector<int64_t>& input,
-                           const std::vector<int64_t>& w, const ConvArgs& p) {
+                           const std::vector<int64_t>& original, const std::vector<int64_t>& w,
+                           const ConvArgs& p) {
   const size_t n = p.n;
-  check_each(ctx, p.stride, true,
-             p.op + ": non-positive stride is not supported, got " + sizes_str(p.stride));
-  check_each(ctx, p.padding, false,
-             p.op + ": negative padding is not supported, got " + sizes_str(p.padding));
-  check_each(ctx, p.dilation, true,
-             p.op + ": dilation should be greater than zero, got " + sizes_str(p.dilation));
-  if (p.groups <= 0) {
-    ctx.bad_input(p.op + ": non-positive groups is not supported, got " + std::to_string(p.groups));
-  }
-  if (p.transposed) {
-    check_each(
-        ctx, p.output_padding, false,
-        p.op + ": negative output_padding is not supported, got " + sizes_str(p.output_padding));
-    for (size_t i = 0; i < n; ++i) {
-      if (p.output_padding[i] >= p.stride[i] && p.output_padding[i] >= p.dilation[i]) {
-        ctx.bad_input(p.op +
-                      ": output padding must be smaller than either stride or dilation, got " +
-                      "output_padding " + sizes_str(p.output_padding) + ", stride " +
-                      sizes_str(p.stride) + " and dilation " + sizes_str(p.dilation));
-      }
-    }
-  }
-  const std::string groups = std::to_string(p.groups);
-  if (w[0] % p.groups != 0) {
-    ctx.fail(p.op + ": given groups=" + groups + ", expected weight to be divisible by " + groups +
-             " at dimension 0, but got weight of size " + sizes_str(w) + " instead");
-  }
+  validate::conv_params(ctx, p.stride, p.padding, p.dilation, p.groups, p.transposed,
+                        p.output_padding, p.op);
+  validate::conv_channels(ctx, input, original, w, p.groups, p.transposed, p.op);
   ConvGeometry g;
   g.batch = input[0];
   g.in_channels = input[1];
   g.groups = p.groups;
   g.transposed = p.transposed;
   Checked c;
-  if (!p.transposed) {
-    const int64_t expected = c.mul(w[1], p.groups);
-    if (c.overflow || input[1] != expected) {
-      ctx.fail(p.op + ": given groups=" + groups + ", weight of size " + sizes_str(w) +
-               ", expected input " + sizes_str(input) + " to have " + std::to_string(expected) +
-               " channels, but got " + std::to_string(input[1]) + " channels instead");
-    }
-    g.out_channels = w[0];
-  } else {
-    if (input[1] != w[0]) {
-      ctx.fail(p.op + ": given transposed=1, weight of size " + sizes_str(w) + ", expected input " +
-               sizes_str(input) + " to have " + std::to_string(w[0]) + " channels, but got " +
-               std::to_string(input[1]) + " channels instead");
-    }
-    g.out_channels = c.mul(w[1], p.groups);
-  }
+  g.out_channels = p.transposed ? c.mul(w[1], p.groups) : w[0];
   g.in.assign(input.begin() + 2, input.end());
   g.kernel.assign(w.begin() + 2, w.end());
   g.stride = p.stride;
   g.dilation = p.dilation;
+  std::vector<int64_t> padded, spans;
   for (size_t i = 0; i < n; ++i) {
     const int64_t span = c.add(c.mul(p.dilation[i], w[i + 2] - 1), 1);  // the dilated kernel
     if (p.padding_mode == "same") {
@@ -204,27 +150,19 @@ ConvGeometry conv_geometry(const KernelContext& ctx, const std::vector<int64_t>&
       g.pad.push_back((span - 1) / 2);
       g.out.push_back(g.in[i]);
     } else if (!p.transposed) {
-      const int64_t padded = c.add(g.in[i], c.mul(2, p.padding[i]));
-      if (!c.overflow && padded < span) {
-        ctx.fail(p.op + ": calculated padded input size per channel: " + std::to_string(padded) +
-                 " at spatial dim " + std::to_string(i) + ". Kernel size: " + std::to_string(span) +
-                 ". Kernel size can't be greater than actual input size");
-      }
+      padded.push_back(c.add(g.in[i], c.mul(2, p.padding[i])));
+      spans.push_back(span);
       g.pad.push_back(p.padding[i]);
-      g.out.push_back((padded - span) / p.stride[i] + 1);
+      g.out.push_back(c.overflow ? 0 : (padded.back() - span) / p.stride[i] + 1);
     } else {
-      const int64_t o = c.add(c.sub(c.mul(g.in[i] - 1, p.stride[i]), c.mul(2, p.padding[i])),
-                              c.add(span - 1, c.add(p.output_padding[i], 1)));
-      if (!c.overflow && o < 1) {
-        ctx.fail(p.op + ": given input size per channel: " + sizes_str(g.in) +
-                 ". Calculated output size per channel at spatial dim " + std::to_string(i) + ": " +
-                 std::to_string(o) + ". Output size is too small");
-      }
       g.pad.push_back(p.padding[i]);
-      g.out.push_back(o);
+      g.out.push_back(c.add(c.sub(c.mul(g.in[i] - 1, p.stride[i]), c.mul(2, p.padding[i])),
+                            c.add(span - 1, c.add(p.output_padding[i], 1))));
     }
   }
   if (c.overflow) ctx.fail(p.op + ": the output size overflows int64");
+  if (!padded.empty()) validate::conv_kernel_fits(ctx, padded, spans, p.op);
+  if (p.transposed) validate::conv_output_fits(ctx, g.in, g.out, p.op);
   const int64_t table = product({product(p.transposed ? g.in : g.out), product(g.kernel)});
   const int64_t work =
       product({table, g.batch, g.in_channels, g.groups == 0 ? 0 : g.out_channels / g.groups});
@@ -244,26 +182,11 @@ std::vector<int64_t> output_sizes(const ConvGeometry& g) {
 RValue conv_forward(const KernelContext& ctx, const Tensor& input, const Tensor& weight,
                     const std::optional<Tensor>& bias, const ConvArgs& p) {
   const size_t n = p.n;
-  const bool unbatched = p.allow_unbatched && input.rank() == n + 1;
-  if (input.rank() != n + 2 && !unbatched) {
-    ctx.fail(p.op + ": expected " +
-             (p.allow_unbatched ? std::to_string(n + 1) + "-D (unbatched) or " : "") +
-             std::to_string(n + 2) + "-D (batched) input for weight " + sizes_str(weight.sizes()) +
-             ", got input of size " + sizes_str(input.sizes()));
-  }
-  if (input.dtype() != weight.dtype() || (bias && bias->dtype() != input.dtype())) {
-    ctx.fail(p.op + ": input type (" + std::string(to_string(input.dtype())) +
-             ") and weight type (" + std::string(to_string(weight.dtype())) +
-             ") (and bias type) should be the same");
-  }
+  const bool unbatched = validate::conv_input(ctx, input, weight, bias, n, p.allow_unbatched, p.op);
   std::vector<int64_t> sizes = input.sizes();
   if (unbatched) sizes.insert(sizes.begin(), 1);
-  ConvGeometry g = conv_geometry(ctx, sizes, weight.sizes(), p);
-  if (bias && (bias->rank() != 1 || bias->size(0) != g.out_channels)) {
-    ctx.fail(p.op + ": given weight of size " + sizes_str(weight.sizes()) +
-             ", expected bias to be 1-dimensional with " + std::to_string(g.out_channels) +
-             " elements, but got bias of size " + sizes_str(bias->sizes()) + " instead");
-  }
+  ConvGeometry g = conv_geometry(ctx, sizes, input.sizes(), weight.sizes(), p);
+  if (bias) validate::conv_bias(ctx, bias->sizes(), weight.sizes(), g.out_channels, p.op);
   std::vector<int64_t> out_sizes = output_sizes(g);
   Tensor::zeros(input.dtype(), out_sizes);  // refuses an output too large before computing
   const int64_t per_channel = product(g.out);
@@ -286,34 +209,11 @@ RValue conv_forward(const KernelContext& ctx, const Tensor& input, const Tensor&
   return RValue::of(out);
 }
 
-// The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
-size_t spatial_rank(const KernelContext& ctx, const Tensor& weight, size_t fixed,
-                    const std::string& op) {
-  if (fixed != 0 && weight.rank() != fixed + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(fixed + 2) + "-D weight, got " +
-                  sizes_str(weight.sizes()));
-  }
-  if (weight.rank() < 3) {
-    ctx.bad_input(op + ": weight should have at least three dimensions, got " +
-                  sizes_str(weight.sizes()));
-  }
-  return weight.rank() - 2;
-}
-
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
 // output_padding, groups, ...): always batched. The backward op has the same parameters (after
 // bias_sizes).
 ConvArgs convolution_args(const KernelContext& ctx, const Tensor& weight) {
-  ConvArgs p;
-  p.op = "convolution";
-  p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean("transposed", false);
-  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer("groups", 1);
-  return p;
+  return validate::conv_args(ctx, weight.sizes(), ConvOp::Convolution, 0);
 }
 
 RValue convolution(KernelContext& ctx) {
@@ -329,29 +229,7 @@ Kernel conv_nd(size_t n) {
   return [n](KernelContext& ctx) {
     Tensor input = ctx.tensor("input");
     Tensor weight = ctx.tensor("weight");
-    ConvArgs p;
-    p.op = "conv" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    const Arg* pad = ctx.arg("padding");
-    if (pad && pad->kind == Arg::Kind::String) {
-      if (pad->text != "same" && pad->text != "valid") {
-        ctx.fail(p.op + ": invalid padding string '" + pad->text + "', expected 'same' or 'valid'");
-      }
-      p.padding_mode = pad->text;
-      p.padding.assign(n, 0);
-    } else {
-      p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    }
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer("groups", 1);
-    if (p.padding_mode == "same") {
-      for (int64_t s : p.stride) {
-        if (s != 1)
-          ctx.bad_input(p.op + ": padding='same' is not supported for strided convolutions");
-      }
-    }
+    const ConvArgs p = validate::conv_args(ctx, weight.sizes(), ConvOp::Conv, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -362,16 +240,7 @@ Kernel conv_transpose_nd(size_t n) {
   return [n](KernelContext& ctx) {
     Tensor input = ctx.tensor("input");
     Tensor weight = ctx.tensor("weight");
-    ConvArgs p;
-    p.op = "conv_transpose" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.transposed = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer("groups", 1);
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    const ConvArgs p = validate::conv_args(ctx, weight.sizes(), ConvOp::ConvTranspose, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -398,7 +267,7 @@ RValue convolution_backward(KernelContext& ctx) {
     ctx.fail(p.op + ": expected a " + std::to_string(p.n + 2) + "-D input for weight " +
              sizes_str(weight.sizes()) + ", got " + sizes_str(input.sizes()));
   }
-  ConvGeometry g = conv_geometry(ctx, input.sizes(), weight.sizes(), p);
+  ConvGeometry g = conv_geometry(ctx, input.sizes(), input.sizes(), weight.sizes(), p);
   if (grad.sizes() != output_sizes(g)) {
     ctx.fail(p.op + ": expected grad_output of size " + sizes_str(output_sizes(g)) + ", got " +
              sizes_str(grad.sizes()));
@@ -450,16 +319,7 @@ RValue convolution_backward(KernelContext& ctx) {
 // The input of a pool over the last n dims: [*leading, *spatial] with 1 or 2 leading dims.
 void require_pool_input(const KernelContext& ctx, const Tensor& t, size_t n,
                         const std::string& op) {
-  if (t.rank() != n + 1 && t.rank() != n + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(n + 1) + "-D (unbatched) or " +
-                  std::to_string(n + 2) + "-D (batched) input, got " + sizes_str(t.sizes()));
-  }
-  for (size_t d = t.rank() - n - 1; d < t.rank(); ++d) {
-    if (t.size(static_cast<int64_t>(d)) == 0) {
-      ctx.fail(op + ": expected an input with non-zero sizes except the batch dim, got " +
-               sizes_str(t.sizes()));
-    }
-  }
+  validate::pool_input(ctx, t.sizes(), n, op);
 }
 
 struct PoolKind {
@@ -509,21 +369,8 @@ PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>&
   if (!k.max) {
     g.count_include_pad = ctx.boolean("count_include_pad", true);
     if (ctx.declares("divisor_override")) g.divisor = ctx.optional_integer("divisor_override");
-    if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
   }
-  check_each(ctx, g.kernel, true,
-             k.op + ": kernel size should be greater than zero, got " + sizes_str(g.kernel));
-  check_each(ctx, g.stride, true,
-             k.op + ": stride should be greater than zero, got " + sizes_str(g.stride));
-  check_each(ctx, g.dilation, true,
-             k.op + ": dilation should be greater than zero, got " + sizes_str(g.dilation));
-  check_each(ctx, g.pad, false, k.op + ": pad must be non-negative, got " + sizes_str(g.pad));
-  for (size_t i = 0; i < n; ++i) {
-    if (g.pad[i] > g.kernel[i] / 2) {
-      ctx.bad_input(k.op + ": pad should be at most half of kernel size, got pad " +
-                    sizes_str(g.pad) + " and kernel size " + sizes_str(g.kernel));
-    }
-  }
+  validate::pool_params(ctx, g.kernel, g.stride, g.pad, g.dilation, g.divisor, k.op);
   g.leading.assign(sizes.begin(), sizes.end() - static_cast<std::ptrdiff_t>(n));
   g.in.assign(sizes.end() - static_cast<std::ptrdiff_t>(n), sizes.end());
   Checked c;
@@ -532,12 +379,7 @@ PoolGeometry pool_geometry(const KernelContext& ctx, const std::vector<int64_t>&
                                      g.ceil_mode));
   }
   if (c.overflow) ctx.fail(k.op + ": the output size overflows int64");
-  for (int64_t o : g.out) {
-    if (o < 1) {
-      ctx.fail(k.op + ": given input size " + sizes_str(sizes) + ", the calculated output size " +
-               sizes_str(g.out) + " is too small");
-    }
-  }
+  validate::pool_output(ctx, sizes, g.out, k.op);
   return g;
 }
 
@@ -714,14 +556,7 @@ int64_t adaptive_end(int64_t o, int64_t out, int64_t in) { return ((o + 1) * in 
 std::vector<int64_t> adaptive_output(const KernelContext& ctx, const Tensor& t, size_t n,
                                      const std::string& op) {
   std::vector<int64_t> size = ctx.int_list("output_size");
-  if (size.size() != n) {
-    ctx.bad_input(op + ": output_size must have " + std::to_string(n) + " elements, got " +
-                  sizes_str(size));
-  }
-  require_pool_input(ctx, t, n, op);
-  check_each(
-      ctx, size, false,
-      op + ": elements of output_size must be greater than or equal to 0, got " + sizes_str(size));
+  validate::adaptive_output(ctx, t.sizes(), size, n, op);
   return size;
 }
 
@@ -799,11 +634,7 @@ int64_t trailing_product(const std::vector<int64_t>& sizes, size_t n) {
 // grad_input[plane, indices[plane, o]] += grad_output[plane, o].
 RValue scatter_by_indices(const KernelContext& ctx, const Tensor& grad, const Tensor& self,
                           const Tensor& indices, size_t n, const std::string& op) {
-  require_grad_like(ctx, grad, self, n, op);
-  if (indices.sizes() != grad.sizes() || math::category(indices.dtype()) != math::Category::Int) {
-    ctx.fail(op + ": expected integer indices of grad_output's size " + sizes_str(grad.sizes()) +
-             ", got " + indices.str());
-  }
+  validate::pool_grad_by_indices(ctx, grad, self, indices, n, op);
   const int64_t in_size = trailing_product(self.sizes(), n);
   const int64_t out_size = trailing_product(grad.sizes(), n);
   const int64_t count = grad.numel();
@@ -842,9 +673,9 @@ RValue avg_pool_backward(KernelContext& ctx, const PoolKind& k) {
     if (ctx.declares("divisor_override")) g.divisor = ctx.optional_integer("divisor_override");
     if (g.divisor && *g.divisor == 0) ctx.bad_input(k.op + ": divisor must be not zero");
     g.dilation.assign(k.n, 1);
-    check_each(ctx, g.kernel, true, k.op + ": kernel size should be greater than zero");
-    check_each(ctx, g.stride, true, k.op + ": stride should be greater than zero");
-    check_each(ctx, g.pad, false, k.op + ": pad must be non-negative");
+    validate::each_bound(ctx, g.kernel, true, k.op + ": kernel size should be greater than zero");
+    validate::each_bound(ctx, g.stride, true, k.op + ": stride should be greater than zero");
+    validate::each_bound(ctx, g.pad, false, k.op + ": pad must be non-negative");
     const std::vector<int64_t>& s = self.sizes();
     g.leading.assign(s.begin(), s.end() - static_cast<std::ptrdiff_t>(k.n));
     g.in.assign(s.end() - static_cast<std::ptrdiff_t>(k.n), s.end());

@@ -12,6 +12,7 @@
 
 #include "symshape/interp/kernel_math.h"
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/linalg.h"
 
 namespace symshape::interp::kernels {
 
@@ -312,66 +313,20 @@ RValue linear(KernelContext& ctx) {
 
 // ---- einsum ---------------------------------------------------------------------------------
 
-constexpr char kEllipsis = '.';
-
-struct Subscripts {
-  std::vector<char> labels;  // kEllipsis marks where the ellipsis stands
-  bool has_ellipsis = false;
-  size_t letter_count() const { return labels.size() - (has_ellipsis ? 1 : 0); }
-};
-
-bool is_label(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-Subscripts parse_subscripts(const KernelContext& ctx, const std::string& text,
-                            const std::string& where) {
-  Subscripts s;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == ' ') continue;
-    if (c == '.') {
-      if (s.has_ellipsis) ctx.bad_input("einsum(): more than one ellipsis for " + where);
-      if (text.compare(i, 3, "...") != 0) {
-        ctx.bad_input("einsum(): found '.' for " + where + " that is not part of an ellipsis");
-      }
-      s.labels.push_back(kEllipsis);
-      s.has_ellipsis = true;
-      i += 2;
-      continue;
-    }
-    if (!is_label(c)) {
-      ctx.fail(std::string("einsum(): invalid subscript '") + c + "' for " + where +
-               ": subscripts must be in [a-zA-Z]");
-    }
-    s.labels.push_back(c);
-  }
-  return s;
-}
+using validate::kEllipsis;
+using validate::Subscripts;
 
 // Subscript ids: a letter is its char code (< 128); the ellipsis's j-th dim (right-aligned
 // over every operand's ellipsis) is 128 + j.
 constexpr int kEllipsisId = 128;
 
 RValue einsum(KernelContext& ctx) {
-  if (!ctx.has("equation")) ctx.bad_input("missing argument 'equation'");
-  const std::string equation = ctx.string("equation", "");
   std::vector<Tensor> ops = ctx.tensor_list("tensors");
-  if (ops.empty()) ctx.bad_input("einsum(): must provide at least one operand");
-
-  const size_t arrow = equation.find("->");
-  const std::string lhs = equation.substr(0, arrow);
-  std::vector<Subscripts> terms;
-  size_t start = 0;
-  for (size_t i = 0; i <= lhs.size(); ++i) {
-    if (i == lhs.size() || lhs[i] == ',') {
-      terms.push_back(parse_subscripts(ctx, lhs.substr(start, i - start),
-                                       "operand " + std::to_string(terms.size())));
-      start = i + 1;
-    }
-  }
-  if (terms.size() != ops.size()) {
-    ctx.bad_input("einsum(): the equation '" + equation + "' has " + std::to_string(terms.size()) +
-                  " operands but " + std::to_string(ops.size()) + " tensors were given");
-  }
+  std::vector<size_t> ranks;
+  for (const Tensor& t : ops) ranks.push_back(t.rank());
+  const validate::Equation eq = validate::einsum_equation(ctx, ranks);
+  const std::string& equation = eq.text;
+  const std::vector<Subscripts>& terms = eq.terms;
 
   // The ellipsis covers as many dims as the widest operand's.
   size_t ellipsis_rank = 0;
@@ -379,11 +334,6 @@ RValue einsum(KernelContext& ctx) {
   for (size_t o = 0; o < ops.size(); ++o) {
     const size_t letters = terms[o].letter_count();
     const size_t rank = ops[o].rank();
-    if (terms[o].has_ellipsis ? letters > rank : letters != rank) {
-      ctx.bad_input("einsum(): the number of subscripts in the equation (" +
-                    std::to_string(letters) + ") does not match the number of dimensions (" +
-                    std::to_string(rank) + ") for operand " + std::to_string(o));
-    }
     if (terms[o].has_ellipsis) ellipsis_rank = std::max(ellipsis_rank, rank - letters);
     dtype = promote_types(dtype, ops[o].dtype());
   }
@@ -439,28 +389,17 @@ RValue einsum(KernelContext& ctx) {
       if (size_of.count(id)) out_ids.push_back(id);
     }
   };
-  if (arrow == std::string::npos) {
+  if (!eq.output) {
     add_ellipsis();
     for (const auto& [label, n] : count) {
       if (n == 1) out_ids.push_back(label);
     }
   } else {
-    Subscripts rhs = parse_subscripts(ctx, equation.substr(arrow + 2), "the output");
-    std::map<int, bool> used;
-    for (char label : rhs.labels) {
+    for (char label : eq.output->labels) {
       if (label == kEllipsis) {
         add_ellipsis();
         continue;
       }
-      if (!count.count(label)) {
-        ctx.fail(std::string("einsum(): output subscript ") + label +
-                 " does not appear in the equation for any input operand");
-      }
-      if (used[label]) {
-        ctx.fail(std::string("einsum(): output subscript ") + label +
-                 " appears more than once in the output");
-      }
-      used[label] = true;
       out_ids.push_back(label);
     }
   }

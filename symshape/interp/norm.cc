@@ -14,6 +14,7 @@
 
 #include "symshape/interp/kernel_math.h"
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/norm.h"
 
 namespace symshape::interp::kernels {
 
@@ -40,10 +41,7 @@ void require_floating(const KernelContext& ctx, const Tensor& t, const std::stri
 std::vector<double> per_channel(const KernelContext& ctx, const std::optional<Tensor>& t,
                                 int64_t channels, double fallback, const std::string& what) {
   if (!t) return std::vector<double>(static_cast<size_t>(channels), fallback);
-  if (t->numel() != channels) {
-    ctx.fail(what + " should contain " + std::to_string(channels) +
-             " elements, got a tensor of shape " + sizes_str(t->sizes()));
-  }
+  validate::per_channel(ctx, t, what, channels);
   return load<double>(*t);
 }
 
@@ -85,18 +83,13 @@ struct BatchNormResult {
 BatchNormResult batch_norm(const KernelContext& ctx, const BatchNormArgs& a,
                            const std::string& op) {
   const Tensor& x = a.input;
-  if (x.rank() < 2) {
-    ctx.bad_input(op + ": expected an input with at least 2 dims [N, C, ...], got " +
-                  sizes_str(x.sizes()));
-  }
+  validate::batch_norm_args(ctx, x, a.weight, a.bias, a.running_mean, a.running_var, a.training,
+                            op);
   require_floating(ctx, x, op);
   const int64_t n = x.size(0), channels = x.size(1);
   const int64_t spatial = channels == 0 || n == 0 ? 0 : x.numel() / (n * channels);
   const std::vector<double> w = per_channel(ctx, a.weight, channels, 1.0, "weight");
   const std::vector<double> b = per_channel(ctx, a.bias, channels, 0.0, "bias");
-  if (!a.training && (!a.running_mean || !a.running_var)) {
-    ctx.bad_input(op + ": running_mean and running_var must be defined in evaluation mode");
-  }
   std::vector<double> rm, rv;
   if (a.running_mean) rm = per_channel(ctx, a.running_mean, channels, 0.0, "running_mean");
   if (a.running_var) rv = per_channel(ctx, a.running_var, channels, 1.0, "running_var");
@@ -420,33 +413,6 @@ void register_batch_norm(KernelRegistry& r) {
 
 // ---- layer norm and RMS norm ----------------------------------------------------------------
 
-// normalized_shape must be the input's trailing sizes (and each parameter's shape). Returns the
-// first normalized axis.
-size_t check_normalized_shape(
-    const KernelContext& ctx, const Tensor& input, const std::vector<int64_t>& normalized,
-    const std::vector<std::pair<std::string, std::optional<Tensor>>>& params,
-    const std::string& op) {
-  if (normalized.empty()) {
-    ctx.bad_input(op + ": expected normalized_shape to be at least 1-dimensional, got []");
-  }
-  const size_t rank = input.rank();
-  if (rank < normalized.size() ||
-      !std::equal(normalized.begin(), normalized.end(),
-                  input.sizes().end() - static_cast<std::ptrdiff_t>(normalized.size()))) {
-    ctx.fail(op + ": given normalized_shape=" + sizes_str(normalized) +
-             ", expected input with shape [*, " + sizes_str(normalized).substr(1) +
-             ", but got input of size " + sizes_str(input.sizes()));
-  }
-  for (const auto& [what, t] : params) {
-    if (t && t->sizes() != normalized) {
-      ctx.fail(op + ": expected " + what + " to be of same shape as normalized_shape, but got " +
-               what + " of shape " + sizes_str(t->sizes()) +
-               " and normalized_shape = " + sizes_str(normalized));
-    }
-  }
-  return rank - normalized.size();
-}
-
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...): (output,
 // mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) {
@@ -458,7 +424,7 @@ std::vector<RValue> layer_norm(const KernelContext& ctx, const std::string& op) 
   if (is_complex(input.dtype())) ctx.bad_input(op + " does not support complex inputs");
   require_floating(ctx, input, op);
   const size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   const int64_t inner = product(normalized);
   const int64_t rows = inner == 0 ? 0 : input.numel() / inner;
   std::vector<int64_t> stat(input.sizes().begin(), input.sizes().begin() + axis);
@@ -502,7 +468,7 @@ std::pair<RValue, std::vector<double>> rms_normalize(KernelContext& ctx, const s
   std::vector<int64_t> normalized = ctx.int_list("normalized_shape");
   std::optional<Tensor> weight = ctx.optional_tensor("weight");
   require_floating(ctx, input, op);
-  check_normalized_shape(ctx, input, normalized, {{"weight", weight}}, op);
+  validate::normalized_shape(ctx, input, normalized, {{"weight", weight}}, op);
   const double eps = ctx.real("eps", input.dtype() == DType::Float64
                                          ? std::numeric_limits<double>::epsilon()
                                          : double(std::numeric_limits<float>::epsilon()));
@@ -569,7 +535,7 @@ RValue layer_norm_backward(KernelContext& ctx) {
   const std::vector<bool> mask = math::output_mask(ctx, 3);
   require_floating(ctx, input, op);
   const size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   if (grad.sizes() != input.sizes()) {
     ctx.fail(op + ": grad_out " + sizes_str(grad.sizes()) + " must have the input's size " +
              sizes_str(input.sizes()));
@@ -611,27 +577,12 @@ struct GroupNormShape {
   int64_t n = 0, channels = 0, hxw = 0, groups = 1;
 };
 
-void check_group_norm(const KernelContext& ctx, const GroupNormShape& s,
+void check_group_norm(const KernelContext& ctx, const Tensor& input, const GroupNormShape& s,
                       const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
                       const std::string& op) {
-  if (s.groups <= 0) {
-    ctx.bad_input(op + ": num_groups must be positive, got " + std::to_string(s.groups));
-  }
+  validate::group_norm_args(ctx, input, s.channels, s.groups, weight, bias, op);
   if (s.channels < 0) ctx.fail(op + ": negative number of channels " + std::to_string(s.channels));
   math::checked_numel(ctx, {s.n, s.groups}, op);  // the statistics' [N, group]
-  if (s.channels % s.groups != 0) {
-    ctx.fail(op + ": expected number of channels in input (" + std::to_string(s.channels) +
-             ") to be divisible by num_groups (" + std::to_string(s.groups) + ")");
-  }
-  for (const auto& [what, t] :
-       {std::pair{std::string("weight"), weight}, std::pair{std::string("bias"), bias}}) {
-    if (t && (t->rank() != 1 || t->size(0) != s.channels)) {
-      ctx.fail(op + ": expected " + what +
-               " to be a vector of size equal to the number of channels in input (" +
-               std::to_string(s.channels) + "), but got " + what + " of shape " +
-               sizes_str(t->sizes()));
-    }
-  }
 }
 
 // Group norm of input viewed as [N, C, HxW]: (output, mean [N, G], rstd [N, G]).
@@ -678,7 +629,7 @@ RValue native_group_norm(KernelContext& ctx) {
   GroupNormShape s{ctx.integer("N"), ctx.integer("C"), ctx.integer("HxW"), ctx.integer("group")};
   const double eps = ctx.real("eps", 1e-5);
   require_floating(ctx, input, op);
-  check_group_norm(ctx, s, weight, bias, op);
+  check_group_norm(ctx, input, s, weight, bias, op);
   math::Checked c;
   const int64_t total = c.mul(c.mul(s.n, s.channels), s.hxw);
   if (s.n < 0 || s.hxw < 0 || c.overflow || input.numel() != total) {
@@ -693,16 +644,13 @@ RValue native_group_norm(KernelContext& ctx) {
 RValue group_norm(KernelContext& ctx) {
   const std::string op = "group_norm";
   Tensor input = ctx.tensor("input");
-  if (input.rank() < 2) {
-    ctx.bad_input(op + ": expected at least 2 dimensions for input tensor, got " +
-                  sizes_str(input.sizes()));
-  }
+  validate::group_norm_input(ctx, input.sizes());
   require_floating(ctx, input, op);
   std::optional<Tensor> weight = ctx.optional_tensor("weight");
   std::optional<Tensor> bias = ctx.optional_tensor("bias");
   GroupNormShape s{input.size(0), input.size(1), 0, ctx.integer("num_groups")};
   s.hxw = s.n * s.channels == 0 ? 0 : input.numel() / (s.n * s.channels);
-  check_group_norm(ctx, s, weight, bias, op);
+  check_group_norm(ctx, input, s, weight, bias, op);
   return group_norm_run(input, s, weight, bias, ctx.real("eps", 1e-5))[0];
 }
 
@@ -718,7 +666,7 @@ RValue group_norm_backward(KernelContext& ctx) {
   GroupNormShape s{ctx.integer("N"), ctx.integer("C"), ctx.integer("HxW"), ctx.integer("group")};
   const std::vector<bool> mask = math::output_mask(ctx, 3);
   require_floating(ctx, input, op);
-  check_group_norm(ctx, s, weight, std::nullopt, op);
+  check_group_norm(ctx, input, s, weight, std::nullopt, op);
   math::Checked c;
   const int64_t total = c.mul(c.mul(s.n, s.channels), s.hxw);
   if (s.n < 0 || s.hxw < 0 || c.overflow || input.numel() != total ||
@@ -838,25 +786,8 @@ std::vector<double> attention_bias(const KernelContext& ctx, const Tensor& mask,
 
 void check_qkv(const KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
                size_t min_rank, const std::string& op) {
-  for (const Tensor* t : {&q, &k, &v}) {
-    if (t->rank() < min_rank) {
-      ctx.bad_input(op + ": expected query, key and value to be at least " +
-                    std::to_string(min_rank) + "-D, got " + sizes_str(q.sizes()) + ", " +
-                    sizes_str(k.sizes()) + " and " + sizes_str(v.sizes()));
-    }
-  }
-  if (q.dtype() != k.dtype() || q.dtype() != v.dtype()) {
-    ctx.bad_input(op + ": expected query, key and value to have the same dtype");
-  }
   require_floating(ctx, q, op);
-  if (q.size(-1) != k.size(-1)) {
-    ctx.fail(op + ": query " + sizes_str(q.sizes()) + " and key " + sizes_str(k.sizes()) +
-             " must have the same head dim");
-  }
-  if (k.size(-2) != v.size(-2)) {
-    ctx.fail(op + ": key " + sizes_str(k.sizes()) + " and value " + sizes_str(v.sizes()) +
-             " must have the same sequence length");
-  }
+  validate::attention_inputs(ctx, q, k, v, min_rank, op);
 }
 
 // t [..., H, S, E] with its heads repeated (repeat_interleave) to `heads`.
@@ -947,20 +878,8 @@ RValue sdpa(KernelContext& ctx) {
 // The fused kernels' inputs: [B, H, L, E] query, key and value agreeing in B and H.
 void check_fused(const KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
                  const std::string& op) {
-  for (const Tensor* t : {&q, &k, &v}) {
-    if (t->rank() != 4) {
-      ctx.bad_input(op + ": expected 4-D query, key and value [batch, heads, seq, head_dim], got " +
-                    sizes_str(q.sizes()) + ", " + sizes_str(k.sizes()) + " and " +
-                    sizes_str(v.sizes()));
-    }
-  }
-  check_qkv(ctx, q, k, v, 4, op);
-  for (int64_t d = 0; d < 2; ++d) {
-    if (k.size(d) != q.size(d) || v.size(d) != q.size(d)) {
-      ctx.fail(op + ": query " + sizes_str(q.sizes()) + ", key " + sizes_str(k.sizes()) +
-               " and value " + sizes_str(v.sizes()) + " must agree in dim " + std::to_string(d));
-    }
-  }
+  require_floating(ctx, q, op);
+  validate::fused_attention_inputs(ctx, q, k, v, op);
 }
 
 Attention fused(KernelContext& ctx, const Tensor& q, const Tensor& k, const Tensor& v,
@@ -984,10 +903,7 @@ RValue flash_attention(KernelContext& ctx) {
   Tensor k = ctx.tensor("key");
   Tensor v = ctx.tensor("value");
   check_fused(ctx, q, k, v, op);
-  if (q.size(3) != v.size(3)) {
-    ctx.fail(op + ": query " + sizes_str(q.sizes()) + " and value " + sizes_str(v.sizes()) +
-             " must have the same head dim");
-  }
+  validate::same_value_head_dim(ctx, q, v, op);
   const int64_t b = q.size(0), h = q.size(1), l = q.size(2), s = k.size(2), e = q.size(3);
   Attention a = fused(ctx, q, k, v, std::nullopt, ctx.real("dropout_p", 0.0),
                       ctx.boolean("is_causal", false), op);

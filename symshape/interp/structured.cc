@@ -9,6 +9,7 @@
 
 #include "symshape/interp/kernel_math.h"
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/structured.h"
 
 namespace symshape::interp::kernels {
 
@@ -18,6 +19,7 @@ using Sizes = std::vector<int64_t>;
 using math::load;
 using math::sizes_str;
 using math::store;
+using validate::PadMode;
 
 int64_t dim_arg(const KernelContext& ctx, std::string_view name, int64_t fallback) {
   return ctx.integer(name, fallback);
@@ -27,14 +29,7 @@ int64_t dim_arg(const KernelContext& ctx, std::string_view name, int64_t fallbac
 // as a view of t.
 Tensor diagonal_view(const KernelContext& ctx, const Tensor& t, int64_t offset, int64_t dim1,
                      int64_t dim2, const std::string& op) {
-  if (t.rank() < 2) {
-    ctx.bad_input(op + " needs a tensor of at least 2 dims, got " + sizes_str(t.sizes()));
-  }
-  const size_t d1 = ctx.normalize_dim(dim1, t.rank()), d2 = ctx.normalize_dim(dim2, t.rank());
-  if (d1 == d2) {
-    ctx.bad_input(op + ": diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " +
-                  std::to_string(dim2));
-  }
+  const auto [d1, d2] = validate::diagonal_dims(ctx, t.sizes(), dim1, dim2, op);
   const int64_t n1 = t.sizes()[d1], n2 = t.sizes()[d2];
   // Offsets beyond the sizes give an empty diagonal; clamp before arithmetic to avoid overflow.
   int64_t len = 0;
@@ -63,25 +58,12 @@ void copy_into(Tensor& view, const Tensor& src) {
   for_each_index(view.sizes(), [&](std::span<const int64_t> at) { view.set(at, src.at(at)); });
 }
 
-void require_view_sizes(const KernelContext& ctx, const Tensor& src, const Tensor& view,
-                        const std::string& op) {
-  if (src.sizes() == view.sizes()) return;
-  const std::string message = op + ": src " + sizes_str(src.sizes()) +
-                              " must have the shape of the view " + sizes_str(view.sizes()) +
-                              " it replaces";
-  if (src.rank() != view.rank()) ctx.bad_input(message);
-  ctx.fail(message);
-}
-
 Kernel triangle(bool lower) {
   return [lower](KernelContext& ctx) {
     const std::string op = lower ? "tril" : "triu";
     Tensor t = ctx.tensor("self");
     const int64_t k = dim_arg(ctx, "diagonal", 0);
-    if (t.rank() < 2) {
-      ctx.bad_input(op + ": input tensor must have at least 2 dimensions, got " +
-                    sizes_str(t.sizes()));
-    }
+    validate::triangle_input(ctx, t.sizes(), op);
     Tensor out = t.clone();
     const size_t r = t.rank();
     const Scalar zero = Scalar::of_int(0);
@@ -105,6 +87,7 @@ RValue diagonal(KernelContext& ctx) {
 RValue diag(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
   const int64_t d = dim_arg(ctx, "diagonal", 0);
+  validate::diag_input(ctx, t.sizes());
   if (t.rank() == 1) {
     const int64_t n0 = t.sizes()[0];
     if (d > Tensor::kMaxElements || d < -Tensor::kMaxElements) {
@@ -119,21 +102,15 @@ RValue diag(KernelContext& ctx) {
     }
     return RValue::of(out);
   }
-  if (t.rank() != 2) {
-    ctx.bad_input("diag: supports 1D or 2D tensors, got " + std::to_string(t.rank()) + "D " +
-                  sizes_str(t.sizes()));
-  }
   return RValue::of(diagonal_view(ctx, t, d, 0, 1, "diag").clone());
 }
 
 RValue diag_embed(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
   const int64_t offset = dim_arg(ctx, "offset", 0);
-  if (t.rank() == 0) ctx.bad_input("diag_embed needs a tensor of at least 1 dim, got a 0-dim one");
+  const auto [d1, d2] =
+      validate::diag_embed_dims(ctx, t.sizes(), dim_arg(ctx, "dim1", -2), dim_arg(ctx, "dim2", -1));
   const size_t rank = t.rank() + 1;
-  const int64_t dim1 = dim_arg(ctx, "dim1", -2), dim2 = dim_arg(ctx, "dim2", -1);
-  const size_t d1 = ctx.normalize_dim(dim1, rank), d2 = ctx.normalize_dim(dim2, rank);
-  if (d1 == d2) ctx.bad_input("diag_embed: diagonal dimensions cannot be identical");
   if (offset > Tensor::kMaxElements || offset < -Tensor::kMaxElements) {
     ctx.fail("diag_embed: offset " + std::to_string(offset) +
              " makes a result too large for the interpreter");
@@ -155,7 +132,7 @@ RValue diagonal_scatter(KernelContext& ctx) {
   Tensor src = ctx.tensor("src");
   Tensor view = diagonal_view(ctx, out, dim_arg(ctx, "offset", 0), dim_arg(ctx, "dim1", 0),
                               dim_arg(ctx, "dim2", 1), "diagonal_scatter");
-  require_view_sizes(ctx, src, view, "diagonal_scatter");
+  validate::scatter_src(ctx, src.sizes(), view.sizes(), "diagonal_scatter");
   copy_into(view, src);
   return RValue::of(out);
 }
@@ -166,20 +143,7 @@ RValue as_strided_scatter(KernelContext& ctx) {
   Sizes sizes = ctx.int_list("size"), strides = ctx.int_list("stride");
   const int64_t offset = ctx.integer("storage_offset", 0);
   const std::string op = "as_strided_scatter";
-  if (sizes.size() != strides.size()) {
-    ctx.bad_input(op + ": size " + sizes_str(sizes) + " and stride " + sizes_str(strides) +
-                  " differ in length");
-  }
-  for (int64_t s : sizes) {
-    if (s < 0)
-      ctx.bad_input(op + ": negative size " + std::to_string(s) + " in size " + sizes_str(sizes));
-  }
-  for (int64_t s : strides) {
-    if (s < 0)
-      ctx.bad_input(op + ": negative stride " + std::to_string(s) + " in stride " +
-                    sizes_str(strides));
-  }
-  if (offset < 0) ctx.bad_input(op + ": negative storage_offset " + std::to_string(offset));
+  validate::strided_view(ctx, sizes, strides, offset, op);
   Tensor view;
   try {
     view = out.as_strided(sizes, strides, offset);
@@ -190,7 +154,7 @@ RValue as_strided_scatter(KernelContext& ctx) {
              " and offset " + std::to_string(offset) + " is out of bounds for self " +
              sizes_str(out.sizes()) + " (" + e.what() + ")");
   }
-  require_view_sizes(ctx, src, view, op);
+  validate::scatter_src(ctx, src.sizes(), view.sizes(), op);
   copy_into(view, src);
   return RValue::of(out);
 }
@@ -199,14 +163,7 @@ Tensor unfolded(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
   const int64_t dim = ctx.integer("dimension");
   const int64_t size = ctx.integer("size"), step = ctx.integer("step");
-  if (size < 0) ctx.bad_input("unfold: size is " + std::to_string(size) + " but must be >= 0");
-  if (step <= 0) ctx.bad_input("unfold: step is " + std::to_string(step) + " but must be > 0");
-  const size_t k = ctx.normalize_dim(dim, t.rank());
-  const int64_t extent = t.rank() == 0 ? 1 : t.sizes()[k];
-  if (size > extent) {
-    ctx.fail("unfold: maximum size for tensor at dimension " + std::to_string(k) + " is " +
-             std::to_string(extent) + " but size is " + std::to_string(size));
-  }
+  const size_t k = validate::unfold_args(ctx, t.sizes(), dim, size, step);
   if (t.rank() == 0) return t.as_strided({size}, {1}, t.offset());
   Sizes sizes = t.sizes(), strides = t.strides();
   sizes[k] = (t.sizes()[k] - size) / step + 1;
@@ -220,25 +177,16 @@ Tensor unfolded(KernelContext& ctx) {
 
 RValue one_hot(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
-  if (t.dtype() != DType::Int64) {
-    ctx.bad_input("one_hot is only applicable to an index tensor of type int64, got " +
-                  std::string(to_string(t.dtype())));
-  }
   int64_t n = ctx.integer("num_classes", -1);
+  validate::one_hot_args(ctx, t.dtype(), t.sizes(), t.numel(), n);
   const std::vector<Scalar> values = t.values();
   if (n == -1) {
-    if (values.empty()) {
-      ctx.fail("one_hot: cannot infer the number of classes from an empty tensor " +
-               sizes_str(t.sizes()) + " (num_classes is -1)");
-    }
     int64_t top = 0;
     for (const Scalar& v : values) top = std::max(top, v.as_int());
     if (top >= Tensor::kMaxElements)
       ctx.fail("one_hot: class value " + std::to_string(top) +
                " makes a result too large for the interpreter");
     n = top + 1;
-  } else if (n < 1) {
-    ctx.fail("one_hot: num_classes must be positive (or -1 to infer it), got " + std::to_string(n));
   }
   for (const Scalar& v : values) {
     if (v.as_int() < 0 || v.as_int() >= n) {
@@ -266,59 +214,15 @@ bool less(const Scalar& a, const Scalar& b) {
 Kernel search(bool bucketize) {
   return [bucketize](KernelContext& ctx) {
     const std::string op = bucketize ? "bucketize" : "searchsorted";
-    const std::string seq_name = bucketize ? "boundaries" : "sorted_sequence";
-    Tensor seq = ctx.tensor(seq_name);
+    Tensor seq = ctx.tensor(bucketize ? "boundaries" : "sorted_sequence");
     const bool scalar = !ctx.is_tensor_arg("self");
     Tensor self = scalar ? Tensor() : ctx.tensor("self");
-    if (is_complex(seq.dtype()) || (!scalar && is_complex(self.dtype()))) {
-      ctx.bad_input(op + ": complex tensors are not supported (they have no order)");
-    }
+    const bool right = validate::search_args(ctx, bucketize, seq, scalar ? nullptr : &self);
     if (scalar) {
       const Scalar v = ctx.scalar("self");
       self = Tensor::scalar(v.kind == Scalar::Kind::Float ? DType::Float64 : DType::Int64, v);
     }
-    if (seq.rank() == 0) {
-      ctx.bad_input(op + ": " + seq_name + " must have at least one dimension, got a 0-dim tensor");
-    }
-    if (bucketize && seq.rank() != 1) {
-      ctx.bad_input(op + ": boundaries must be 1 dimension, got " + sizes_str(seq.sizes()));
-    }
-    if (seq.rank() > 1) {
-      const std::string message = op + ": " + seq_name + " " + sizes_str(seq.sizes()) +
-                                  " must be 1-d or have the leading dims of the input " +
-                                  (scalar ? std::string("(a number)") : sizes_str(self.sizes()));
-      if (scalar || seq.rank() != self.rank()) ctx.bad_input(message);
-      for (size_t d = 0; d + 1 < seq.rank(); ++d) {
-        if (seq.sizes()[d] != self.sizes()[d]) ctx.fail(message);
-      }
-    }
-    bool right = ctx.boolean("right", false);
-    std::optional<Tensor> sorter;
-    if (!bucketize) {
-      if (ctx.has("side")) {
-        const std::string side = ctx.string("side", "left");
-        if (side != "left" && side != "right") {
-          ctx.bad_input(op + ": side can only be 'left' or 'right', got '" + side + "'");
-        }
-        if (right && side == "left") {
-          ctx.bad_input(op + ": side and right can't be set to opposites, got side of left" +
-                        std::string(" while right was True"));
-        }
-        right = side == "right";
-      }
-      sorter = ctx.optional_tensor("sorter");
-      if (sorter) {
-        if (sorter->dtype() != DType::Int64) {
-          ctx.bad_input(op + ": sorter must be an int64 tensor, got " +
-                        std::string(to_string(sorter->dtype())));
-        }
-        const std::string message = op + ": sorter " + sizes_str(sorter->sizes()) +
-                                    " must have the shape of " + seq_name + " " +
-                                    sizes_str(seq.sizes());
-        if (sorter->rank() != seq.rank()) ctx.bad_input(message);
-        if (sorter->sizes() != seq.sizes()) ctx.fail(message);
-      }
-    }
+    const std::optional<Tensor> sorter = bucketize ? std::nullopt : ctx.optional_tensor("sorter");
     const DType out_type = ctx.boolean("out_int32", false) ? DType::Int32 : DType::Int64;
     Tensor out = Tensor::zeros(out_type, self.sizes());
     const int64_t len = seq.sizes().back();
@@ -373,29 +277,8 @@ double finish_distance(double acc, double p) {
 RValue cdist(KernelContext& ctx) {
   Tensor a = ctx.tensor("x1"), b = ctx.tensor("x2");
   const double p = ctx.real("p", 2.0);
-  if (a.rank() < 2 || b.rank() < 2) {
-    ctx.bad_input("cdist only supports at least 2D tensors, got x1 " + sizes_str(a.sizes()) +
-                  " and x2 " + sizes_str(b.sizes()));
-  }
-  if (!is_floating(a.dtype()) || !is_floating(b.dtype())) {
-    ctx.bad_input("cdist only supports floating-point dtypes, got x1 " +
-                  std::string(to_string(a.dtype())) + " and x2 " +
-                  std::string(to_string(b.dtype())));
-  }
-  if (a.dtype() != b.dtype()) {
-    ctx.bad_input("cdist: x1 (" + std::string(to_string(a.dtype())) + ") and x2 (" +
-                  std::string(to_string(b.dtype())) + ") must have the same dtype");
-  }
-  if (!(p >= 0))
-    ctx.bad_input("cdist only supports non-negative p values, got " + std::to_string(p));
-  if (auto mode = ctx.optional_integer("compute_mode"); mode && (*mode < 0 || *mode > 2)) {
-    ctx.bad_input("cdist: compute_mode must be None, 0, 1 or 2, got " + std::to_string(*mode));
-  }
+  validate::cdist_args(ctx, a, b, p);
   const int64_t m = a.sizes().back();
-  if (b.sizes().back() != m) {
-    ctx.fail("cdist: x1 " + sizes_str(a.sizes()) + " and x2 " + sizes_str(b.sizes()) +
-             " must have the same number of columns");
-  }
   const Sizes batch_a(a.sizes().begin(), a.sizes().end() - 2);
   const Sizes batch_b(b.sizes().begin(), b.sizes().end() - 2);
   auto batch = broadcast_shapes(batch_a, batch_b);
@@ -437,15 +320,7 @@ RValue cdist(KernelContext& ctx) {
 RValue pdist_forward(KernelContext& ctx) {
   Tensor x = ctx.tensor("self");
   const double p = ctx.real("p", 2.0);
-  if (x.rank() != 2) {
-    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
-  }
-  if (!is_floating(x.dtype())) {
-    ctx.bad_input("pdist only supports floating-point dtypes, got " +
-                  std::string(to_string(x.dtype())));
-  }
-  if (!(p >= 0))
-    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  validate::pdist_args(ctx, x, p);
   const int64_t n = x.size(0), m = x.size(1);
   const std::vector<double> v = load<double>(x);
   std::vector<double> out;
@@ -463,51 +338,16 @@ RValue pdist_forward(KernelContext& ctx) {
   return RValue::of(store<double>(x.dtype(), {static_cast<int64_t>(out.size())}, out));
 }
 
-// ---- reflection / replication / circular padding (the rule's checks, in its order) ----
-
-enum class PadMode { Reflect, Replicate, Circular };
+// ---- reflection / replication / circular padding (checked by validate::padding) ----
 
 Tensor padded(const KernelContext& ctx, const Tensor& t, const Sizes& pad, PadMode mode,
               const std::string& op) {
-  if (pad.size() % 2 != 0 || pad.empty()) {
-    ctx.bad_input(op + ": padding must have an even, non-zero length, got " + sizes_str(pad));
-  }
+  validate::padding(ctx, t.sizes(), pad, mode, op);
   const size_t k = pad.size() / 2;
-  if (t.rank() != k + 1 && t.rank() != k + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(k + 1) + "D or " + std::to_string(k + 2) +
-                  "D (batch mode) input for padding " + sizes_str(pad) + ", got " +
-                  sizes_str(t.sizes()));
-  }
-  if (mode != PadMode::Circular) {
-    for (size_t d = t.rank() == k + 2 ? 1 : 0; d < t.rank(); ++d) {
-      if (t.sizes()[d] == 0) {
-        ctx.fail(op + ": expected a " + std::to_string(k + 1) + "D or " + std::to_string(k + 2) +
-                 "D (batch mode) tensor with possible 0 batch size and other non-zero "
-                 "dimensions for input, but got: " +
-                 sizes_str(t.sizes()));
-      }
-    }
-  }
   Sizes sizes = t.sizes();
   for (size_t i = 0; i < k; ++i) {
     const size_t d = t.rank() - 1 - i;
-    const int64_t left = pad[2 * i], right = pad[2 * i + 1], size = t.sizes()[d];
-    const std::string at =
-        " at dimension " + std::to_string(d) + " of input " + sizes_str(t.sizes());
-    if (mode == PadMode::Reflect && !(left < size && right < size)) {
-      ctx.fail(op + ": padding size should be less than the corresponding input dimension, but " +
-               "got padding (" + std::to_string(left) + ", " + std::to_string(right) + ")" + at);
-    }
-    if (mode == PadMode::Circular && !(left <= size && right <= size)) {
-      ctx.fail(op + ": padding (" + std::to_string(left) + ", " + std::to_string(right) + ")" + at +
-               " causes wrapping around more than once");
-    }
-    const __int128 out = static_cast<__int128>(size) + left + right;
-    if (mode == PadMode::Circular ? out < 0 : out < 1) {
-      ctx.fail(op + ": padding (" + std::to_string(left) + ", " + std::to_string(right) + ")" + at +
-               " leaves an output size of " + std::to_string(static_cast<int64_t>(out)) +
-               ", too small");
-    }
+    const __int128 out = static_cast<__int128>(t.sizes()[d]) + pad[2 * i] + pad[2 * i + 1];
     if (out > Tensor::kMaxElements)
       ctx.fail(op + ": padding makes a result too large for the interpreter");
     sizes[d] = static_cast<int64_t>(out);
@@ -542,10 +382,7 @@ Kernel pad_nd(PadMode mode, size_t n) {
                            "_pad" + std::to_string(n) + "d";
     Tensor t = ctx.tensor("self");
     Sizes pad = ctx.int_list("padding");
-    if (pad.size() != 2 * n) {
-      ctx.bad_input(op + ": padding must have " + std::to_string(2 * n) + " ints, got " +
-                    sizes_str(pad));
-    }
+    validate::padding_count(ctx, pad, n, op);
     return RValue::of(padded(ctx, t, pad, mode, op));
   };
 }
@@ -554,24 +391,13 @@ RValue pad(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
   Sizes p = ctx.int_list("pad");
   const std::string mode = ctx.string("mode", "constant");
-  const bool has_value = ctx.has("value");
   const double value = ctx.real("value", 0.0);
-  if (p.size() % 2 != 0) ctx.bad_input("pad: padding length must be divisible by 2");
-  if (p.size() > 2 * t.rank()) {
-    ctx.bad_input(
-        "pad: padding length should be less than or equal to two times the input "
-        "dimension but got padding length " +
-        std::to_string(p.size()) + " and input of dimension " + std::to_string(t.rank()));
-  }
-  PadMode m = PadMode::Reflect;
-  if (mode == "constant") {
+  const std::optional<PadMode> m = validate::pad_args(ctx, t.sizes(), p, mode);
+  if (!m) {
     Sizes sizes = t.sizes();
     for (size_t i = 0; i < p.size() / 2; ++i) {
       const size_t d = t.rank() - 1 - i;
       const __int128 s = static_cast<__int128>(sizes[d]) + p[2 * i] + p[2 * i + 1];
-      if (s < 0) {
-        ctx.fail("pad: padding " + sizes_str(p) + " makes dim " + std::to_string(d) + " negative");
-      }
       if (s > Tensor::kMaxElements)
         ctx.fail("pad: padding makes a result too large for the interpreter");
       sizes[d] = static_cast<int64_t>(s);
@@ -592,42 +418,14 @@ RValue pad(KernelContext& ctx) {
       out.set(at, inside ? t.at(from) : fill);
     });
     return RValue::of(out);
-  } else if (mode == "reflect") {
-    m = PadMode::Reflect;
-  } else if (mode == "replicate") {
-    m = PadMode::Replicate;
-  } else if (mode == "circular") {
-    m = PadMode::Circular;
-  } else {
-    ctx.bad_input("pad: unrecognised padding mode '" + mode +
-                  "' (expected constant, reflect, replicate or circular)");
   }
-  if (has_value && value != 0) {
-    ctx.bad_input("pad: padding mode \"" + mode + "\" doesn't take in value argument");
-  }
-  const size_t k = p.size() / 2;
-  if (k < 1 || k > 3 || (t.rank() != k + 1 && t.rank() != k + 2)) {
-    ctx.bad_input(
-        "pad: only 2D, 3D, 4D, 5D padding with non-constant padding are supported, "
-        "got padding " +
-        sizes_str(p) + " for input " + sizes_str(t.sizes()));
-  }
-  return RValue::of(padded(ctx, t, p, m, "pad (" + mode + ")"));
+  return RValue::of(padded(ctx, t, p, *m, "pad (" + mode + ")"));
 }
 
 // ---- upsampling (PyTorch's CPU kernels: float index arithmetic, as they compute it) ----
 
-enum class Interp { Nearest, NearestExact, Bilinear, Bicubic };
-
-const char* interp_name(Interp m) {
-  switch (m) {
-    case Interp::Nearest: return "upsample_nearest";
-    case Interp::NearestExact: return "_upsample_nearest_exact";
-    case Interp::Bilinear: return "upsample_bilinear";
-    case Interp::Bicubic: return "upsample_bicubic";
-  }
-  return "?";
-}
+using validate::Interp;
+using validate::interp_name;
 
 // compute_scales_value: 1 / scale when one was given (and positive), else in / out.
 template <class T>
@@ -682,51 +480,17 @@ Kernel upsample(Interp mode, size_t k) {
     Tensor t = ctx.tensor(self);
     auto sizes_arg = ctx.optional_int_list("output_size");
     const bool vec = ctx.declares("scale_factors");
-    std::optional<std::vector<double>> factors;
-    if (vec && ctx.has("scale_factors")) {
-      RValue v = ctx.value("scale_factors");
-      std::vector<double> list;
-      for (const RValue& item : v.items) {
-        if (item.kind == RValue::Kind::Float) {
-          list.push_back(item.real);
-        } else if (item.kind == RValue::Kind::Int) {
-          list.push_back(static_cast<double>(item.integer));
-        } else {
-          ctx.bad_input(op + ": scale_factors must be a list of numbers, got " + v.str());
-        }
-      }
-      if (v.kind != RValue::Kind::List) {
-        ctx.bad_input(op + ": scale_factors must be a list of numbers, got " + v.str());
-      }
-      factors = list;
-    }
+    const std::optional<std::vector<double>> factors = validate::scale_factors(ctx, op);
     const bool align = (mode == Interp::Bilinear || mode == Interp::Bicubic) &&
                        ctx.boolean("align_corners", false);
-    if (t.rank() != k + 2) {
-      ctx.bad_input(op + " expects a " + std::to_string(k + 2) + "D input (N, C and " +
-                    std::to_string(k) + " spatial dims), got " + sizes_str(t.sizes()));
-    }
-    if (sizes_arg.has_value() == factors.has_value()) {
-      ctx.bad_input(op + ": must specify exactly one of output_size and scale_factors");
-    }
+    validate::upsample_args(ctx, t.sizes(), sizes_arg, factors, k, op);
     Sizes out;
     std::vector<std::optional<double>> scales(k);
     if (sizes_arg) {
-      if (sizes_arg->size() != k) {
-        ctx.bad_input(op + ": output_size must have " + std::to_string(k) + " ints, got " +
-                      sizes_str(*sizes_arg));
-      }
       out = *sizes_arg;
     } else {
-      if (factors->size() != k) {
-        ctx.bad_input(op + ": scale_factors must have " + std::to_string(k) + " numbers, got " +
-                      std::to_string(factors->size()));
-      }
       for (size_t i = 0; i < k; ++i) {
         const double scale = (*factors)[i];
-        if (!std::isfinite(scale)) {
-          ctx.bad_input(op + ": scale factors must be finite, got " + std::to_string(scale));
-        }
         const double product = static_cast<double>(t.sizes()[2 + i]) * scale;
         if (!(std::fabs(product) < 0x1p62)) {
           ctx.bad_input(op + ": scale factor " + std::to_string(scale) +
@@ -745,16 +509,7 @@ Kernel upsample(Interp mode, size_t k) {
         if (ctx.has(names[i])) scales[i] = ctx.real(names[i], 0.0);
       }
     }
-    for (size_t i = 0; i < k; ++i) {
-      if (!(t.sizes()[2 + i] > 0 && out[i] > 0)) {
-        ctx.fail(op + ": input and output sizes should be greater than 0, but got input " +
-                 sizes_str(t.sizes()) + ", output size " + sizes_str(out));
-      }
-    }
-    if (t.sizes()[1] == 0) {
-      ctx.fail(op + ": non-empty " + std::to_string(k + 2) + "D data tensor expected but got " +
-               sizes_str(t.sizes()));
-    }
+    validate::upsample_sizes(ctx, t.sizes(), out, op);
     Sizes sizes = {t.sizes()[0], t.sizes()[1]};
     sizes.insert(sizes.end(), out.begin(), out.end());
     math::checked_numel(ctx, sizes, op);
@@ -835,37 +590,7 @@ Kernel upsample(Interp mode, size_t k) {
 
 // ---- im2col / col2im (the rule's checks, in its order) ----
 
-struct Blocks {
-  Sizes kernel, dilation, padding, stride;
-};
-
-Sizes pair_param(const KernelContext& ctx, std::string_view name, const std::string& op) {
-  Sizes list = ctx.int_list(name);
-  if (list.size() == 1) list.push_back(list[0]);
-  if (list.size() != 2) {
-    ctx.bad_input(op + ": " + std::string(name) + " must have 2 ints, got " + sizes_str(list));
-  }
-  return list;
-}
-
-Blocks block_params(const KernelContext& ctx, const std::string& op) {
-  Blocks b{pair_param(ctx, "kernel_size", op), pair_param(ctx, "dilation", op),
-           pair_param(ctx, "padding", op), pair_param(ctx, "stride", op)};
-  auto check = [&](const Sizes& v, int64_t least, const char* what) {
-    for (int64_t x : v) {
-      if (x < least || x > (int64_t{1} << 31)) {
-        ctx.bad_input(op + ": " + what + " should be " +
-                      (least ? "greater than zero" : "non-negative") + " (and at most 2^31), got " +
-                      std::to_string(v[0]) + ", " + std::to_string(v[1]));
-      }
-    }
-  };
-  check(b.kernel, 1, "kernel size");
-  check(b.dilation, 1, "dilation");
-  check(b.padding, 0, "padding");
-  check(b.stride, 1, "stride");
-  return b;
-}
+using validate::Blocks;
 
 int64_t block_count(int64_t size, const Blocks& b, size_t i) {
   const int64_t span = size + 2 * b.padding[i] - (b.dilation[i] * (b.kernel[i] - 1) + 1);
@@ -894,25 +619,11 @@ void for_each_block(int64_t planes, const Blocks& b, int64_t bh_count, int64_t b
 RValue im2col(KernelContext& ctx) {
   const std::string op = "im2col";
   Tensor t = ctx.tensor("self");
-  const Blocks b = block_params(ctx, op);
-  if (t.rank() != 3 && t.rank() != 4) {
-    ctx.bad_input(op + ": expected a 3D or 4D (batch mode) input, got " + sizes_str(t.sizes()));
-  }
-  const size_t first = t.rank() - 3;
-  for (size_t d = first; d < t.rank(); ++d) {
-    if (t.sizes()[d] == 0) {
-      ctx.fail(op + ": expected non-zero dimensions (but a possibly empty batch) for input " +
-               sizes_str(t.sizes()));
-    }
-  }
+  const Blocks b = validate::block_params(ctx, op);
+  const size_t first = validate::blocks_input(ctx, t.sizes(), 3, op);
   const int64_t h = t.sizes()[first + 1], w = t.sizes()[first + 2];
   const Sizes blocks = {block_count(h, b, 0), block_count(w, b, 1)};
-  for (int64_t n : blocks) {
-    if (n < 1) {
-      ctx.fail(op + ": input " + sizes_str(t.sizes()) + " gives " + sizes_str(blocks) +
-               " sliding blocks, but each must be at least one");
-    }
-  }
+  validate::block_counts(ctx, blocks, "input " + sizes_str(t.sizes()), op);
   const int64_t batch = first ? t.sizes()[0] : 1, planes = t.sizes()[first];
   math::Checked checked;
   const int64_t rows = checked.mul(checked.mul(planes, b.kernel[0]), b.kernel[1]);
@@ -941,45 +652,17 @@ RValue col2im(KernelContext& ctx) {
   const std::string op = "col2im";
   Tensor t = ctx.tensor("self");
   Sizes out_size = ctx.int_list("output_size");
-  if (out_size.size() == 1) out_size.push_back(out_size[0]);
-  if (out_size.size() != 2) {
-    ctx.bad_input(op + ": output_size must have 2 ints, got " + sizes_str(out_size));
-  }
-  const Blocks b = block_params(ctx, op);
-  if (t.rank() != 2 && t.rank() != 3) {
-    ctx.bad_input(op + ": expected a 2D or 3D (batch mode) input, got " + sizes_str(t.sizes()));
-  }
-  const size_t first = t.rank() - 2;
-  for (size_t d = first; d < t.rank(); ++d) {
-    if (t.sizes()[d] == 0) {
-      ctx.fail(op + ": expected non-zero dimensions (but a possibly empty batch) for input " +
-               sizes_str(t.sizes()));
-    }
-  }
+  validate::pair_param(ctx, out_size, "output_size", op);
+  const Blocks b = validate::block_params(ctx, op);
+  const size_t first = validate::blocks_input(ctx, t.sizes(), 2, op);
+  validate::col2im_output(ctx, out_size);
   for (int64_t o : out_size) {
-    if (o <= 0)
-      ctx.fail(op + ": output_size " + sizes_str(out_size) + " should be greater than zero");
     if (o > Tensor::kMaxElements)
       ctx.fail(op + ": output_size " + sizes_str(out_size) + " is too large for the interpreter");
   }
-  const int64_t kernel = b.kernel[0] * b.kernel[1];
-  if (t.sizes()[first] % kernel != 0) {
-    ctx.fail(op + ": expected size of input's dimension " + std::to_string(first) +
-             " to be divisible by the product of kernel_size (" + std::to_string(kernel) +
-             "), got " + sizes_str(t.sizes()));
-  }
   const Sizes blocks = {block_count(out_size[0], b, 0), block_count(out_size[1], b, 1)};
-  if (static_cast<__int128>(t.sizes()[first + 1]) != static_cast<__int128>(blocks[0]) * blocks[1]) {
-    ctx.fail(op + ": expected size of input's dimension " + std::to_string(first + 1) +
-             " to match the calculated number of sliding blocks " + std::to_string(blocks[0]) +
-             " * " + std::to_string(blocks[1]) + ", got " + sizes_str(t.sizes()));
-  }
-  for (int64_t n : blocks) {
-    if (n < 1) {
-      ctx.fail(op + ": output_size " + sizes_str(out_size) + " gives " + sizes_str(blocks) +
-               " sliding blocks, but each must be at least one");
-    }
-  }
+  validate::col2im_sizes(ctx, t.sizes(), first, out_size, b, blocks);
+  const int64_t kernel = b.kernel[0] * b.kernel[1];
   const int64_t batch = first ? t.sizes()[0] : 1, planes = t.sizes()[first] / kernel;
   const int64_t h = out_size[0], w = out_size[1];
   Sizes sizes = {planes, h, w};
@@ -1017,39 +700,7 @@ RValue grid_sampler_2d(KernelContext& ctx) {
   const int64_t interpolation = ctx.integer("interpolation_mode");
   const int64_t padding = ctx.integer("padding_mode");
   const bool align = ctx.boolean("align_corners", false);
-  if (interpolation != 0 && interpolation != 1) {
-    ctx.bad_input(op + ": interpolation_mode " + std::to_string(interpolation) +
-                  " is not supported (0 bilinear and 1 nearest are; 2 bicubic is not yet)");
-  }
-  if (padding != 0 && padding != 1) {
-    ctx.bad_input(op + ": padding_mode " + std::to_string(padding) +
-                  " is not supported (0 zeros and 1 border are; 2 reflection is not yet)");
-  }
-  if (input.dtype() != grid.dtype()) {
-    ctx.bad_input(op + ": expected input and grid to have the same dtype, got " +
-                  std::string(to_string(input.dtype())) + " and " +
-                  std::string(to_string(grid.dtype())));
-  }
-  if (!is_floating(input.dtype())) {
-    ctx.bad_input(op + ": expected floating-point input and grid, got " +
-                  std::string(to_string(input.dtype())));
-  }
-  if (input.rank() != 4 || grid.rank() != 4) {
-    ctx.bad_input(op + ": expected 4D input and grid, got input " + sizes_str(input.sizes()) +
-                  " and grid " + sizes_str(grid.sizes()));
-  }
-  if (input.sizes()[0] != grid.sizes()[0]) {
-    ctx.fail(op + ": expected grid " + sizes_str(grid.sizes()) + " and input " +
-             sizes_str(input.sizes()) + " to have the same batch size");
-  }
-  if (grid.sizes()[3] != 2) {
-    ctx.fail(op + ": expected grid to have size 2 in its last dimension, got " +
-             sizes_str(grid.sizes()));
-  }
-  if (input.sizes()[2] <= 0 || input.sizes()[3] <= 0) {
-    ctx.fail(op + ": expected input to have non-empty spatial dimensions, got " +
-             sizes_str(input.sizes()));
-  }
+  validate::grid_sampler_args(ctx, input, grid, interpolation, padding);
   const int64_t n = input.sizes()[0], c = input.sizes()[1], h = input.sizes()[2],
                 w = input.sizes()[3], ho = grid.sizes()[1], wo = grid.sizes()[2];
   const Sizes sizes = {n, c, ho, wo};
@@ -1104,23 +755,10 @@ RValue grid_sampler_2d(KernelContext& ctx) {
 std::vector<char> attention_mask(const KernelContext& ctx, const std::string& op, int64_t batch,
                                  int64_t heads, int64_t seq) {
   std::optional<Tensor> mask = ctx.optional_tensor("mask");
-  if (!mask) return {};
-  std::optional<int64_t> type = ctx.optional_integer("mask_type");
-  if (mask->rank() != 2) type = 2;
-  if (!type) ctx.bad_input(op + ": a 2-D mask needs a mask_type (0: [T, T], 1: [B, T])");
-  Sizes want;
-  switch (*type) {
-    case 0: want = {seq, seq}; break;
-    case 1: want = {batch, seq}; break;
-    case 2: want = {batch, heads, seq, seq}; break;
-    default: ctx.bad_input(op + ": mask_type must be 0, 1 or 2, got " + std::to_string(*type));
-  }
-  if (mask->sizes() != want) {
-    ctx.fail(op + ": a mask of mask_type " + std::to_string(*type) + " must have shape " +
-             sizes_str(want) + ", got " + sizes_str(mask->sizes()));
-  }
+  const std::optional<int64_t> type = validate::attention_mask(ctx, mask, op, batch, seq, heads);
+  if (!type) return {};
+  Sizes at(mask->rank());
   std::vector<char> out(static_cast<size_t>(batch * heads * seq * seq));
-  Sizes at(want.size());
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t t = 0; t < seq; ++t) {
@@ -1227,54 +865,7 @@ RValue native_multi_head_attention(KernelContext& ctx) {
   Tensor pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
   const bool need_weights = ctx.boolean("need_weights", true);
   const bool average = ctx.boolean("average_attn_weights", true);
-  if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
-  auto rank = [&](const Tensor& t, size_t r, const char* name) {
-    if (t.rank() != r) {
-      ctx.bad_input(op + ": expected " + std::to_string(r) + "-D `" + name + "`, got " +
-                    sizes_str(t.sizes()));
-    }
-  };
-  rank(q, 3, "query");
-  rank(k, 3, "key");
-  rank(v, 3, "value");
-  rank(w, 2, "qkv_weight");
-  rank(b, 1, "qkv_bias");
-  rank(pw, 2, "proj_weight");
-  rank(pb, 1, "proj_bias");
-  for (const Tensor* t : {&k, &v, &w, &b, &pw, &pb}) {
-    if (t->dtype() != q.dtype()) {
-      ctx.bad_input(op + ": every tensor must have query's dtype " +
-                    std::string(to_string(q.dtype())) + ", got " +
-                    std::string(to_string(t->dtype())));
-    }
-  }
-  if (!is_floating(q.dtype())) {
-    ctx.bad_input(op + ": expected floating-point tensors, got " +
-                  std::string(to_string(q.dtype())));
-  }
-  if (q.sizes()[2] != d) {
-    ctx.fail(op + ": passed-in embed_dim " + std::to_string(d) +
-             " didn't match last dim of query " + sizes_str(q.sizes()));
-  }
-  if (k.sizes() != q.sizes() || v.sizes() != q.sizes()) {
-    ctx.fail(op + ": expected query " + sizes_str(q.sizes()) + ", key " + sizes_str(k.sizes()) +
-             " and value " + sizes_str(v.sizes()) + " shapes to match");
-  }
-  if (w.sizes()[0] != 3 * d || w.sizes()[1] != d) {
-    ctx.fail(op + ": expected `qkv_weight` " + sizes_str(w.sizes()) + " to be [3 * embed_dim, " +
-             "embed_dim]");
-  }
-  if (b.sizes()[0] != 3 * d) {
-    ctx.fail(op + ": expected `qkv_bias` " + sizes_str(b.sizes()) + " to have 3x embed_dim");
-  }
-  if (d % heads != 0) {
-    ctx.fail(op + ": embed_dim " + std::to_string(d) + " must divide evenly by num_head " +
-             std::to_string(heads));
-  }
-  if (pw.sizes() != Sizes{d, d} || pb.sizes()[0] != d) {
-    ctx.fail(op + ": expected `proj_weight` " + sizes_str(pw.sizes()) + " to be [D, D] and " +
-             "`proj_bias` " + sizes_str(pb.sizes()) + " to be [D]");
-  }
+  validate::multi_head_attention_args(ctx, q, k, v, w, b, pw, pb, d, heads);
   const int64_t batch = q.sizes()[0], seq = q.sizes()[1];
   math::checked_numel(ctx, {batch, heads, seq, seq}, op);
   const std::vector<double> x[3] = {math::load<double>(q), math::load<double>(k),
@@ -1312,51 +903,14 @@ RValue transformer_encoder_layer(KernelContext& ctx) {
   const int64_t d = ctx.integer("embed_dim"), heads = ctx.integer("num_heads");
   const bool gelu = ctx.boolean("use_gelu", false), norm_first = ctx.boolean("norm_first", false);
   const double eps = ctx.real("eps", 1e-5);
-  if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + sizes_str(src.sizes()));
-  if (!is_floating(src.dtype())) {
-    ctx.bad_input(op + ": expected a floating-point `src`, got " +
-                  std::string(to_string(src.dtype())));
-  }
+  validate::encoder_src(ctx, src);
   if (src.numel() == 0) return RValue::of(src.clone());
-  if (heads <= 0) ctx.bad_input(op + ": num_heads must be positive, got " + std::to_string(heads));
   const int64_t batch = src.sizes()[0], seq = src.sizes()[1];
-  if (src.sizes()[2] != d) {
-    ctx.fail(op + ": passed-in embed_dim " + std::to_string(d) + " didn't match last dim of src " +
-             sizes_str(src.sizes()));
-  }
-  if (d % heads != 0) {
-    ctx.fail(op + ": embed_dim " + std::to_string(d) + " must divide evenly by num_heads " +
-             std::to_string(heads));
-  }
-  const Tensor f1 = ctx.tensor("ffn_weight_1");
-  if (f1.rank() != 2) ctx.bad_input(op + ": expected a 2-D `ffn_weight_1`");
-  const int64_t hidden = f1.sizes()[0];
-  struct Param {
-    const char* name;
-    Sizes sizes;
-  };
-  const Param params[] = {
-      {"qkv_weight", {3 * d, d}}, {"qkv_bias", {3 * d}},         {"proj_weight", {d, d}},
-      {"proj_bias", {d}},         {"norm_weight_1", {d}},        {"norm_bias_1", {d}},
-      {"norm_weight_2", {d}},     {"norm_bias_2", {d}},          {"ffn_weight_1", {hidden, d}},
-      {"ffn_bias_1", {hidden}},   {"ffn_weight_2", {d, hidden}}, {"ffn_bias_2", {d}}};
   std::map<std::string, std::vector<double>> p;
-  for (const Param& param : params) {
-    Tensor t = ctx.tensor(param.name);
-    if (t.dtype() != src.dtype()) {
-      ctx.bad_input(op + ": `" + param.name + "` must have src's dtype " +
-                    std::string(to_string(src.dtype())));
-    }
-    if (t.rank() != param.sizes.size()) {
-      ctx.bad_input(op + ": expected `" + param.name + "` of " + sizes_str(param.sizes) + ", got " +
-                    sizes_str(t.sizes()));
-    }
-    if (t.sizes() != param.sizes) {
-      ctx.fail(op + ": expected `" + param.name + "` of " + sizes_str(param.sizes) + ", got " +
-               sizes_str(t.sizes()));
-    }
-    p[param.name] = math::load<double>(t);
+  for (const auto& [name, t] : validate::encoder_weights(ctx, src, d, heads)) {
+    p[name] = math::load<double>(t);
   }
+  const int64_t hidden = ctx.tensor("ffn_weight_1").sizes()[0];
   math::checked_numel(ctx, {batch, heads, seq, seq}, op);
   math::checked_numel(ctx, {batch, seq, hidden}, op);
   const int64_t rows = batch * seq;

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/common.h"
 
 namespace symshape::interp::kernels {
 
@@ -194,16 +195,7 @@ void register_symbolic(KernelRegistry& r) {
   for (const char* prefix : {"operator.", "_operator."}) {
     const std::string p = prefix;
     r.add(p + "getitem", [](KernelContext& ctx) {
-      RValue seq = ctx.value("a");
-      if (seq.kind != RValue::Kind::List)
-        ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
-      const int64_t i = ctx.integer("b");
-      const int64_t n = static_cast<int64_t>(seq.items.size());
-      if (i < -n || i >= n) {
-        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
-                      " items");
-      }
-      return seq.items[static_cast<size_t>(i < 0 ? i + n : i)];
+      return validate::getitem(ctx, ctx.value("a"), ctx.integer("b"));
     });
     r.add(p + "add", arithmetic([](const KernelContext& c, int64_t a,
                                    int64_t b) { return fit(c, static_cast<__int128>(a) + b); },

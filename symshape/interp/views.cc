@@ -10,6 +10,7 @@
 
 #include "symshape/interp/kernel_math.h"
 #include "symshape/interp/kernels.h"
+#include "symshape/ops/validate/views.h"
 
 namespace symshape::interp::kernels {
 
@@ -361,31 +362,11 @@ Tensor transposed(const KernelContext& ctx, const Tensor& t, int64_t d0, int64_t
 RValue movedim(KernelContext& ctx) {
   Tensor t = ctx.tensor("self");
   Sizes src = ctx.int_list("source"), dst = ctx.int_list("destination");
-  if (src.size() != dst.size()) {
-    ctx.bad_input("movedim: Invalid source or destination dims: source (" + sizes_str(src) +
-                  ") and destination (" + sizes_str(dst) +
-                  ") dims must have the same number of elements");
-  }
-  std::vector<long> order(t.rank(), -1);
-  std::vector<bool> used(t.rank(), false);
-  for (size_t i = 0; i < src.size(); ++i) {
-    size_t s = ctx.normalize_dim(src[i], t.rank()), d = ctx.normalize_dim(dst[i], t.rank());
-    if (t.rank() == 0) continue;
-    if (order[d] != -1 || used[s]) ctx.bad_input("movedim: repeated dim in source or destination");
-    order[d] = static_cast<long>(s);
-    used[s] = true;
-  }
-  size_t next = 0;
-  for (long& o : order) {
-    if (o != -1) continue;
-    while (used[next]) ++next;
-    o = static_cast<long>(next);
-    used[next] = true;
-  }
+  const std::vector<size_t> order = validate::movedim_order(ctx, src, dst, t.rank());
   Sizes sizes, strides;
-  for (long o : order) {
-    sizes.push_back(t.sizes()[static_cast<size_t>(o)]);
-    strides.push_back(t.strides()[static_cast<size_t>(o)]);
+  for (size_t o : order) {
+    sizes.push_back(t.sizes()[o]);
+    strides.push_back(t.strides()[o]);
   }
   return RValue::of(view_of(t, sizes, strides));
 }

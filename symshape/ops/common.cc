@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/common.h"
 
 namespace symshape::ops {
 
@@ -204,22 +205,7 @@ std::vector<Expr> broadcast_shapes(const OpContext& ctx, const std::vector<Expr>
 }
 
 std::vector<size_t> reduction_dims(const OpContext& ctx, size_t rank) {
-  auto dims = ctx.optional_int_list("dim");
-  std::vector<size_t> out;
-  if (!dims || dims->empty()) {
-    for (size_t i = 0; i < rank; ++i) out.push_back(i);
-    return out;
-  }
-  for (const Expr& d : *dims) {
-    auto v = d.as_int64();
-    if (!v) ctx.bad_input("a reduction dim must be a constant, got " + d.str());
-    out.push_back(ctx.normalize_dim(*v, rank));
-  }
-  std::sort(out.begin(), out.end());
-  if (std::adjacent_find(out.begin(), out.end()) != out.end()) {
-    ctx.bad_input("a dim appears more than once in the reduction's dim list");
-  }
-  return out;
+  return validate::reduction_dims(ctx, rank);
 }
 
 std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector<size_t>& dims,
@@ -236,16 +222,6 @@ std::vector<Expr> reduce_shape(const std::vector<Expr>& sizes, const std::vector
   return out;
 }
 
-namespace {
-// Whether a result of type `from` may be written into a tensor of type `to` (PyTorch's canCast).
-bool can_cast(DType from, DType to) {
-  if (is_complex(from) && !is_complex(to)) return false;
-  if (is_floating(from) && (is_integral(to) || to == DType::Bool)) return false;
-  if (from != DType::Bool && to == DType::Bool) return false;
-  return true;
-}
-}  // namespace
-
 // The in-place form of a rule (`aten.add_`): the result is written into self, so it must have
 // self's shape (self is never broadcast) and a dtype castable to self's; it is self.
 ShapeRule in_place(ShapeRule functional) {
@@ -255,16 +231,7 @@ ShapeRule in_place(ShapeRule functional) {
     Value out = functional(ctx);
     if (!out.is_tensor())
       ctx.fail("an in-place op must produce a tensor like self, got " + out.str());
-    const std::string message = "an in-place op cannot broadcast self " + shape_str(self.sizes) +
-                                " to " + shape_str(out.tensor.sizes);
-    if (out.tensor.rank() != self.rank()) ctx.fail(message);
-    for (size_t d = 0; d < self.rank(); ++d) {
-      ctx.require_equal(self.sizes[d], out.tensor.sizes[d], "in_place", message);
-    }
-    if (!can_cast(out.tensor.dtype, self.dtype)) {
-      ctx.fail("result type " + std::string(to_string(out.tensor.dtype)) +
-               " can't be cast to the desired output type " + std::string(to_string(self.dtype)));
-    }
+    validate::in_place_result(ctx, self, out.tensor);
     return Value::of(self);
   };
 }

@@ -2,6 +2,7 @@
 #include <algorithm>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/complex.h"
 
 namespace symshape::ops {
 
@@ -61,20 +62,7 @@ Value part(OpContext& ctx, bool imaginary) {
 // The FFT dims of _fft_r2c / _fft_c2r: constants, normalized, distinct and at least one; the
 // normalization mode is 0 (none), 1 (by 1/sqrt(n)) or 2 (by 1/n).
 std::vector<size_t> fft_dims(const OpContext& ctx, const TensorMeta& t, const std::string& op) {
-  if (t.rank() == 0) ctx.bad_input(op + ": expects a tensor of at least one dim");
-  std::vector<size_t> dims;
-  for (const Expr& e : ctx.int_list("dim")) {
-    std::optional<int64_t> v = e.as_int64();
-    if (!v) ctx.bad_input(op + ": dim must be constants, got " + e.str());
-    const size_t d = ctx.normalize_dim(*v, t.rank());
-    if (std::find(dims.begin(), dims.end(), d) != dims.end())
-      ctx.bad_input(op + ": dim " + std::to_string(d) + " appears twice");
-    dims.push_back(d);
-  }
-  if (dims.empty()) ctx.bad_input(op + ": needs at least one dim");
-  const int64_t norm = ctx.constant("normalization");
-  if (norm < 0 || norm > 2) ctx.bad_input(op + ": normalization must be 0, 1 or 2");
-  return dims;
+  return validate::fft_dims(ctx, t.rank(), op);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include "symshape/ops.h"
 #include "symshape/ops/families.h"
 #include "symshape/ops/schema_table.h"
+#include "symshape/ops/validate/arguments.h"
 
 namespace symshape {
 
@@ -91,12 +92,7 @@ std::string arg_label(const std::optional<BoundArgs>& bound, std::string_view na
 }  // namespace
 
 TensorMeta OpContext::tensor(std::string_view name) const {
-  Value v = value(name);
-  if (v.kind != Value::Kind::Tensor) {
-    bad_input(arg_label(bound_, name) + " must be a tensor, got " +
-              (v.kind == Value::Kind::None ? std::string("nothing") : v.str()));
-  }
-  return std::move(v.tensor);
+  return validate::tensor_arg(*this, value(name), arg_label(bound_, name));
 }
 
 std::optional<TensorMeta> OpContext::optional_tensor(std::string_view name) const {
@@ -105,17 +101,7 @@ std::optional<TensorMeta> OpContext::optional_tensor(std::string_view name) cons
 }
 
 std::vector<TensorMeta> OpContext::tensor_list(std::string_view name) const {
-  Value v = value(name);
-  if (v.kind != Value::Kind::List)
-    bad_input(arg_label(bound_, name) + " must be a list of tensors");
-  std::vector<TensorMeta> out;
-  for (const Value& item : v.items) {
-    if (item.kind != Value::Kind::Tensor) {
-      bad_input(arg_label(bound_, name) + " must be a list of tensors, got " + item.str());
-    }
-    out.push_back(item.tensor);
-  }
-  return out;
+  return validate::tensor_list_arg(*this, value(name), arg_label(bound_, name));
 }
 
 namespace {
@@ -133,10 +119,8 @@ std::optional<Expr> OpContext::optional_integer(std::string_view name) const {
 
 Expr OpContext::integer(std::string_view name) const {
   if (!has(name)) bad_input("missing " + arg_label(bound_, name));
-  Value v = value(name);
-  auto e = as_integer(v);
-  if (!e) bad_input(arg_label(bound_, name) + " must be an int, got " + arg(name)->str());
-  return *e;
+  return validate::int_arg(*this, as_integer(value(name)), arg_label(bound_, name),
+                           arg(name)->str());
 }
 
 Expr OpContext::integer(std::string_view name, const Expr& fallback) const {
@@ -145,24 +129,12 @@ Expr OpContext::integer(std::string_view name, const Expr& fallback) const {
 
 std::optional<std::vector<Expr>> OpContext::optional_int_list(std::string_view name) const {
   if (!has(name)) return std::nullopt;
-  Value v = value(name);
-  if (auto single = as_integer(v)) return std::vector<Expr>{*single};
-  if (v.kind != Value::Kind::List) {
-    bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
-  }
-  std::vector<Expr> out;
-  for (const Value& item : v.items) {
-    auto e = as_integer(item);
-    if (!e) bad_input(arg_label(bound_, name) + " must be a list of ints, got " + arg(name)->str());
-    out.push_back(*e);
-  }
-  return out;
+  return validate::int_list_arg(*this, value(name), arg_label(bound_, name), arg(name)->str(),
+                                [](const Value& v) { return as_integer(v); });
 }
 
 std::vector<Expr> OpContext::int_list(std::string_view name) const {
-  auto list = optional_int_list(name);
-  if (!list) bad_input("missing " + arg_label(bound_, name));
-  return *list;
+  return validate::required(*this, optional_int_list(name), arg_label(bound_, name));
 }
 
 std::vector<Expr> OpContext::int_list(std::string_view name,
@@ -203,17 +175,11 @@ bool OpContext::boolean(std::string_view name, bool fallback) const {
 }
 
 std::string OpContext::string(std::string_view name, const std::string& fallback) const {
-  const Arg* a = arg(name);
-  if (!a) return fallback;
-  if (a->kind != Arg::Kind::String) bad_input(arg_label(bound_, name) + " must be a string");
-  return a->text;
+  return validate::string_arg(*this, arg(name), arg_label(bound_, name), fallback);
 }
 
 std::optional<DType> OpContext::dtype(std::string_view name) const {
-  const Arg* a = arg(name);
-  if (!a) return std::nullopt;
-  if (a->kind != Arg::Kind::DType) bad_input(arg_label(bound_, name) + " must be a dtype");
-  return a->dtype;
+  return validate::dtype_arg(*this, arg(name), arg_label(bound_, name));
 }
 
 bool OpContext::is_tensor_arg(std::string_view name) const {
@@ -305,13 +271,7 @@ void OpContext::constrain_range(const Expr& symbol, const ValueRange& range, boo
 }
 
 size_t OpContext::normalize_dim(int64_t dim, size_t rank) const {
-  const int64_t r = static_cast<int64_t>(rank == 0 ? 1 : rank);
-  if (dim < -r || dim >= r) {
-    bad_input("dim " + std::to_string(dim) + " is out of range for a tensor of rank " +
-              std::to_string(rank) + " (expected [" + std::to_string(-r) + ", " +
-              std::to_string(r - 1) + "])");
-  }
-  return static_cast<size_t>(dim < 0 ? dim + r : dim);
+  return validate::dim_index(*this, dim, rank);
 }
 
 }  // namespace symshape

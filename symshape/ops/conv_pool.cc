@@ -1,16 +1,11 @@
 // Convolution (plain, transposed, grouped; batched or not) and pooling (max, average, adaptive),
 // with PyTorch's output-size formulas built symbolically and its argument checks.
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/conv_pool.h"
 
 namespace symshape::ops {
 
 namespace {
-
-std::string join(const std::vector<Expr>& v, const std::string& sep) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i].str();
-  return s;
-}
 
 std::vector<Expr> simplified(const OpContext& ctx, std::vector<Expr> v) {
   for (Expr& e : v) e = ctx.simplify(e);
@@ -21,126 +16,29 @@ std::vector<Expr> simplified(const OpContext& ctx, std::vector<Expr> v) {
 std::vector<Expr> spatial_param(const OpContext& ctx, std::string_view name, size_t n,
                                 const std::vector<Expr>& fallback, const std::string& op) {
   std::vector<Expr> v = ctx.int_list(name, fallback);
-  if (v.size() == 1) v.assign(n, v[0]);
-  if (v.size() != n) {
-    ctx.bad_input(op + ": " + std::string(name) + " must be a single int or " + std::to_string(n) +
-                  " ints, got " + shape_str(v));
-  }
+  validate::spatial_param(ctx, v, name, n, op);
   return v;
-}
-
-// A bound on a parameter (stride > 0, padding >= 0): a literal that breaks it is bad input, a
-// symbolic one is required (a guard).
-void check_param(const OpContext& ctx, const Cond& cond, const std::string& message) {
-  if (ctx.known(cond) == Truth::False) ctx.bad_input(message);
-  require(ctx, cond, "conv_pool_params", message);
-}
-
-void check_each(const OpContext& ctx, const std::vector<Expr>& values, bool strictly_positive,
-                const std::string& message) {
-  for (const Expr& v : values) check_param(ctx, strictly_positive ? v > 0 : v >= 0, message);
-}
-
-// The spatial rank of an input of `n` spatial dims: batched [N, C, *] or unbatched [C, *].
-void require_pool_input(const OpContext& ctx, const TensorMeta& t, size_t n,
-                        const std::string& op) {
-  if (t.rank() != n + 1 && t.rank() != n + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(n + 1) + "-D (unbatched) or " +
-                  std::to_string(n + 2) + "-D (batched) input, got " + shape_str(t.sizes));
-  }
-  // Only the batch dim may be empty.
-  for (size_t d = t.rank() - n - 1; d < t.rank(); ++d) {
-    require(ctx, t.sizes[d] != 0, "pool_nonempty", [&] {
-      return op + ": expected an input with non-zero sizes except the batch dim, got " +
-             shape_str(t.sizes);
-    });
-  }
 }
 
 // ---- convolution ----------------------------------------------------------------------------
 
-struct ConvParams {
-  std::string op;  // for messages
-  size_t n = 0;    // spatial dims
-  bool allow_unbatched = false;
-  bool transposed = false;
-  std::string padding_mode;  // "" (explicit), "same" or "valid"
-  std::vector<Expr> stride, padding, dilation, output_padding;
-  Expr groups = 1;
-};
+using ConvParams = validate::ConvArgs<Expr>;
+using validate::ConvOp;
 
 // The output of a convolution of input [N, C, *spatial] (or [C, *spatial] when unbatched) with
 // weight [out, C/groups, *kernel] (transposed: [C, out/groups, *kernel]).
 Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& weight,
                    const std::optional<TensorMeta>& bias, const ConvParams& p) {
   const size_t n = p.n;
-  const bool unbatched = p.allow_unbatched && input.rank() == n + 1;
-  if (input.rank() != n + 2 && !unbatched) {
-    ctx.bad_input(p.op + ": expected " +
-                  (p.allow_unbatched ? std::to_string(n + 1) + "-D (unbatched) or " : "") +
-                  std::to_string(n + 2) + "-D (batched) input for weight " +
-                  shape_str(weight.sizes) + ", got input of size " + shape_str(input.sizes));
-  }
+  const bool unbatched = validate::conv_input(ctx, input, weight, bias, n, p.allow_unbatched, p.op);
   const std::vector<Expr> original = input.sizes;
   if (unbatched) input.sizes.insert(input.sizes.begin(), Expr(1));
-  if (input.dtype != weight.dtype || (bias && bias->dtype != input.dtype)) {
-    ctx.bad_input(p.op + ": input type (" + std::string(to_string(input.dtype)) +
-                  ") and weight type (" + std::string(to_string(weight.dtype)) + ")" +
-                  (bias ? " and bias type (" + std::string(to_string(bias->dtype)) + ")" : "") +
-                  " should be the same");
-  }
-
-  check_each(ctx, p.stride, true,
-             p.op + ": non-positive stride is not supported, got " + shape_str(p.stride));
-  check_each(ctx, p.padding, false,
-             p.op + ": negative padding is not supported, got " + shape_str(p.padding));
-  check_each(ctx, p.dilation, true,
-             p.op + ": dilation should be greater than zero, got " + shape_str(p.dilation));
-  check_param(ctx, p.groups > 0,
-              p.op + ": non-positive groups is not supported, got " + p.groups.str());
-  if (p.transposed) {
-    check_each(
-        ctx, p.output_padding, false,
-        p.op + ": negative output_padding is not supported, got " + shape_str(p.output_padding));
-    for (size_t i = 0; i < n; ++i) {
-      check_param(ctx, p.output_padding[i] < p.stride[i] || p.output_padding[i] < p.dilation[i],
-                  p.op + ": output padding must be smaller than either stride or dilation, got " +
-                      "output_padding " + shape_str(p.output_padding) + ", stride " +
-                      shape_str(p.stride) + " and dilation " + shape_str(p.dilation));
-    }
-  }
-
+  validate::conv_params(ctx, p.stride, p.padding, p.dilation, p.groups, p.transposed,
+                        p.output_padding, p.op);
   const std::vector<Expr>& w = weight.sizes;
-  const std::string groups = ctx.simplify(p.groups).str();
-  require(ctx, mod(w[0], p.groups) == 0, "conv_groups", [&] {
-    return p.op + ": given groups=" + groups + ", expected weight to be divisible by " + groups +
-           " at dimension 0, but got weight of size " + shape_str(w) + " instead";
-  });
-  Expr out_channels;
-  if (!p.transposed) {
-    ctx.require_equal(input.sizes[1], w[1] * p.groups, "conv_channels", [&] {
-      return p.op + ": given groups=" + groups + ", weight of size " + shape_str(w) +
-             ", expected input " + shape_str(original) + " to have " +
-             ctx.simplify(w[1] * p.groups).str() + " channels, but got " +
-             ctx.simplify(input.sizes[1]).str() + " channels instead";
-    });
-    out_channels = w[0];
-  } else {
-    ctx.require_equal(input.sizes[1], w[0], "conv_channels", [&] {
-      return p.op + ": given transposed=1, weight of size " + shape_str(w) + ", expected input " +
-             shape_str(original) + " to have " + ctx.simplify(w[0]).str() + " channels, but got " +
-             ctx.simplify(input.sizes[1]).str() + " channels instead";
-    });
-    out_channels = ctx.simplify(w[1] * p.groups);
-  }
-  if (bias) {
-    const std::string message =
-        p.op + ": given weight of size " + shape_str(w) +
-        ", expected bias to be 1-dimensional with " + ctx.simplify(out_channels).str() +
-        " elements, but got bias of size " + shape_str(bias->sizes) + " instead";
-    if (bias->rank() != 1) ctx.fail(message);
-    ctx.require_equal(bias->sizes[0], out_channels, "conv_bias", message);
-  }
+  validate::conv_channels(ctx, input.sizes, original, w, p.groups, p.transposed, p.op);
+  const Expr out_channels = p.transposed ? ctx.simplify(w[1] * p.groups) : w[0];
+  if (bias) validate::conv_bias(ctx, bias->sizes, w, out_channels, p.op);
 
   std::vector<Expr> spatial(input.sizes.begin() + 2, input.sizes.end());
   std::vector<Expr> out_spatial;
@@ -153,11 +51,8 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
       padded.push_back(ctx.simplify(spatial[i] + 2 * p.padding[i]));
       kernel.push_back(ctx.simplify(p.dilation[i] * (w[i + 2] - 1) + 1));
     }
-    const std::string message = p.op + ": calculated padded input size per channel: (" +
-                                join(padded, " x ") + "). Kernel size: (" + join(kernel, " x ") +
-                                "). Kernel size can't be greater than actual input size";
+    validate::conv_kernel_fits(ctx, padded, kernel, p.op);
     for (size_t i = 0; i < n; ++i) {
-      require(ctx, padded[i] >= kernel[i], "conv_kernel_size", message);
       out_spatial.push_back(floordiv(padded[i] - kernel[i], p.stride[i]) + 1);
     }
   } else {
@@ -166,11 +61,7 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
                             p.dilation[i] * (w[i + 2] - 1) + p.output_padding[i] + 1);
     }
     out_spatial = simplified(ctx, out_spatial);
-    const std::string message = p.op + ": given input size per channel: (" +
-                                join(simplified(ctx, spatial), " x ") +
-                                "). Calculated output size per channel: (" +
-                                join(out_spatial, " x ") + "). Output size is too small";
-    for (const Expr& o : out_spatial) require(ctx, o >= 1, "conv_output_size", message);
+    validate::conv_output_fits(ctx, simplified(ctx, spatial), out_spatial, p.op);
   }
 
   std::vector<Expr> out = {input.sizes[0], out_channels};
@@ -180,49 +71,12 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
   return Value::of(contiguous(input.dtype, out));
 }
 
-// Explicit padding ints, or the strings "same" / "valid" (conv1d/2d/3d.padding).
-void read_padding(const OpContext& ctx, ConvParams& p) {
-  const Arg* a = ctx.arg("padding");
-  if (a && a->kind == Arg::Kind::String) {
-    if (a->text != "same" && a->text != "valid") {
-      ctx.bad_input(p.op + ": invalid padding string '" + a->text +
-                    "', expected 'same' or 'valid'");
-    }
-    p.padding_mode = a->text;
-    p.padding.assign(p.n, Expr(0));
-    return;
-  }
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-}
-
-// The spatial rank a weight gives; `fixed` (when not 0) is the rank the op requires.
-size_t spatial_rank(const OpContext& ctx, const TensorMeta& weight, size_t fixed,
-                    const std::string& op) {
-  if (fixed != 0 && weight.rank() != fixed + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(fixed + 2) + "-D weight, got " +
-                  shape_str(weight.sizes));
-  }
-  if (weight.rank() < 3) {
-    ctx.bad_input(op + ": weight should have at least three dimensions, got " +
-                  shape_str(weight.sizes));
-  }
-  return weight.rank() - 2;
-}
-
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,
 // output_padding, groups, ...): always batched.
 Value convolution(OpContext& ctx) {
   TensorMeta input = ctx.tensor("input");
   TensorMeta weight = ctx.tensor("weight");
-  ConvParams p;
-  p.op = "convolution";
-  p.n = spatial_rank(ctx, weight, 0, p.op);
-  p.stride = spatial_param(ctx, "stride", p.n, {1}, p.op);
-  p.padding = spatial_param(ctx, "padding", p.n, {0}, p.op);
-  p.dilation = spatial_param(ctx, "dilation", p.n, {1}, p.op);
-  p.transposed = ctx.boolean("transposed", false);
-  p.output_padding = spatial_param(ctx, "output_padding", p.n, {0}, p.op);
-  p.groups = ctx.integer("groups", Expr(1));
+  const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::Convolution, 0);
   return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
 }
 
@@ -231,21 +85,7 @@ ShapeRule conv_nd(size_t n) {
   return [n](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     TensorMeta weight = ctx.tensor("weight");
-    ConvParams p;
-    p.op = "conv" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    read_padding(ctx, p);
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
-    p.groups = ctx.integer("groups", Expr(1));
-    if (p.padding_mode == "same") {
-      for (const Expr& s : p.stride) {
-        if (ctx.known(s == 1) != Truth::True) {
-          ctx.bad_input(p.op + ": padding='same' is not supported for strided convolutions");
-        }
-      }
-    }
+    const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::Conv, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -256,16 +96,7 @@ ShapeRule conv_transpose_nd(size_t n) {
   return [n](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     TensorMeta weight = ctx.tensor("weight");
-    ConvParams p;
-    p.op = "conv_transpose" + std::to_string(n) + "d";
-    p.n = spatial_rank(ctx, weight, n, p.op);
-    p.allow_unbatched = true;
-    p.transposed = true;
-    p.stride = spatial_param(ctx, "stride", n, {1}, p.op);
-    p.padding = spatial_param(ctx, "padding", n, {0}, p.op);
-    p.output_padding = spatial_param(ctx, "output_padding", n, {0}, p.op);
-    p.groups = ctx.integer("groups", Expr(1));
-    p.dilation = spatial_param(ctx, "dilation", n, {1}, p.op);
+    const ConvParams p = validate::conv_args(ctx, weight.sizes, ConvOp::ConvTranspose, n);
     return conv_forward(ctx, input, weight, ctx.optional_tensor("bias"), p);
   };
 }
@@ -312,7 +143,7 @@ struct PoolKind {
 Value pool(OpContext& ctx, const PoolKind& k) {
   TensorMeta t = ctx.tensor("self");
   const size_t n = k.n;
-  require_pool_input(ctx, t, n, k.op);
+  validate::pool_input(ctx, t.sizes, n, k.op);
   if (!ctx.has("kernel_size")) ctx.bad_input(k.op + ": missing argument 'kernel_size'");
   std::vector<Expr> kernel = spatial_param(ctx, "kernel_size", n, {}, k.op);
   std::vector<Expr> stride = ctx.int_list("stride", {});
@@ -321,26 +152,10 @@ Value pool(OpContext& ctx, const PoolKind& k) {
   std::vector<Expr> dilation(n, Expr(1));
   if (k.max) dilation = spatial_param(ctx, "dilation", n, {1}, k.op);
   const bool ceil_mode = ctx.boolean("ceil_mode", false);
-  if (!k.max) {
-    if (auto divisor = ctx.declares("divisor_override")  // not avg_pool1d
-                           ? ctx.optional_integer("divisor_override")
-                           : std::nullopt) {
-      check_param(ctx, *divisor != 0, k.op + ": divisor must be not zero");
-    }
-  }
-
-  check_each(ctx, kernel, true,
-             k.op + ": kernel size should be greater than zero, got " + shape_str(kernel));
-  check_each(ctx, stride, true,
-             k.op + ": stride should be greater than zero, got " + shape_str(stride));
-  check_each(ctx, dilation, true,
-             k.op + ": dilation should be greater than zero, got " + shape_str(dilation));
-  check_each(ctx, padding, false, k.op + ": pad must be non-negative, got " + shape_str(padding));
-  for (size_t i = 0; i < n; ++i) {
-    check_param(ctx, 2 * padding[i] <= kernel[i],
-                k.op + ": pad should be at most half of kernel size, got pad " +
-                    shape_str(padding) + " and kernel size " + shape_str(kernel));
-  }
+  std::optional<Expr> divisor;
+  if (!k.max && ctx.declares("divisor_override"))
+    divisor = ctx.optional_integer("divisor_override");
+  validate::pool_params(ctx, kernel, stride, padding, dilation, divisor, k.op);
 
   const size_t first = t.rank() - n;
   std::vector<Expr> out(t.sizes.begin(), t.sizes.begin() + first);
@@ -349,13 +164,7 @@ Value pool(OpContext& ctx, const PoolKind& k) {
     out_spatial.push_back(pool_output_size(ctx, t.sizes[first + i], kernel[i], padding[i],
                                            stride[i], dilation[i], ceil_mode));
   }
-  const Expr& channels = t.sizes[first - 1];
-  std::vector<Expr> in_spatial(t.sizes.begin() + first, t.sizes.end());
-  const std::string message = k.op + ": given input size: (" + channels.str() + "x" +
-                              join(in_spatial, "x") + "). Calculated output size: (" +
-                              channels.str() + "x" + join(out_spatial, "x") +
-                              "). Output size is too small";
-  for (const Expr& o : out_spatial) require(ctx, o >= 1, "pool_output_size", message);
+  validate::pool_output(ctx, t.sizes, out_spatial, k.op);
   out.insert(out.end(), out_spatial.begin(), out_spatial.end());
 
   Value values = Value::of(contiguous(t.dtype, out));
@@ -367,14 +176,7 @@ Value pool(OpContext& ctx, const PoolKind& k) {
 Value adaptive_pool(OpContext& ctx, const std::string& op, size_t n, bool with_indices) {
   TensorMeta t = ctx.tensor("self");
   std::vector<Expr> size = ctx.int_list("output_size");
-  if (size.size() != n) {
-    ctx.bad_input(op + ": output_size must have " + std::to_string(n) + " elements, got " +
-                  shape_str(size));
-  }
-  require_pool_input(ctx, t, n, op);
-  check_each(
-      ctx, size, false,
-      op + ": elements of output_size must be greater than or equal to 0, got " + shape_str(size));
+  validate::adaptive_output(ctx, t.sizes, size, n, op);
   std::vector<Expr> out(t.sizes.begin(), t.sizes.end() - n);
   for (const Expr& s : size) out.push_back(ctx.simplify(s));
   Value values = Value::of(contiguous(t.dtype, out));
@@ -397,17 +199,7 @@ ShapeRule grad_by_indices(std::string op, size_t n) {
   return [op, n](OpContext& ctx) {
     TensorMeta grad = ctx.tensor("grad_output"), self = ctx.tensor("self");
     TensorMeta indices = ctx.tensor("indices");
-    const std::string mismatch = op + ": grad_output " + shape_str(grad.sizes) +
-                                 " does not match self " + shape_str(self.sizes);
-    if (self.rank() < n + 1 || grad.rank() != self.rank()) ctx.fail(mismatch);
-    for (size_t d = 0; d + n < self.rank(); ++d)
-      ctx.require_equal(grad.sizes[d], self.sizes[d], "pool_backward", mismatch);
-    const std::string bad = op + ": expected integer indices of grad_output's size " +
-                            shape_str(grad.sizes) + ", got " +
-                            std::string(to_string(indices.dtype)) + shape_str(indices.sizes);
-    if (!is_integral(indices.dtype) || indices.rank() != grad.rank()) ctx.fail(bad);
-    for (size_t d = 0; d < grad.rank(); ++d)
-      ctx.require_equal(indices.sizes[d], grad.sizes[d], "pool_indices", bad);
+    validate::pool_grad_by_indices(ctx, grad, self, indices, n, op);
     return Value::of(contiguous(self.dtype, self.sizes));
   };
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/linalg.h"
 
 namespace symshape::ops {
 
@@ -192,64 +193,15 @@ Value linear(OpContext& ctx) {
 
 // ---- einsum ---------------------------------------------------------------------------------
 
-// One operand's subscripts: letters, and at most one ellipsis (kEllipsis).
-constexpr char kEllipsis = '.';
-
-struct Subscripts {
-  std::vector<char> labels;  // in order; kEllipsis marks where the ellipsis stands
-  bool has_ellipsis = false;
-  size_t letter_count() const { return labels.size() - (has_ellipsis ? 1 : 0); }
-};
-
-bool is_label(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-
-// Parses one side's term; `where` names it in messages ("operand 0", "the output").
-Subscripts parse_subscripts(const OpContext& ctx, const std::string& text,
-                            const std::string& where) {
-  Subscripts s;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == ' ') continue;
-    if (c == '.') {
-      if (s.has_ellipsis) ctx.bad_input("einsum(): more than one ellipsis for " + where);
-      if (text.compare(i, 3, "...") != 0) {
-        ctx.bad_input("einsum(): found '.' for " + where + " that is not part of an ellipsis");
-      }
-      s.labels.push_back(kEllipsis);
-      s.has_ellipsis = true;
-      i += 2;
-      continue;
-    }
-    if (!is_label(c)) {
-      ctx.bad_input(std::string("einsum(): invalid subscript '") + c + "' for " + where +
-                    ": subscripts must be in [a-zA-Z]");
-    }
-    s.labels.push_back(c);
-  }
-  return s;
-}
+using validate::kEllipsis;
+using validate::Subscripts;
 
 Value einsum(OpContext& ctx) {
-  if (!ctx.has("equation")) ctx.bad_input("missing argument 'equation'");
-  const std::string equation = ctx.string("equation", "");
   std::vector<TensorMeta> ops = ctx.tensor_list("tensors");
-  if (ops.empty()) ctx.bad_input("einsum(): must provide at least one operand");
-
-  const size_t arrow = equation.find("->");
-  const std::string lhs = equation.substr(0, arrow);
-  std::vector<Subscripts> terms;
-  size_t start = 0;
-  for (size_t i = 0; i <= lhs.size(); ++i) {
-    if (i == lhs.size() || lhs[i] == ',') {
-      terms.push_back(parse_subscripts(ctx, lhs.substr(start, i - start),
-                                       "operand " + std::to_string(terms.size())));
-      start = i + 1;
-    }
-  }
-  if (terms.size() != ops.size()) {
-    ctx.bad_input("einsum(): the equation '" + equation + "' has " + std::to_string(terms.size()) +
-                  " operands but " + std::to_string(ops.size()) + " tensors were given");
-  }
+  std::vector<size_t> ranks;
+  for (const TensorMeta& t : ops) ranks.push_back(t.rank());
+  const validate::Equation eq = validate::einsum_equation(ctx, ranks);
+  const std::vector<Subscripts>& terms = eq.terms;
 
   // Each label's size (broadcast across operands, equal within one), and the ellipsis dims
   // (broadcast like any shape, right-aligned).
@@ -262,13 +214,6 @@ Value einsum(OpContext& ctx) {
     const Subscripts& s = terms[o];
     dtype = promote_types(dtype, t.dtype);
     const size_t letters = s.letter_count();
-    if (s.has_ellipsis ? letters > t.rank() : letters != t.rank()) {
-      ctx.bad_input("einsum(): the number of subscripts in the equation (" +
-                    std::to_string(letters) + ") " +
-                    (s.has_ellipsis ? "is more than" : "does not match") +
-                    " the number of dimensions (" + std::to_string(t.rank()) + ") for operand " +
-                    std::to_string(o) + (s.has_ellipsis ? "" : " and no ellipsis was given"));
-    }
     const size_t covered = t.rank() - letters;
     std::map<char, Expr> here;
     size_t dim = 0;
@@ -312,30 +257,19 @@ Value einsum(OpContext& ctx) {
   }
 
   std::vector<Expr> out;
-  if (arrow == std::string::npos) {
+  if (!eq.output) {
     // Implicit output: the ellipsis dims, then the labels seen once, sorted (A-Z before a-z).
     out = ellipsis;
     for (const auto& [label, n] : count) {
       if (n == 1) out.push_back(size_of.at(label));
     }
   } else {
-    Subscripts rhs = parse_subscripts(ctx, equation.substr(arrow + 2), "the output");
-    std::map<char, bool> used;
-    for (char label : rhs.labels) {
+    for (char label : eq.output->labels) {
       if (label == kEllipsis) {
         out.insert(out.end(), ellipsis.begin(), ellipsis.end());
-        continue;
+      } else {
+        out.push_back(size_of.at(label));
       }
-      if (!count.count(label)) {
-        ctx.bad_input(std::string("einsum(): output subscript ") + label +
-                      " does not appear in the equation for any input operand");
-      }
-      if (used[label]) {
-        ctx.bad_input(std::string("einsum(): output subscript ") + label +
-                      " appears more than once in the output");
-      }
-      used[label] = true;
-      out.push_back(size_of.at(label));
     }
   }
   return Value::of(contiguous(dtype, simplified(ctx, out)));

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/norm.h"
 
 namespace symshape::ops {
 
@@ -15,16 +16,6 @@ namespace {
 std::string name_of(DType d) { return std::string(to_string(d)); }
 
 TensorMeta same_as(const TensorMeta& t) { return contiguous(t.dtype, t.sizes); }
-
-// A per-channel parameter (weight, bias, running stats) must hold one value per channel.
-void require_per_channel(const OpContext& ctx, const std::optional<TensorMeta>& t,
-                         const std::string& what, const Expr& channels) {
-  if (!t) return;
-  ctx.require_equal(channels, t->numel(), "norm_per_channel", [&] {
-    return what + " should contain " + ctx.simplify(channels).str() +
-           " elements, got a tensor of shape " + shape_str(t->sizes);
-  });
-}
 
 // A backward op's grads, None where output_mask turns one off or the parameter is absent.
 Value grads(const OpContext& ctx, const std::vector<std::optional<TensorMeta>>& metas) {
@@ -60,18 +51,9 @@ BatchNormArgs batch_norm_args(const OpContext& ctx, bool has_running_stats) {
 // (output, save_mean, save_invstd): the statistics are per channel [C] when training, and
 // empty [0] otherwise.
 std::vector<Value> batch_norm(const OpContext& ctx, const BatchNormArgs& a) {
-  if (a.input.rank() < 2) {
-    ctx.bad_input("batch_norm: expected an input with at least 2 dims [N, C, ...], got " +
-                  shape_str(a.input.sizes));
-  }
+  validate::batch_norm_args(ctx, a.input, a.weight, a.bias, a.running_mean, a.running_var,
+                            a.training, "batch_norm");
   const Expr& channels = a.input.sizes[1];
-  require_per_channel(ctx, a.weight, "weight", channels);
-  require_per_channel(ctx, a.bias, "bias", channels);
-  require_per_channel(ctx, a.running_mean, "running_mean", channels);
-  require_per_channel(ctx, a.running_var, "running_var", channels);
-  if (!a.training && (!a.running_mean || !a.running_var)) {
-    ctx.bad_input("batch_norm: running_mean and running_var must be defined in evaluation mode");
-  }
   const DType stats = a.input.dtype;
   Expr stat_size = a.training ? ctx.simplify(channels) : Expr(0);
   return {Value::of(same_as(a.input)), Value::of(contiguous(stats, {stat_size})),
@@ -165,37 +147,6 @@ void register_batch_norm(OpRegistry& r) {
 
 // ---- layer norm and RMS norm ----------------------------------------------------------------
 
-// normalized_shape must be the input's trailing sizes (and weight / bias's shape). Returns the
-// first normalized axis.
-size_t check_normalized_shape(
-    const OpContext& ctx, const TensorMeta& input, const std::vector<Expr>& normalized,
-    const std::vector<std::pair<std::string, std::optional<TensorMeta>>>& params,
-    const std::string& op) {
-  if (normalized.empty()) {
-    ctx.bad_input(op + ": expected normalized_shape to be at least 1-dimensional, got []");
-  }
-  const std::string mismatch = op + ": given normalized_shape=" + shape_str(normalized) +
-                               ", expected input with shape [*, " +
-                               shape_str(normalized).substr(1) + ", but got input of size " +
-                               shape_str(input.sizes);
-  if (input.rank() < normalized.size()) ctx.fail(mismatch);
-  const size_t axis = input.rank() - normalized.size();
-  for (size_t i = 0; i < normalized.size(); ++i) {
-    ctx.require_equal(input.sizes[axis + i], normalized[i], "normalized_shape", mismatch);
-  }
-  for (const auto& [what, t] : params) {
-    if (!t) continue;
-    const std::string message =
-        op + ": expected " + what + " to be of same shape as normalized_shape, but got " + what +
-        " of shape " + shape_str(t->sizes) + " and normalized_shape = " + shape_str(normalized);
-    if (t->rank() != normalized.size()) ctx.fail(message);
-    for (size_t i = 0; i < normalized.size(); ++i) {
-      ctx.require_equal(t->sizes[i], normalized[i], "normalized_shape", message);
-    }
-  }
-  return axis;
-}
-
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...):
 // (output, mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
@@ -205,7 +156,7 @@ std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
   std::optional<TensorMeta> bias = ctx.optional_tensor("bias");
   if (is_complex(input.dtype)) ctx.bad_input(op + " does not support complex inputs");
   size_t axis =
-      check_normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
+      validate::normalized_shape(ctx, input, normalized, {{"weight", weight}, {"bias", bias}}, op);
   std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
   stat.resize(input.rank(), Expr(1));
   const DType stats = input.dtype;
@@ -219,27 +170,7 @@ std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
 void check_group_norm(const OpContext& ctx, const TensorMeta& input, const Expr& channels,
                       const Expr& groups, const std::optional<TensorMeta>& weight,
                       const std::optional<TensorMeta>& bias, const std::string& op) {
-  if (ctx.known(groups > 0) == Truth::False) {
-    ctx.bad_input(op + ": num_groups must be positive, got " + groups.str());
-  }
-  require(ctx, groups > 0, "group_norm", [&] { return op + ": num_groups must be positive"; });
-  require(ctx, mod(channels, groups) == 0, "group_norm", [&] {
-    return op +
-           ": expected number of channels in input to be divisible by num_groups, but got "
-           "input of shape " +
-           shape_str(input.sizes) + " and num_groups=" + ctx.simplify(groups).str();
-  });
-  for (const auto& [what, t] :
-       {std::pair{std::string("weight"), weight}, std::pair{std::string("bias"), bias}}) {
-    if (!t) continue;
-    const std::string message = op + ": expected " + what +
-                                " to be a vector of size equal to the number of channels in "
-                                "input, but got " +
-                                what + " of shape " + shape_str(t->sizes) + " and input of shape " +
-                                shape_str(input.sizes);
-    if (t->rank() != 1) ctx.fail(message);
-    ctx.require_equal(t->sizes[0], channels, "group_norm", message);
-  }
+  validate::group_norm_args(ctx, input, channels, groups, weight, bias, op);
 }
 
 // native_group_norm (input, weight, bias, N, C, HxW, group, eps): (output, mean [N, group],
@@ -266,52 +197,13 @@ Value native_group_norm(OpContext& ctx) {
 // group_norm (input, num_groups, weight, bias, eps, cudnn_enabled): the output only.
 Value group_norm(OpContext& ctx) {
   TensorMeta input = ctx.tensor("input");
-  if (input.rank() < 2) {
-    ctx.bad_input("group_norm: expected at least 2 dimensions for input tensor, got " +
-                  shape_str(input.sizes));
-  }
+  validate::group_norm_input(ctx, input.sizes);
   check_group_norm(ctx, input, input.sizes[1], ctx.integer("num_groups"),
                    ctx.optional_tensor("weight"), ctx.optional_tensor("bias"), "group_norm");
   return Value::of(same_as(input));
 }
 
 // ---- attention ------------------------------------------------------------------------------
-
-void require_min_rank(const OpContext& ctx, const std::vector<TensorMeta>& qkv, size_t rank,
-                      const std::string& op) {
-  for (const TensorMeta& t : qkv) {
-    if (t.rank() < rank) {
-      ctx.bad_input(op + ": expected query, key and value to be at least " + std::to_string(rank) +
-                    "-D, got " + shape_str(qkv[0].sizes) + ", " + shape_str(qkv[1].sizes) +
-                    " and " + shape_str(qkv[2].sizes));
-    }
-  }
-  if (qkv[0].dtype != qkv[1].dtype || qkv[0].dtype != qkv[2].dtype) {
-    ctx.bad_input(op + ": expected query, key and value to have the same dtype, got " +
-                  name_of(qkv[0].dtype) + ", " + name_of(qkv[1].dtype) + " and " +
-                  name_of(qkv[2].dtype));
-  }
-}
-
-// query [..., L, E], key [..., S, E], value [..., S, Ev]: head dims of q and k agree, and the
-// sequence lengths of k and v.
-void require_attention_dims(const OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
-                            const TensorMeta& v, const std::string& op) {
-  const Expr& eq = q.sizes.back();
-  const Expr& ek = k.sizes.back();
-  ctx.require_equal(eq, ek, "attention", [&] {
-    return op + ": query " + shape_str(q.sizes) + " and key " + shape_str(k.sizes) +
-           " must have the same head dim (" + ctx.simplify(eq).str() +
-           " != " + ctx.simplify(ek).str() + ")";
-  });
-  const Expr& sk = k.sizes[k.rank() - 2];
-  const Expr& sv = v.sizes[v.rank() - 2];
-  ctx.require_equal(sk, sv, "attention", [&] {
-    return op + ": key " + shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
-           " must have the same sequence length (" + ctx.simplify(sk).str() +
-           " != " + ctx.simplify(sv).str() + ")";
-  });
-}
 
 std::vector<Expr> leading(const TensorMeta& t, size_t drop) {
   return std::vector<Expr>(t.sizes.begin(), t.sizes.end() - drop);
@@ -325,8 +217,7 @@ Value sdpa(OpContext& ctx) {
   TensorMeta q = ctx.tensor("query");
   TensorMeta k = ctx.tensor("key");
   TensorMeta v = ctx.tensor("value");
-  require_min_rank(ctx, {q, k, v}, 2, op);
-  require_attention_dims(ctx, q, k, v, op);
+  validate::attention_inputs(ctx, q, k, v, 2, op);
   std::vector<Expr> kb = leading(k, 2), vb = leading(v, 2);
   if (ctx.boolean("enable_gqa", false) && q.rank() >= 3 && k.rank() >= 3 && v.rank() >= 3) {
     // Grouped-query attention repeats each key / value head to match the query's heads.
@@ -362,27 +253,6 @@ Value sdpa(OpContext& ctx) {
   return Value::of(contiguous(q.dtype, out));
 }
 
-// The fused kernels take [B, H, L, E] inputs with matching batch and head counts.
-void require_fused_inputs(const OpContext& ctx, const TensorMeta& q, const TensorMeta& k,
-                          const TensorMeta& v, const std::string& op) {
-  for (const TensorMeta* t : {&q, &k, &v}) {
-    if (t->rank() != 4) {
-      ctx.bad_input(op + ": expected 4-D query, key and value [batch, heads, seq, head_dim], got " +
-                    shape_str(q.sizes) + ", " + shape_str(k.sizes) + " and " + shape_str(v.sizes));
-    }
-  }
-  require_min_rank(ctx, {q, k, v}, 4, op);
-  require_attention_dims(ctx, q, k, v, op);
-  for (size_t d = 0; d < 2; ++d) {
-    for (const TensorMeta* t : {&k, &v}) {
-      ctx.require_equal(q.sizes[d], t->sizes[d], "attention", [&] {
-        return op + ": query " + shape_str(q.sizes) + ", key " + shape_str(k.sizes) +
-               " and value " + shape_str(v.sizes) + " must agree in dim " + std::to_string(d);
-      });
-    }
-  }
-}
-
 TensorMeta with_strides(TensorMeta t, std::vector<Expr> strides) {
   t.strides = std::move(strides);
   return t;
@@ -410,12 +280,9 @@ Value flash_attention(OpContext& ctx) {
   TensorMeta q = ctx.tensor("query");
   TensorMeta k = ctx.tensor("key");
   TensorMeta v = ctx.tensor("value");
-  require_fused_inputs(ctx, q, k, v, op);
+  validate::fused_attention_inputs(ctx, q, k, v, op);
   const Expr& e = q.sizes[3];
-  ctx.require_equal(e, v.sizes[3], "attention", [&] {
-    return op + ": query " + shape_str(q.sizes) + " and value " + shape_str(v.sizes) +
-           " must have the same head dim";
-  });
+  validate::same_value_head_dim(ctx, q, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
   const Expr s = ctx.simplify(k.sizes[2]);
@@ -446,7 +313,7 @@ Value flash_attention_cpu(OpContext& ctx) {
   TensorMeta q = ctx.tensor("query");
   TensorMeta k = ctx.tensor("key");
   TensorMeta v = ctx.tensor("value");
-  require_fused_inputs(ctx, q, k, v, op);
+  validate::fused_attention_inputs(ctx, q, k, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
   TensorMeta lse = with_strides(contiguous(DType::Float32, {b[0], b[1], l}),
@@ -463,7 +330,7 @@ Value efficient_attention(OpContext& ctx) {
   TensorMeta q = ctx.tensor("query");
   TensorMeta k = ctx.tensor("key");
   TensorMeta v = ctx.tensor("value");
-  require_fused_inputs(ctx, q, k, v, op);
+  validate::fused_attention_inputs(ctx, q, k, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
   const Expr ev = ctx.simplify(v.sizes[3]);
@@ -502,7 +369,7 @@ Value cudnn_attention(OpContext& ctx) {
   TensorMeta q = ctx.tensor("query");
   TensorMeta k = ctx.tensor("key");
   TensorMeta v = ctx.tensor("value");
-  require_fused_inputs(ctx, q, k, v, op);
+  validate::fused_attention_inputs(ctx, q, k, v, op);
   std::vector<Expr> b = {ctx.simplify(q.sizes[0]), ctx.simplify(q.sizes[1])};
   const Expr l = ctx.simplify(q.sizes[2]);
   const Expr s = ctx.simplify(k.sizes[2]);
@@ -529,8 +396,8 @@ void register_norm(OpRegistry& r) {
   r.add("aten.rms_norm", [](OpContext& ctx) {
     TensorMeta input = ctx.tensor("input");
     std::vector<Expr> normalized = ctx.int_list("normalized_shape");
-    check_normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
-                           "rms_norm");
+    validate::normalized_shape(ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}},
+                               "rms_norm");
     return Value::of(same_as(input));
   });
   // _fused_rms_norm (input, normalized_shape, weight, eps): (output, rstd), rstd shaped as
@@ -539,7 +406,7 @@ void register_norm(OpRegistry& r) {
     TensorMeta input = ctx.tensor("input");
     std::vector<Expr> normalized = ctx.int_list("normalized_shape");
     if (is_complex(input.dtype)) ctx.bad_input("_fused_rms_norm does not support complex inputs");
-    const size_t axis = check_normalized_shape(
+    const size_t axis = validate::normalized_shape(
         ctx, input, normalized, {{"weight", ctx.optional_tensor("weight")}}, "_fused_rms_norm");
     std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
     stat.resize(input.rank(), Expr(1));

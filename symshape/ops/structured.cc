@@ -5,10 +5,13 @@
 #include <cmath>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/structured.h"
 
 namespace symshape::ops {
 
 namespace {
+
+using validate::PadMode;
 
 std::vector<Expr> strides_of(const TensorMeta& t) {
   return t.strides.size() == t.rank() ? t.strides : TensorMeta::contiguous_strides(t.sizes);
@@ -34,14 +37,7 @@ Expr diagonal_length(const OpContext& ctx, const Expr& size1, const Expr& size2,
 // diagonal(self, offset, dim1, dim2) of t: the other dims in order, then the diagonal.
 TensorMeta diagonal_of(const OpContext& ctx, const TensorMeta& t, int64_t offset, int64_t dim1,
                        int64_t dim2, const std::string& op) {
-  if (t.rank() < 2) {
-    ctx.bad_input(op + " needs a tensor of at least 2 dims, got " + shape_str(t.sizes));
-  }
-  const size_t d1 = ctx.normalize_dim(dim1, t.rank()), d2 = ctx.normalize_dim(dim2, t.rank());
-  if (d1 == d2) {
-    ctx.bad_input(op + ": diagonal dimensions cannot be identical " + std::to_string(dim1) + ", " +
-                  std::to_string(dim2));
-  }
+  const auto [d1, d2] = validate::diagonal_dims(ctx, t.sizes, dim1, dim2, op);
   const std::vector<Expr> strides = strides_of(t);
   TensorMeta out;
   out.dtype = t.dtype;
@@ -70,10 +66,7 @@ ShapeRule triangle(const char* op) {
   return [op = std::string(op)](OpContext& ctx) {
     TensorMeta t = ctx.tensor("self");
     dim_arg(ctx, "diagonal", 0, op);
-    if (t.rank() < 2) {
-      ctx.bad_input(op + ": input tensor must have at least 2 dimensions, got " +
-                    shape_str(t.sizes));
-    }
+    validate::triangle_input(ctx, t.sizes, op);
     return Value::of(contiguous(t.dtype, t.sizes));
   };
 }
@@ -83,14 +76,11 @@ ShapeRule triangle(const char* op) {
 Value diag(OpContext& ctx) {
   TensorMeta t = ctx.tensor("self");
   const int64_t d = dim_arg(ctx, "diagonal", 0, "diag");
+  validate::diag_input(ctx, t.sizes);
   if (t.rank() == 1) {
     const Expr offset(static_cast<long>(d));  // |d| as an Expr: -INT64_MIN is fine there
     Expr n = ctx.simplify(t.sizes[0] + (d < 0 ? -offset : offset));
     return Value::of(contiguous(t.dtype, {n, n}));
-  }
-  if (t.rank() != 2) {
-    ctx.bad_input("diag: supports 1D or 2D tensors, got " + std::to_string(t.rank()) + "D " +
-                  shape_str(t.sizes));
   }
   return Value::of(contiguous(t.dtype, {diagonal_length(ctx, t.sizes[0], t.sizes[1], d)}));
 }
@@ -100,29 +90,15 @@ Value diag(OpContext& ctx) {
 Value diag_embed(OpContext& ctx) {
   TensorMeta t = ctx.tensor("self");
   const int64_t offset = dim_arg(ctx, "offset", 0, "diag_embed");
-  if (t.rank() == 0) ctx.bad_input("diag_embed needs a tensor of at least 1 dim, got a 0-dim one");
+  const auto [d1, d2] = validate::diag_embed_dims(
+      ctx, t.sizes, dim_arg(ctx, "dim1", -2, "diag_embed"), dim_arg(ctx, "dim2", -1, "diag_embed"));
   const size_t rank = t.rank() + 1;
-  const size_t d1 = ctx.normalize_dim(dim_arg(ctx, "dim1", -2, "diag_embed"), rank);
-  const size_t d2 = ctx.normalize_dim(dim_arg(ctx, "dim2", -1, "diag_embed"), rank);
-  if (d1 == d2) ctx.bad_input("diag_embed: diagonal dimensions cannot be identical");
   const Expr o(static_cast<long>(offset));
   const Expr n = ctx.simplify(t.sizes.back() + (offset < 0 ? -o : o));
   std::vector<Expr> rest(t.sizes.begin(), t.sizes.end() - 1), sizes;
   size_t next = 0;
   for (size_t d = 0; d < rank; ++d) sizes.push_back(d == d1 || d == d2 ? n : rest[next++]);
   return Value::of(contiguous(t.dtype, sizes));
-}
-
-// src must have the sizes of the view it replaces (scatter ops).
-void require_view_sizes(const OpContext& ctx, const TensorMeta& src, const std::vector<Expr>& view,
-                        const std::string& op) {
-  const std::string message = op + ": src " + shape_str(src.sizes) +
-                              " must have the shape of the view " + shape_str(view) +
-                              " it replaces";
-  if (src.rank() != view.size()) ctx.bad_input(message);
-  for (size_t d = 0; d < view.size(); ++d) {
-    require(ctx, src.sizes[d] == view[d], "scatter_src_size", message);
-  }
 }
 
 Value diagonal_scatter(OpContext& ctx) {
@@ -132,7 +108,7 @@ Value diagonal_scatter(OpContext& ctx) {
       diagonal_of(ctx, self, dim_arg(ctx, "offset", 0, "diagonal_scatter"),
                   dim_arg(ctx, "dim1", 0, "diagonal_scatter"),
                   dim_arg(ctx, "dim2", 1, "diagonal_scatter"), "diagonal_scatter");
-  require_view_sizes(ctx, src, view.sizes, "diagonal_scatter");
+  validate::scatter_src(ctx, src.sizes, view.sizes, "diagonal_scatter");
   return Value::of(contiguous(self.dtype, self.sizes));
 }
 
@@ -145,28 +121,7 @@ Value as_strided_scatter(OpContext& ctx) {
   std::vector<Expr> sizes = ctx.int_list("size"), strides = ctx.int_list("stride");
   Expr offset = ctx.simplify(ctx.integer("storage_offset", Expr(0)));
   const std::string op = "as_strided_scatter";
-  if (sizes.size() != strides.size()) {
-    ctx.bad_input(op + ": size " + shape_str(sizes) + " and stride " + shape_str(strides) +
-                  " differ in length");
-  }
-  for (const Expr& s : sizes) {
-    if (ctx.known(s >= 0) == Truth::False)
-      ctx.bad_input(op + ": negative size " + s.str() + " in size " + shape_str(sizes));
-  }
-  for (const Expr& s : strides) {
-    if (ctx.known(s >= 0) == Truth::False)
-      ctx.bad_input(op + ": negative stride " + s.str() + " in stride " + shape_str(strides));
-  }
-  if (ctx.known(offset >= 0) == Truth::False)
-    ctx.bad_input(op + ": negative storage_offset " + offset.str());
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    require(ctx, sizes[d] >= 0, "as_strided_scatter_size",
-            op + ": negative size in size " + shape_str(sizes));
-    require(ctx, strides[d] >= 0, "as_strided_scatter_stride",
-            op + ": negative stride in stride " + shape_str(strides));
-  }
-  require(ctx, offset >= 0, "as_strided_scatter_offset",
-          op + ": negative storage_offset " + offset.str());
+  validate::strided_view(ctx, sizes, strides, offset, op);
   // The last element the view reaches, when it has any, must be inside the copy.
   Expr last = offset, numel = 1;
   for (size_t d = 0; d < sizes.size(); ++d) {
@@ -178,7 +133,7 @@ Value as_strided_scatter(OpContext& ctx) {
           op + ": the view of size " + shape_str(sizes) + ", stride " + shape_str(strides) +
               " and offset " + offset.str() + " is out of bounds for self " +
               shape_str(self.sizes));
-  require_view_sizes(ctx, src, sizes, op);
+  validate::scatter_src(ctx, src.sizes, sizes, op);
   return Value::of(contiguous(self.dtype, self.sizes));
 }
 
@@ -190,17 +145,7 @@ Value unfold(OpContext& ctx) {
   const int64_t dim = *dimension.as_int64();
   Expr size = ctx.simplify(ctx.integer("size"));
   Expr step = ctx.simplify(ctx.integer("step"));
-  if (ctx.known(size >= 0) == Truth::False)
-    ctx.bad_input("unfold: size is " + size.str() + " but must be >= 0");
-  if (ctx.known(step > 0) == Truth::False)
-    ctx.bad_input("unfold: step is " + step.str() + " but must be > 0");
-  require(ctx, size >= 0, "unfold_size", "unfold: size is " + size.str() + " but must be >= 0");
-  require(ctx, step > 0, "unfold_step", "unfold: step is " + step.str() + " but must be > 0");
-  const size_t k = ctx.normalize_dim(dim, t.rank());
-  const Expr extent = t.rank() == 0 ? Expr(1) : t.sizes[k];
-  require(ctx, size <= extent, "unfold_size",
-          "unfold: maximum size for tensor at dimension " + std::to_string(k) + " is " +
-              extent.str() + " but size is " + size.str());
+  const size_t k = validate::unfold_args(ctx, t.sizes, dim, size, step);
   if (t.rank() == 0) return Value::of(contiguous(t.dtype, {size}));
   std::vector<Expr> sizes = t.sizes, strides = strides_of(t);
   sizes[k] = ctx.simplify(floordiv(t.sizes[k] - size, step) + 1);
@@ -219,25 +164,15 @@ Value unfold(OpContext& ctx) {
 // max(self) + 1, a data-dependent size.
 Value one_hot(OpContext& ctx) {
   TensorMeta t = ctx.tensor("self");
-  if (t.dtype != DType::Int64) {
-    ctx.bad_input("one_hot is only applicable to an index tensor of type int64, got " +
-                  std::string(to_string(t.dtype)));
-  }
   Expr n = ctx.simplify(ctx.integer("num_classes", Expr(-1)));
+  validate::one_hot_args(ctx, t.dtype, t.sizes, t.numel(), n);
   std::vector<Expr> sizes = t.sizes;
   if (n.is_constant() && *n.constant() == -1) {
-    // Classes 0..max(self): at least one; an empty self cannot infer its count.
-    require(ctx, t.numel() > 0, "one_hot_infer",
-            "one_hot: cannot infer the number of classes from an empty tensor " +
-                shape_str(t.sizes) + " (num_classes is -1)");
+    // Classes 0..max(self): at least one (an empty self cannot infer its count).
     Expr classes = ctx.new_unbacked_size(ValueRange::at_least(1));
     sizes.push_back(classes);
     return Value::of(contiguous(DType::Int64, sizes));
   }
-  // Every class value must be in [0, num_classes): num_classes < 1 fails for any input (an empty
-  // one cannot infer its count either).
-  require(ctx, n >= 1, "one_hot_num_classes",
-          "one_hot: num_classes must be positive (or -1 to infer it), got " + n.str());
   sizes.push_back(n);
   return Value::of(contiguous(DType::Int64, sizes));
 }
@@ -246,61 +181,12 @@ Value one_hot(OpContext& ctx) {
 // an index for every element of self (a number gives a 0-dim result).
 ShapeRule search(bool bucketize) {
   return [bucketize](OpContext& ctx) {
-    const std::string op = bucketize ? "bucketize" : "searchsorted";
-    const std::string seq_name = bucketize ? "boundaries" : "sorted_sequence";
-    TensorMeta seq = ctx.tensor(seq_name);
-    std::vector<Expr> sizes;
-    const bool scalar = !ctx.is_tensor_arg("self");
-    if (!scalar) sizes = ctx.tensor("self").sizes;
-    const bool complex_input = !scalar && is_complex(ctx.tensor("self").dtype);
-    if (is_complex(seq.dtype) || complex_input) {
-      ctx.bad_input(op + ": complex tensors are not supported (they have no order)");
-    }
-    if (seq.rank() == 0) {
-      ctx.bad_input(op + ": " + seq_name + " must have at least one dimension, got a 0-dim tensor");
-    }
-    if (bucketize && seq.rank() != 1) {
-      ctx.bad_input(op + ": boundaries must be 1 dimension, got " + shape_str(seq.sizes));
-    }
-    if (seq.rank() > 1) {
-      const std::string message = op + ": " + seq_name + " " + shape_str(seq.sizes) +
-                                  " must be 1-d or have the leading dims of the input " +
-                                  (scalar ? std::string("(a number)") : shape_str(sizes));
-      if (scalar || seq.rank() != sizes.size()) ctx.bad_input(message);
-      for (size_t d = 0; d + 1 < seq.rank(); ++d) {
-        require(ctx, seq.sizes[d] == sizes[d], "searchsorted_leading_dims", message);
-      }
-    }
-    if (!bucketize) {
-      const bool right = ctx.boolean("right", false);
-      if (ctx.has("side")) {
-        const std::string side = ctx.string("side", "left");
-        if (side != "left" && side != "right") {
-          ctx.bad_input(op + ": side can only be 'left' or 'right', got '" + side + "'");
-        }
-        if (right && side == "left") {
-          ctx.bad_input(op + ": side and right can't be set to opposites, got side of left" +
-                        std::string(" while right was True"));
-        }
-      }
-      if (auto sorter = ctx.optional_tensor("sorter")) {
-        if (sorter->dtype != DType::Int64) {
-          ctx.bad_input(op + ": sorter must be an int64 tensor, got " +
-                        std::string(to_string(sorter->dtype)));
-        }
-        const std::string message = op + ": sorter " + shape_str(sorter->sizes) +
-                                    " must have the shape of " + seq_name + " " +
-                                    shape_str(seq.sizes);
-        if (sorter->rank() != seq.rank()) ctx.bad_input(message);
-        for (size_t d = 0; d < seq.rank(); ++d) {
-          require(ctx, sorter->sizes[d] == seq.sizes[d], "searchsorted_sorter", message);
-        }
-      }
-    } else {
-      ctx.boolean("right", false);
-    }
+    TensorMeta seq = ctx.tensor(bucketize ? "boundaries" : "sorted_sequence");
+    std::optional<TensorMeta> self;
+    if (ctx.is_tensor_arg("self")) self = ctx.tensor("self");
+    validate::search_args(ctx, bucketize, seq, self ? &*self : nullptr);
     const DType out = ctx.boolean("out_int32", false) ? DType::Int32 : DType::Int64;
-    return Value::of(contiguous(out, sizes));
+    return Value::of(contiguous(out, self ? self->sizes : std::vector<Expr>{}));
   };
 }
 
@@ -308,16 +194,7 @@ ShapeRule search(bool bucketize) {
 // _pdist_forward (self, p): [N * (N - 1) / 2] for a 2-D floating input [N, M].
 Value pdist_forward(OpContext& ctx) {
   TensorMeta x = ctx.tensor("self");
-  const double p = ctx.real("p", 2.0);
-  if (x.rank() != 2) {
-    ctx.bad_input("pdist only supports 2D tensors, got: " + std::to_string(x.rank()) + "D");
-  }
-  if (!is_floating(x.dtype)) {
-    ctx.bad_input("pdist only supports floating-point dtypes, got " +
-                  std::string(to_string(x.dtype)));
-  }
-  if (!(p >= 0))
-    ctx.bad_input("pdist only supports non-negative p values, got " + std::to_string(p));
+  validate::pdist_args(ctx, x, ctx.real("p", 2.0));
   const Expr& n = x.sizes[0];
   return Value::of(contiguous(x.dtype, {ctx.simplify(floordiv(n * (n - 1), 2))}));
 }
@@ -325,30 +202,7 @@ Value pdist_forward(OpContext& ctx) {
 Value cdist(OpContext& ctx) {
   TensorMeta a = ctx.tensor("x1");
   TensorMeta b = ctx.tensor("x2");
-  const double p = ctx.real("p", 2.0);
-  if (a.rank() < 2 || b.rank() < 2) {
-    ctx.bad_input("cdist only supports at least 2D tensors, got x1 " + shape_str(a.sizes) +
-                  " and x2 " + shape_str(b.sizes));
-  }
-  if (!is_floating(a.dtype) || !is_floating(b.dtype)) {
-    ctx.bad_input("cdist only supports floating-point dtypes, got x1 " +
-                  std::string(to_string(a.dtype)) + " and x2 " + std::string(to_string(b.dtype)));
-  }
-  if (a.dtype != b.dtype) {
-    ctx.bad_input("cdist: x1 (" + std::string(to_string(a.dtype)) + ") and x2 (" +
-                  std::string(to_string(b.dtype)) + ") must have the same dtype");
-  }
-  if (!(p >= 0))
-    ctx.bad_input("cdist only supports non-negative p values, got " + std::to_string(p));
-  if (auto mode = ctx.optional_integer("compute_mode")) {
-    auto m = mode->as_int64();
-    if (!m || *m < 0 || *m > 2) {
-      ctx.bad_input("cdist: compute_mode must be None, 0, 1 or 2, got " + mode->str());
-    }
-  }
-  ctx.require_equal(a.sizes.back(), b.sizes.back(), "cdist_columns",
-                    "cdist: x1 " + shape_str(a.sizes) + " and x2 " + shape_str(b.sizes) +
-                        " must have the same number of columns");
+  validate::cdist_args(ctx, a, b, ctx.real("p", 2.0));
   std::vector<Expr> batch = broadcast_shapes(ctx, {a.sizes.begin(), a.sizes.end() - 2},
                                              {b.sizes.begin(), b.sizes.end() - 2});
   batch.push_back(a.sizes[a.rank() - 2]);
@@ -357,8 +211,6 @@ Value cdist(OpContext& ctx) {
 }
 
 // ---- reflection / replication / circular padding ----
-
-enum class PadMode { Reflect, Replicate, Circular };
 
 const char* mode_name(PadMode m) {
   switch (m) {
@@ -369,58 +221,15 @@ const char* mode_name(PadMode m) {
   return "?";
 }
 
-// Pads the last pad.size() / 2 dims of t: pad holds (left, right) pairs from the last dim inward.
-// PyTorch's checks: the dims before the padded ones are 1 or 2 (an optional batch dim that may
-// be empty, then channels); reflection and replication need every other dim non-empty and an
-// output of at least 1, reflection pads smaller than the dim, circular pads at most the dim and
-// an output that is not negative. Each is a guard when symbolic.
+// Pads the last pad.size() / 2 dims of t: pad holds (left, right) pairs from the last dim inward
+// (checked by validate::padding: each requirement is a guard when symbolic).
 Value padded(const OpContext& ctx, const TensorMeta& t, const std::vector<Expr>& pad, PadMode mode,
              const std::string& op) {
-  if (pad.size() % 2 != 0 || pad.empty()) {
-    ctx.bad_input(op + ": padding must have an even, non-zero length, got " + shape_str(pad));
-  }
-  const size_t k = pad.size() / 2;
-  if (t.rank() != k + 1 && t.rank() != k + 2) {
-    ctx.bad_input(op + ": expected a " + std::to_string(k + 1) + "D or " + std::to_string(k + 2) +
-                  "D (batch mode) input for padding " + shape_str(pad) + ", got " +
-                  shape_str(t.sizes));
-  }
-  if (mode != PadMode::Circular) {
-    for (size_t d = t.rank() == k + 2 ? 1 : 0; d < t.rank(); ++d) {
-      require(ctx, t.sizes[d] != 0, "pad_nonempty",
-              op + ": expected a " + std::to_string(k + 1) + "D or " + std::to_string(k + 2) +
-                  "D (batch mode) tensor with possible 0 batch size and other non-zero "
-                  "dimensions for input, but got: " +
-                  shape_str(t.sizes));
-    }
-  }
+  validate::padding(ctx, t.sizes, pad, mode, op);
   std::vector<Expr> sizes = t.sizes;
-  for (size_t i = 0; i < k; ++i) {
+  for (size_t i = 0; i < pad.size() / 2; ++i) {
     const size_t d = t.rank() - 1 - i;
-    const Expr& left = pad[2 * i];
-    const Expr& right = pad[2 * i + 1];
-    const Expr& size = t.sizes[d];
-    const std::string at = " at dimension " + std::to_string(d) + " of input " + shape_str(t.sizes);
-    if (mode == PadMode::Reflect) {
-      require(ctx, left < size && right < size, "reflection_pad",
-              op + ": padding size should be less than the corresponding input dimension, but " +
-                  "got padding (" + left.str() + ", " + right.str() + ")" + at);
-    } else if (mode == PadMode::Circular) {
-      require(ctx, left <= size && right <= size, "circular_pad",
-              op + ": padding (" + left.str() + ", " + right.str() + ")" + at +
-                  " causes wrapping around more than once");
-    }
-    Expr out = ctx.simplify(size + left + right);
-    if (mode == PadMode::Circular) {
-      require(ctx, out >= 0, "circular_pad",
-              op + ": negative padding (" + left.str() + ", " + right.str() + ")" + at +
-                  " is resulting in an empty dimension");
-    } else {
-      require(ctx, out >= 1, "pad_output",
-              op + ": input (size " + size.str() + ")" + at + " is too small for padding (" +
-                  left.str() + ", " + right.str() + "); calculated output size: " + out.str());
-    }
-    sizes[d] = out;
+    sizes[d] = ctx.simplify(t.sizes[d] + pad[2 * i] + pad[2 * i + 1]);
   }
   return Value::of(contiguous(t.dtype, sizes));
 }
@@ -432,10 +241,7 @@ ShapeRule pad_nd(PadMode mode, size_t n) {
                            "_pad" + std::to_string(n) + "d";
     TensorMeta t = ctx.tensor("self");
     std::vector<Expr> pad = ctx.int_list("padding");
-    if (pad.size() != 2 * n) {
-      ctx.bad_input(op + ": padding must have " + std::to_string(2 * n) + " ints, got " +
-                    shape_str(pad));
-    }
+    validate::padding_count(ctx, pad, n, op);
     return padded(ctx, t, pad, mode, op);
   };
 }
@@ -446,63 +252,22 @@ Value pad(OpContext& ctx) {
   TensorMeta t = ctx.tensor("self");
   std::vector<Expr> p = ctx.int_list("pad");
   const std::string mode = ctx.string("mode", "constant");
-  const bool has_value = ctx.has("value");
-  const double value = ctx.real("value", 0.0);
-  if (p.size() % 2 != 0) ctx.bad_input("pad: padding length must be divisible by 2");
-  if (p.size() > 2 * t.rank()) {
-    ctx.bad_input(
-        "pad: padding length should be less than or equal to two times the input "
-        "dimension but got padding length " +
-        std::to_string(p.size()) + " and input of dimension " + std::to_string(t.rank()));
-  }
-  PadMode m = PadMode::Reflect;
-  if (mode == "constant") {
+  const std::optional<PadMode> m = validate::pad_args(ctx, t.sizes, p, mode);
+  if (!m) {
     std::vector<Expr> sizes = t.sizes;
     for (size_t i = 0; i < p.size() / 2; ++i) {
       const size_t d = t.rank() - 1 - i;
-      Expr s = ctx.simplify(sizes[d] + p[2 * i] + p[2 * i + 1]);
-      require(ctx, s >= 0, "pad",
-              "pad: padding " + shape_str(p) + " makes dim " + std::to_string(d) +
-                  " negative: " + s.str());
-      sizes[d] = s;
+      sizes[d] = ctx.simplify(sizes[d] + p[2 * i] + p[2 * i + 1]);
     }
     return Value::of(contiguous(t.dtype, sizes));
-  } else if (mode == "reflect") {
-    m = PadMode::Reflect;
-  } else if (mode == "replicate") {
-    m = PadMode::Replicate;
-  } else if (mode == "circular") {
-    m = PadMode::Circular;
-  } else {
-    ctx.bad_input("pad: unrecognised padding mode '" + mode +
-                  "' (expected constant, reflect, replicate or circular)");
   }
-  if (has_value && value != 0) {
-    ctx.bad_input("pad: padding mode \"" + mode + "\" doesn't take in value argument");
-  }
-  const size_t k = p.size() / 2;
-  if (k < 1 || k > 3 || (t.rank() != k + 1 && t.rank() != k + 2)) {
-    ctx.bad_input(
-        "pad: only 2D, 3D, 4D, 5D padding with non-constant padding are supported, "
-        "got padding " +
-        shape_str(p) + " for input " + shape_str(t.sizes));
-  }
-  return padded(ctx, t, p, m, std::string("pad (") + mode_name(m) + ")");
+  return padded(ctx, t, p, *m, std::string("pad (") + mode_name(*m) + ")");
 }
 
 // ---- upsampling ----
 
-enum class Interp { Nearest, NearestExact, Bilinear, Bicubic };
-
-const char* interp_name(Interp m) {
-  switch (m) {
-    case Interp::Nearest: return "upsample_nearest";
-    case Interp::NearestExact: return "_upsample_nearest_exact";
-    case Interp::Bilinear: return "upsample_bilinear";
-    case Interp::Bicubic: return "upsample_bicubic";
-  }
-  return "?";
-}
+using validate::Interp;
+using validate::interp_name;
 
 // PyTorch's output size from a scale factor: the double product size * scale truncated to an
 // int. A finite double is m * 2^e with m odd, so for a symbolic size the product is exactly
@@ -510,9 +275,6 @@ const char* interp_name(Interp m) {
 // For a scale whose odd part is too wide for a useful bound (0.1, 1/3, ...), where rounding in
 // the double product could cross an integer, the size is left data-dependent instead of guessed.
 Expr scaled_size(const OpContext& ctx, const Expr& size, double scale, const std::string& op) {
-  if (!std::isfinite(scale)) {
-    ctx.bad_input(op + ": scale factors must be finite, got " + std::to_string(scale));
-  }
   if (auto n = size.as_int64()) {
     const double product = static_cast<double>(*n) * scale;
     if (!(std::fabs(product) < 0x1p62)) {
@@ -552,44 +314,13 @@ ShapeRule upsample(Interp mode, size_t k) {
     TensorMeta t = ctx.tensor(self);
     auto sizes_arg = ctx.optional_int_list("output_size");
     const bool vec = ctx.declares("scale_factors");
-    std::optional<std::vector<double>> scales;
-    if (vec && ctx.has("scale_factors")) {
-      Value v = ctx.value("scale_factors");
-      std::vector<double> list;
-      for (const Value& item : v.items) {
-        if (item.kind == Value::Kind::Float) {
-          list.push_back(item.real);
-        } else if (item.kind == Value::Kind::Int && item.integer.as_int64()) {
-          list.push_back(static_cast<double>(*item.integer.as_int64()));
-        } else {
-          ctx.bad_input(op + ": scale_factors must be a list of numbers, got " + v.str());
-        }
-      }
-      if (v.kind != Value::Kind::List) {
-        ctx.bad_input(op + ": scale_factors must be a list of numbers, got " + v.str());
-      }
-      scales = list;
-    }
+    const std::optional<std::vector<double>> scales = validate::scale_factors(ctx, op);
     if (mode == Interp::Bilinear || mode == Interp::Bicubic) ctx.boolean("align_corners", false);
-    if (t.rank() != k + 2) {
-      ctx.bad_input(op + " expects a " + std::to_string(k + 2) + "D input (N, C and " +
-                    std::to_string(k) + " spatial dims), got " + shape_str(t.sizes));
-    }
-    if (sizes_arg.has_value() == scales.has_value()) {
-      ctx.bad_input(op + ": must specify exactly one of output_size and scale_factors");
-    }
+    validate::upsample_args(ctx, t.sizes, sizes_arg, scales, k, op);
     std::vector<Expr> out;
     if (sizes_arg) {
-      if (sizes_arg->size() != k) {
-        ctx.bad_input(op + ": output_size must have " + std::to_string(k) + " ints, got " +
-                      shape_str(*sizes_arg));
-      }
       out = *sizes_arg;
     } else {
-      if (scales->size() != k) {
-        ctx.bad_input(op + ": scale_factors must have " + std::to_string(k) + " numbers, got " +
-                      std::to_string(scales->size()));
-      }
       for (size_t i = 0; i < k; ++i)
         out.push_back(scaled_size(ctx, t.sizes[2 + i], (*scales)[i], op));
     }
@@ -598,14 +329,7 @@ ShapeRule upsample(Interp mode, size_t k) {
         if (ctx.declares(name)) ctx.real(name, 0.0);
       }
     }
-    std::string shapes = "input " + shape_str(t.sizes) + ", output size " + shape_str(out);
-    for (size_t i = 0; i < k; ++i) {
-      require(ctx, t.sizes[2 + i] > 0 && out[i] > 0, "upsample_sizes",
-              op + ": input and output sizes should be greater than 0, but got " + shapes);
-    }
-    require(ctx, t.sizes[1] != 0, "upsample_nonempty",
-            op + ": non-empty " + std::to_string(k + 2) + "D data tensor expected but got " +
-                shape_str(t.sizes));
+    validate::upsample_sizes(ctx, t.sizes, out, op);
     std::vector<Expr> sizes = {t.sizes[0], t.sizes[1]};
     for (const Expr& e : out) sizes.push_back(ctx.simplify(e));
     return Value::of(contiguous(t.dtype, sizes));
@@ -614,44 +338,7 @@ ShapeRule upsample(Interp mode, size_t k) {
 
 // ---- im2col / col2im ----
 
-// The four int[2] parameters of im2col / col2im (a single int is both), each checked.
-struct Blocks {
-  std::vector<int64_t> kernel, dilation, padding, stride;
-};
-
-std::vector<int64_t> pair_param(const OpContext& ctx, std::string_view name,
-                                const std::string& op) {
-  std::vector<Expr> list = ctx.int_list(name);
-  if (list.size() == 1) list.push_back(list[0]);
-  std::vector<int64_t> out;
-  for (const Expr& e : list) {
-    if (!e.as_int64()) ctx.bad_input(op + ": " + std::string(name) + " must be constants");
-    out.push_back(*e.as_int64());
-  }
-  if (out.size() != 2) {
-    ctx.bad_input(op + ": " + std::string(name) + " must have 2 ints, got " + shape_str(list));
-  }
-  return out;
-}
-
-Blocks block_params(const OpContext& ctx, const std::string& op) {
-  Blocks b{pair_param(ctx, "kernel_size", op), pair_param(ctx, "dilation", op),
-           pair_param(ctx, "padding", op), pair_param(ctx, "stride", op)};
-  auto check = [&](const std::vector<int64_t>& v, int64_t least, const char* what) {
-    for (int64_t x : v) {
-      if (x < least || x > (int64_t{1} << 31)) {
-        ctx.bad_input(op + ": " + what + " should be " +
-                      (least ? "greater than zero" : "non-negative") + " (and at most 2^31), got " +
-                      std::to_string(v[0]) + ", " + std::to_string(v[1]));
-      }
-    }
-  };
-  check(b.kernel, 1, "kernel size");
-  check(b.dilation, 1, "dilation");
-  check(b.padding, 0, "padding");
-  check(b.stride, 1, "stride");
-  return b;
-}
+using validate::Blocks;
 
 // The number of sliding blocks along a dim of `size`: floor((size + 2p - d(k-1) - 1) / s) + 1.
 Expr block_count(const OpContext& ctx, const Expr& size, const Blocks& b, size_t i) {
@@ -665,23 +352,11 @@ Expr block_count(const OpContext& ctx, const Expr& size, const Blocks& b, size_t
 Value im2col(OpContext& ctx) {
   const std::string op = "im2col";
   TensorMeta t = ctx.tensor("self");
-  const Blocks b = block_params(ctx, op);
-  if (t.rank() != 3 && t.rank() != 4) {
-    ctx.bad_input(op + ": expected a 3D or 4D (batch mode) input, got " + shape_str(t.sizes));
-  }
-  const size_t first = t.rank() - 3;
-  for (size_t d = first; d < t.rank(); ++d) {
-    require(ctx, t.sizes[d] != 0, "im2col_nonempty",
-            op + ": expected non-zero dimensions (but a possibly empty batch) for input " +
-                shape_str(t.sizes));
-  }
+  const Blocks b = validate::block_params(ctx, op);
+  const size_t first = validate::blocks_input(ctx, t.sizes, 3, op);
   std::vector<Expr> blocks;
   for (size_t i = 0; i < 2; ++i) blocks.push_back(block_count(ctx, t.sizes[first + 1 + i], b, i));
-  for (const Expr& n : blocks) {
-    require(ctx, n >= 1, "im2col_blocks",
-            op + ": input " + shape_str(t.sizes) + " gives " + shape_str(blocks) +
-                " sliding blocks, but each must be at least one");
-  }
+  validate::block_counts(ctx, blocks, "input " + shape_str(t.sizes), op);
   std::vector<Expr> sizes;
   if (first) sizes.push_back(t.sizes[0]);
   sizes.push_back(
@@ -696,37 +371,13 @@ Value col2im(OpContext& ctx) {
   const std::string op = "col2im";
   TensorMeta t = ctx.tensor("self");
   std::vector<Expr> out = ctx.int_list("output_size");
-  if (out.size() == 1) out.push_back(out[0]);
-  if (out.size() != 2) ctx.bad_input(op + ": output_size must have 2 ints, got " + shape_str(out));
-  const Blocks b = block_params(ctx, op);
-  if (t.rank() != 2 && t.rank() != 3) {
-    ctx.bad_input(op + ": expected a 2D or 3D (batch mode) input, got " + shape_str(t.sizes));
-  }
-  const size_t first = t.rank() - 2;
-  for (size_t d = first; d < t.rank(); ++d) {
-    require(ctx, t.sizes[d] != 0, "col2im_nonempty",
-            op + ": expected non-zero dimensions (but a possibly empty batch) for input " +
-                shape_str(t.sizes));
-  }
-  for (const Expr& o : out) {
-    require(ctx, o > 0, "col2im_output",
-            op + ": output_size " + shape_str(out) + " should be greater than zero");
-  }
-  const Expr kernel(static_cast<long>(b.kernel[0] * b.kernel[1]));
-  require(ctx, mod(t.sizes[first], kernel) == 0, "col2im_channels",
-          op + ": expected size of input's dimension " + std::to_string(first) +
-              " to be divisible by the product of kernel_size (" + kernel.str() + "), got " +
-              shape_str(t.sizes));
+  validate::pair_param(ctx, out, "output_size", op);
+  const Blocks b = validate::block_params(ctx, op);
+  const size_t first = validate::blocks_input(ctx, t.sizes, 2, op);
+  validate::col2im_output(ctx, out);
   std::vector<Expr> blocks = {block_count(ctx, out[0], b, 0), block_count(ctx, out[1], b, 1)};
-  ctx.require_equal(t.sizes[first + 1], blocks[0] * blocks[1], "col2im_blocks",
-                    op + ": expected size of input's dimension " + std::to_string(first + 1) +
-                        " to match the calculated number of sliding blocks " +
-                        ctx.simplify(blocks[0] * blocks[1]).str() + ", got " + shape_str(t.sizes));
-  for (const Expr& n : blocks) {
-    require(ctx, n >= 1, "col2im_blocks",
-            op + ": output_size " + shape_str(out) + " gives " + shape_str(blocks) +
-                " sliding blocks, but each must be at least one");
-  }
+  validate::col2im_sizes(ctx, t.sizes, first, out, b, blocks);
+  const Expr kernel(static_cast<long>(b.kernel[0] * b.kernel[1]));
   std::vector<Expr> sizes;
   if (first) sizes.push_back(t.sizes[0]);
   sizes.push_back(ctx.simplify(floordiv(t.sizes[first], kernel)));
@@ -741,80 +392,17 @@ Value col2im(OpContext& ctx) {
 // align_corners): [N, C, Ho, Wo]. Bilinear (0) and nearest (1) interpolation with zeros (0) or
 // border (1) padding; the other modes are refused as not supported yet.
 Value grid_sampler_2d(OpContext& ctx) {
-  const std::string op = "grid_sampler_2d";
   TensorMeta input = ctx.tensor("input");
   TensorMeta grid = ctx.tensor("grid");
   const int64_t interpolation = ctx.constant("interpolation_mode");
   const int64_t padding = ctx.constant("padding_mode");
   ctx.boolean("align_corners", false);
-  if (interpolation != 0 && interpolation != 1) {
-    ctx.bad_input(op + ": interpolation_mode " + std::to_string(interpolation) +
-                  " is not supported (0 bilinear and 1 nearest are; 2 bicubic is not yet)");
-  }
-  if (padding != 0 && padding != 1) {
-    ctx.bad_input(op + ": padding_mode " + std::to_string(padding) +
-                  " is not supported (0 zeros and 1 border are; 2 reflection is not yet)");
-  }
-  if (input.dtype != grid.dtype) {
-    ctx.bad_input(op + ": expected input and grid to have the same dtype, got " +
-                  std::string(to_string(input.dtype)) + " and " +
-                  std::string(to_string(grid.dtype)));
-  }
-  if (!is_floating(input.dtype)) {
-    ctx.bad_input(op + ": expected floating-point input and grid, got " +
-                  std::string(to_string(input.dtype)));
-  }
-  if (input.rank() != 4 || grid.rank() != 4) {
-    ctx.bad_input(op + ": expected 4D input and grid, got input " + shape_str(input.sizes) +
-                  " and grid " + shape_str(grid.sizes));
-  }
-  ctx.require_equal(input.sizes[0], grid.sizes[0], "grid_sampler_batch",
-                    op + ": expected grid " + shape_str(grid.sizes) + " and input " +
-                        shape_str(input.sizes) + " to have the same batch size");
-  ctx.require_equal(
-      grid.sizes[3], Expr(2), "grid_sampler_last",
-      op + ": expected grid to have size 2 in its last dimension, got " + shape_str(grid.sizes));
-  for (size_t d = 2; d < 4; ++d) {
-    require(ctx, input.sizes[d] > 0, "grid_sampler_spatial",
-            op + ": expected input to have non-empty spatial dimensions, got " +
-                shape_str(input.sizes));
-  }
+  validate::grid_sampler_args(ctx, input, grid, interpolation, padding);
   return Value::of(
       contiguous(input.dtype, {input.sizes[0], input.sizes[1], grid.sizes[1], grid.sizes[2]}));
 }
 
 // ---- _native_multi_head_attention ----
-
-// The mask of _native_multi_head_attention and _transformer_encoder_layer_fwd, checked against
-// the attention scores [B, heads, T, T]. By mask_type: 0, an attention mask [T, T]; 1, a key
-// padding mask [B, T]; 2, a mask of the scores' shape. A mask that is not 2-D is always of type 2,
-// as PyTorch's _masked_softmax treats it. Any dtype: PyTorch makes it bool (non-zero masks out).
-void check_attention_mask(const OpContext& ctx, const std::string& op, const Expr& batch,
-                          const Expr& seq, int64_t heads) {
-  std::optional<TensorMeta> mask = ctx.optional_tensor("mask");
-  if (!mask) return;
-  std::optional<int64_t> type;
-  if (auto t = ctx.optional_integer("mask_type")) {
-    type = t->as_int64();
-    if (!type) ctx.bad_input(op + ": mask_type must be a constant, got " + t->str());
-  }
-  if (mask->rank() != 2) type = 2;
-  if (!type) ctx.bad_input(op + ": a 2-D mask needs a mask_type (0: [T, T], 1: [B, T])");
-  std::vector<Expr> want;
-  switch (*type) {
-    case 0: want = {seq, seq}; break;
-    case 1: want = {batch, seq}; break;
-    case 2: want = {batch, Expr(static_cast<long>(heads)), seq, seq}; break;
-    default: ctx.bad_input(op + ": mask_type must be 0, 1 or 2, got " + std::to_string(*type));
-  }
-  const std::string message = op + ": a mask of mask_type " + std::to_string(*type) +
-                              " must have shape " + shape_str(want) + ", got " +
-                              shape_str(mask->sizes);
-  if (mask->rank() != want.size()) ctx.fail(message);
-  for (size_t i = 0; i < want.size(); ++i) {
-    ctx.require_equal(mask->sizes[i], want[i], "attention_mask", message);
-  }
-}
 
 // _native_multi_head_attention(query, key, value [B, T, D], embed_dim D, num_head, qkv_weight
 // [3D, D], qkv_bias [3D], proj_weight [D, D], proj_bias [D], mask, need_weights,
@@ -831,62 +419,10 @@ Value native_multi_head_attention(OpContext& ctx) {
   TensorMeta pw = ctx.tensor("proj_weight"), pb = ctx.tensor("proj_bias");
   const bool need_weights = ctx.boolean("need_weights", true);
   const bool average = ctx.boolean("average_attn_weights", true);
-  if (heads <= 0) ctx.bad_input(op + ": num_head must be positive, got " + std::to_string(heads));
-  auto rank = [&](const TensorMeta& t, size_t r, const char* name) {
-    if (t.rank() != r) {
-      ctx.bad_input(op + ": expected " + std::to_string(r) + "-D `" + name + "`, got " +
-                    shape_str(t.sizes));
-    }
-  };
-  rank(q, 3, "query");
-  rank(k, 3, "key");
-  rank(v, 3, "value");
-  rank(w, 2, "qkv_weight");
-  rank(b, 1, "qkv_bias");
-  rank(pw, 2, "proj_weight");
-  rank(pb, 1, "proj_bias");
-  for (const TensorMeta* t : {&k, &v, &w, &b, &pw, &pb}) {
-    if (t->dtype != q.dtype) {
-      ctx.bad_input(op + ": every tensor must have query's dtype " +
-                    std::string(to_string(q.dtype)) + ", got " + std::string(to_string(t->dtype)));
-    }
-  }
-  if (!is_floating(q.dtype)) {
-    ctx.bad_input(op + ": expected floating-point tensors, got " + std::string(to_string(q.dtype)));
-  }
-  ctx.require_equal(q.sizes[2], d, "mha_embed_dim",
-                    op + ": passed-in embed_dim " + d.str() + " didn't match last dim of query " +
-                        shape_str(q.sizes));
-  for (size_t i = 0; i < 3; ++i) {
-    ctx.require_equal(k.sizes[i], q.sizes[i], "mha_qkv_shapes",
-                      op + ": expected query " + shape_str(q.sizes) + ", key " +
-                          shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
-                          " shapes to match");
-    ctx.require_equal(v.sizes[i], q.sizes[i], "mha_qkv_shapes",
-                      op + ": expected query " + shape_str(q.sizes) + ", key " +
-                          shape_str(k.sizes) + " and value " + shape_str(v.sizes) +
-                          " shapes to match");
-  }
-  ctx.require_equal(
-      w.sizes[0], 3 * d, "mha_qkv_weight",
-      op + ": expected `qkv_weight` " + shape_str(w.sizes) + " first dim to be 3x embed_dim");
-  ctx.require_equal(
-      w.sizes[1], d, "mha_qkv_weight",
-      op + ": expected `qkv_weight` " + shape_str(w.sizes) + " second dim to be embed_dim");
-  ctx.require_equal(b.sizes[0], 3 * d, "mha_qkv_bias",
-                    op + ": expected `qkv_bias` " + shape_str(b.sizes) + " to have 3x embed_dim");
-  require(
-      ctx, mod(d, Expr(static_cast<long>(heads))) == 0, "mha_heads",
-      op + ": embed_dim " + d.str() + " must divide evenly by num_head " + std::to_string(heads));
-  ctx.require_equal(pw.sizes[0], d, "mha_proj_weight",
-                    op + ": expected `proj_weight` " + shape_str(pw.sizes) + " to be [D, D]");
-  ctx.require_equal(pw.sizes[1], d, "mha_proj_weight",
-                    op + ": expected `proj_weight` " + shape_str(pw.sizes) + " to be [D, D]");
-  ctx.require_equal(pb.sizes[0], d, "mha_proj_bias",
-                    op + ": expected `proj_bias` " + shape_str(pb.sizes) + " to be [D]");
+  validate::multi_head_attention_args(ctx, q, k, v, w, b, pw, pb, d, heads);
   const Expr& batch = q.sizes[0];
   const Expr& seq = q.sizes[1];
-  check_attention_mask(ctx, op, batch, seq, heads);
+  validate::attention_mask(ctx, ctx.optional_tensor("mask"), op, batch, seq, heads);
   Value out = Value::of(contiguous(q.dtype, {batch, seq, d}));
   Value weights = Value::none();
   if (need_weights) {
@@ -911,48 +447,15 @@ Value transformer_encoder_layer(OpContext& ctx) {
   ctx.boolean("use_gelu", false);
   ctx.boolean("norm_first", false);
   ctx.real("eps", 1e-5);
-  if (src.rank() != 3) ctx.bad_input(op + ": expected a 3-D `src`, got " + shape_str(src.sizes));
-  if (!is_floating(src.dtype)) {
-    ctx.bad_input(op + ": expected a floating-point `src`, got " +
-                  std::string(to_string(src.dtype)));
-  }
+  validate::encoder_src(ctx, src);
   TensorMeta out = contiguous(src.dtype, src.sizes);
   if (ctx.known(src.numel() == 0) == Truth::True ||
       (ctx.known(src.numel() != 0) != Truth::True &&
        ctx.decide(src.numel() == 0, "encoder_empty"))) {
     return Value::of(out);
   }
-  if (heads <= 0) {
-    ctx.bad_input(op + ": num_heads must be positive, got " + std::to_string(heads));
-  }
-  ctx.require_equal(src.sizes[2], d, "encoder_embed_dim",
-                    op + ": passed-in embed_dim " + d.str() + " didn't match last dim of src " +
-                        shape_str(src.sizes));
-  require(
-      ctx, mod(d, Expr(static_cast<long>(heads))) == 0, "encoder_heads",
-      op + ": embed_dim " + d.str() + " must divide evenly by num_heads " + std::to_string(heads));
-  TensorMeta f1 = ctx.tensor("ffn_weight_1");
-  if (f1.rank() != 2) ctx.bad_input(op + ": expected a 2-D `ffn_weight_1`");
-  const Expr hidden = f1.sizes[0];
-  const std::pair<const char*, std::vector<Expr>> params[] = {
-      {"qkv_weight", {3 * d, d}}, {"qkv_bias", {3 * d}},         {"proj_weight", {d, d}},
-      {"proj_bias", {d}},         {"norm_weight_1", {d}},        {"norm_bias_1", {d}},
-      {"norm_weight_2", {d}},     {"norm_bias_2", {d}},          {"ffn_weight_1", {hidden, d}},
-      {"ffn_bias_1", {hidden}},   {"ffn_weight_2", {d, hidden}}, {"ffn_bias_2", {d}}};
-  for (const auto& [name, sizes] : params) {
-    TensorMeta t = ctx.tensor(name);
-    if (t.dtype != src.dtype) {
-      ctx.bad_input(op + ": `" + name + "` must have src's dtype " +
-                    std::string(to_string(src.dtype)));
-    }
-    const std::string message =
-        op + ": expected `" + name + "` of " + shape_str(sizes) + ", got " + shape_str(t.sizes);
-    if (t.rank() != sizes.size()) ctx.bad_input(message);
-    for (size_t i = 0; i < sizes.size(); ++i) {
-      ctx.require_equal(t.sizes[i], sizes[i], "encoder_weights", message);
-    }
-  }
-  check_attention_mask(ctx, op, src.sizes[0], src.sizes[1], heads);
+  validate::encoder_weights(ctx, src, d, heads);
+  validate::attention_mask(ctx, ctx.optional_tensor("mask"), op, src.sizes[0], src.sizes[1], heads);
   return Value::of(out);
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/common.h"
 
 namespace symshape::ops {
 
@@ -247,18 +248,8 @@ void register_symbolic(OpRegistry& r) {
 
   for (const char* prefix : {"operator.", "_operator."}) {
     const std::string p = prefix;
-    r.add(p + "getitem", [](OpContext& ctx) {
-      Value seq = ctx.value("a");
-      if (seq.kind != Value::Kind::List)
-        ctx.bad_input("getitem needs a tuple or list, got " + seq.str());
-      int64_t i = ctx.constant("b");
-      const int64_t n = static_cast<int64_t>(seq.items.size());
-      if (i < -n || i >= n) {
-        ctx.bad_input("index " + std::to_string(i) + " is out of range for " + std::to_string(n) +
-                      " items");
-      }
-      return seq.items[static_cast<size_t>(i < 0 ? i + n : i)];
-    });
+    r.add(p + "getitem",
+          [](OpContext& ctx) { return validate::getitem(ctx, ctx.value("a"), ctx.constant("b")); });
     r.add(p + "add", arithmetic([](const Expr& a, const Expr& b) { return a + b; },
                                 [](double a, double b) { return a + b; }));
     r.add(p + "sub", arithmetic([](const Expr& a, const Expr& b) { return a - b; },

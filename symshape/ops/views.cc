@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "symshape/ops/families.h"
+#include "symshape/ops/validate/views.h"
 
 namespace symshape::ops {
 
@@ -687,29 +688,11 @@ void register_views(OpRegistry& r) {
   r.add("aten.movedim", [](OpContext& ctx) {
     TensorMeta t = ctx.tensor("self");
     std::vector<Expr> src = ctx.int_list("source"), dst = ctx.int_list("destination");
-    if (src.size() != dst.size()) ctx.bad_input("movedim: source and destination differ in length");
-    std::vector<long> order(t.rank(), -1);
-    std::vector<bool> used(t.rank(), false);
-    for (size_t i = 0; i < src.size(); ++i) {
-      if (!src[i].as_int64() || !dst[i].as_int64()) ctx.bad_input("movedim dims must be constants");
-      size_t s = ctx.normalize_dim(*src[i].as_int64(), t.rank()),
-             d = ctx.normalize_dim(*dst[i].as_int64(), t.rank());
-      if (t.rank() == 0) continue;  // 0 and -1 name the one (absent) dim of a scalar
-      if (order[d] != -1 || used[s]) ctx.bad_input("movedim: repeated dim");
-      order[d] = static_cast<long>(s);
-      used[s] = true;
-    }
-    size_t next = 0;
-    for (long& o : order) {
-      if (o != -1) continue;
-      while (used[next]) ++next;
-      o = static_cast<long>(next);
-      used[next] = true;
-    }
+    const std::vector<size_t> order = validate::movedim_order(ctx, src, dst, t.rank());
     std::vector<Expr> sizes, strides, in = strides_of(t);
-    for (long o : order) {
-      sizes.push_back(t.sizes[static_cast<size_t>(o)]);
-      strides.push_back(in[static_cast<size_t>(o)]);
+    for (size_t o : order) {
+      sizes.push_back(t.sizes[o]);
+      strides.push_back(in[o]);
     }
     return Value::of(with_strides(t.dtype, sizes, strides));
   });
