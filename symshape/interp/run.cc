@@ -877,6 +877,7 @@ RunResult run(const Graph& graph, const RunOptions& options) {
     result.failed_node = graph.nodes.size();  // no node ran into it
     result.input_error = true;
   }
+  result.over_budget = !result.ok && budget->exceeded;
   if (result.values.size() != graph.nodes.size()) {
     result.values.assign(graph.nodes.size(), RValue::none());
   }
