@@ -194,7 +194,7 @@ std::string dims_text(const std::map<std::string, int64_t>& dims) {
 
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
                         const Pass& pass, const std::map<std::string, std::string>& options,
-                        uint64_t seed) {
+                        uint64_t seed, int64_t memory_budget) {
   const std::string name(pass.name());
   const ComplexIo io = new_complex_io(before, after);
   const double tolerance = pass.tolerance(options);
@@ -204,9 +204,17 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     options.dims = dims;
     options.seed = seed;
     options.eval_mode = pass.numerics_in_eval_mode();
+    options.memory_budget = memory_budget;
     interp::RunResult a = interp::run(before, options);
-    // A size at which the graph before the pass cannot run (a runtime assert fails, an input is
-    // too large for the interpreter) says nothing about the pass.
+    // A graph the memory budget cannot hold cannot be verified: say so, naming the tensor (as
+    // `run` does), rather than pass unverified.
+    if (a.over_budget) {
+      throw PassError(
+          name, "",
+          "--verify-numerics cannot run the graph before it " + dims_text(dims) + ": " + a.error);
+    }
+    // A size at which the graph before the pass cannot run (a runtime assert fails) says
+    // nothing about the pass.
     if (!a.ok) continue;
     // After complex-rewrite, the unpacked inputs are the real views of the ones before. Given
     // inputs are the same on every rank, so both graphs then run with rank 0's values given.

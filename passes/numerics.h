@@ -14,6 +14,6 @@ namespace symshape::passes {
 // that differs, with the dims of the run. Returns the number of runs compared.
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
                         const Pass& pass, const std::map<std::string, std::string>& options,
-                        uint64_t seed);
+                        uint64_t seed, int64_t memory_budget);
 
 }  // namespace symshape::passes

@@ -26,6 +26,8 @@ constexpr FlagSpec kLowerFlags[] = {
     {"--verify-numerics", "", "run the graph before and after each pass and compare outputs"},
     {"--verify-at-end", "", "check the invariants once after the pipeline, not after each pass"},
     {"--seed", "N", "the seed of the inputs --verify-numerics generates (default 0)"},
+    {"--memory-budget", "BYTES",
+     "the bytes each --verify-numerics run may hold at once (default 8 GiB; 8 per element)"},
     {"--dump-before", "PASS", "print the graph before that pass"},
     {"--dump-after", "PASS", "print the graph after that pass"},
     {"--dim", "NAME=MIN..MAX", "the range of a declared dim (overrides the graph's \"dims\")"},
@@ -35,7 +37,8 @@ constexpr FlagSpec kLowerFlags[] = {
 
 void print_lower_usage(std::ostream& os) {
   os << "usage: symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json]\n"
-        "                    [--verify-numerics] [--dump-before P] [--dump-after P] [--json]\n"
+        "                    [--verify-numerics] [--memory-budget BYTES] [--dump-before P]\n"
+        "                    [--dump-after P] [--json]\n"
         "                    [--view PAGE.html]\n"
         "                    [--PASS-OPTION=VALUE ...]\n\n"
         "Propagates the graph's shapes, runs the passes under the PassManager's checks (the\n"
@@ -241,7 +244,8 @@ int run_lower(const Args& raw) {
   if (parsed.has("--passes") && parsed.has("--pipeline")) {
     throw UsageError("give --passes or --pipeline, not both");
   }
-  for (const char* once : {"--passes", "--pipeline", "--output", "--seed", "--view"}) {
+  for (const char* once :
+       {"--passes", "--pipeline", "--output", "--seed", "--view", "--memory-budget"}) {
     if (parsed.all(once).size() > 1) throw UsageError(std::string(once) + " is given twice");
   }
   PassManagerOptions options;
@@ -253,6 +257,13 @@ int run_lower(const Args& raw) {
     options.seed = static_cast<uint64_t>(*s);
   }
   options.verify_numerics = parsed.has("--verify-numerics");
+  if (parsed.has("--memory-budget")) {
+    const std::string& text = parsed.all("--memory-budget")[0];
+    std::optional<Int> bytes = parse_int(text);
+    std::optional<int64_t> b = bytes ? to_int64(*bytes) : std::nullopt;
+    if (!b || *b < 1) throw UsageError("bad value " + quote(text) + " for --memory-budget");
+    options.memory_budget = *b;
+  }
   options.verify_each_pass = !parsed.has("--verify-at-end");
   for (const char* flag : {"--dump-before", "--dump-after"}) {
     for (const std::string& p : parsed.all(flag)) {

@@ -60,8 +60,9 @@ Scalar cast(const Scalar& v, DType d);
 // The bytes a run's storages may hold at once (RunOptions::memory_budget). run() installs one for
 // the thread it runs on; a storage is charged when allocated and credited when freed.
 struct MemoryBudget {
-  int64_t limit = 0;  // bytes
-  int64_t used = 0;   // bytes held now
+  int64_t limit = 0;      // bytes
+  int64_t used = 0;       // bytes held now
+  bool exceeded = false;  // a tensor was refused for want of bytes
 };
 
 // While alive, tensors allocated on this thread are charged to `budget` (scopes nest).
@@ -123,6 +124,13 @@ class Tensor {
   void set_flat(int64_t i, const Scalar& v);
   // Every element in row-major order.
   std::vector<Scalar> values() const;
+  // For kernels and I/O that visit every element: f(p) with the storage position p of each
+  // element in row-major order (no per-element index or bounds check: a tensor's elements are
+  // inside its storage by construction), and the element at such a position.
+  template <class F>
+  void for_each_position(F&& f) const;
+  Scalar at_position(int64_t p) const;
+  void set_position(int64_t p, const Scalar& v);  // v is cast to dtype()
 
   // A view of the same storage. The caller guarantees every element it reaches is in bounds;
   // it is checked, and a violation throws Error.
@@ -161,6 +169,34 @@ class Tensor {
   int64_t offset_ = 0;
   std::shared_ptr<Storage> storage_;
 };
+
+template <class F>
+void Tensor::for_each_position(F&& f) const {
+  const size_t r = sizes_.size();
+  for (int64_t s : sizes_) {
+    if (s <= 0) return;
+  }
+  if (r == 0) {
+    f(offset_);
+    return;
+  }
+  // An odometer over the outer dims; the innermost dim is a plain loop.
+  std::vector<int64_t> index(r, 0);
+  const int64_t inner = sizes_[r - 1], step = strides_[r - 1];
+  int64_t base = offset_;
+  while (true) {
+    for (int64_t i = 0; i < inner; ++i) f(base + i * step);
+    size_t k = r - 1;
+    while (true) {
+      if (k == 0) return;
+      --k;
+      base += strides_[k];
+      if (++index[k] < sizes_[k]) break;
+      base -= strides_[k] * sizes_[k];
+      index[k] = 0;
+    }
+  }
+}
 
 // The contiguous strides of sizes.
 std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
@@ -352,6 +388,8 @@ struct RunResult {
   // The failure is bad input (a RunInputError, or an error before any op ran: the dims, the
   // inputs), not an op failing on well-formed input. `check` calls the same graph an InputError.
   bool input_error = false;
+  // The failure is a tensor the memory budget (RunOptions::memory_budget) could not hold.
+  bool over_budget = false;
   Bindings dims;          // the named dims' values in this run
   size_t world_size = 1;  // the ranks that ran (simulated, or the communicator's processes)
   size_t rank = 0;        // whose values `values` holds: 0, or this process's rank

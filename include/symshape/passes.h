@@ -180,6 +180,9 @@ struct PassManagerOptions {
   // two more sizes per dim inside its range, and fail the pass whose outputs differ.
   bool verify_numerics = false;
   uint64_t seed = 0;
+  // The bytes each of --verify-numerics' runs may hold at once (RunOptions::memory_budget; the
+  // default is `run`'s, 8 GiB). A graph that does not fit fails the pass naming the tensor.
+  int64_t memory_budget = int64_t{8} << 30;
   // Print the graph (canonical JSON) before / after these passes to `dump`.
   std::vector<std::string> dump_before, dump_after;
   std::ostream* dump = nullptr;

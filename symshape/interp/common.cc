@@ -87,12 +87,25 @@ Tensor map(const std::vector<Tensor>& inputs, DType compute, DType out,
   std::vector<Tensor> expanded;
   for (const Tensor& t : inputs) expanded.push_back(expand_to(t, shape));
   Tensor result = Tensor::zeros(out, shape);
-  std::vector<Scalar> args(inputs.size());
-  int64_t k = 0;
-  for_each_index(shape, [&](std::span<const int64_t> index) {
-    for (size_t j = 0; j < expanded.size(); ++j) args[j] = cast(expanded[j].at(index), compute);
-    result.set_flat(k++, f(args));
-  });
+  const int64_t n = result.numel();
+  if (n == 0) return result;
+  // An odometer over the shape that moves every input's storage position along; the result is
+  // fresh and contiguous, so element k is at position k.
+  const size_t rank = shape.size(), count = expanded.size();
+  std::vector<int64_t> index(rank, 0), position(count);
+  for (size_t j = 0; j < count; ++j) position[j] = expanded[j].offset();
+  std::vector<Scalar> args(count);
+  for (int64_t k = 0; k < n; ++k) {
+    for (size_t j = 0; j < count; ++j)
+      args[j] = cast(expanded[j].at_position(position[j]), compute);
+    result.set_position(k, f(args));
+    for (size_t d = rank; d-- > 0;) {
+      for (size_t j = 0; j < count; ++j) position[j] += expanded[j].strides()[d];
+      if (++index[d] < shape[d]) break;
+      for (size_t j = 0; j < count; ++j) position[j] -= expanded[j].strides()[d] * shape[d];
+      index[d] = 0;
+    }
+  }
   return result;
 }
 
@@ -125,23 +138,34 @@ Tensor reduce(const Tensor& t, const std::vector<size_t>& dims, bool keepdim, DT
     }
   }
   Tensor result = Tensor::zeros(out, out_sizes);
-  std::vector<int64_t> index(rank, 0);
-  int64_t k = 0;
+  int64_t kept = 1, size = 1;
+  for (int64_t s : kept_sizes) kept *= s;
+  for (int64_t s : group_sizes) size *= s;
   std::vector<Scalar> group;
-  for_each_index(kept_sizes, [&](std::span<const int64_t> kept) {
-    size_t j = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      if (!reduced(d)) index[d] = kept[j++];
+  if (kept == 0) return result;
+  if (size == 0) {
+    for (int64_t k = 0; k < kept; ++k) result.set_position(k, f(group));
+    return result;
+  }
+  // t seen as [kept dims..., reduced dims...]: its elements in row-major order are the groups
+  // one after the other. The result is fresh and contiguous: group k's value is at position k.
+  std::vector<int64_t> sizes = kept_sizes, strides;
+  sizes.insert(sizes.end(), group_sizes.begin(), group_sizes.end());
+  for (size_t d = 0; d < rank; ++d) {
+    if (!reduced(d)) strides.push_back(t.strides()[d]);
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    if (reduced(d)) strides.push_back(t.strides()[d]);
+  }
+  const Tensor grouped = t.as_strided(sizes, strides, t.offset());
+  group.reserve(static_cast<size_t>(size));
+  int64_t k = 0;
+  grouped.for_each_position([&](int64_t p) {
+    group.push_back(grouped.at_position(p));
+    if (static_cast<int64_t>(group.size()) == size) {
+      result.set_position(k++, f(group));
+      group.clear();
     }
-    group.clear();
-    for_each_index(group_sizes, [&](std::span<const int64_t> g) {
-      size_t m = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        if (reduced(d)) index[d] = g[m++];
-      }
-      group.push_back(t.at(index));
-    });
-    result.set_flat(k++, f(group));
   });
   return result;
 }

@@ -7,6 +7,7 @@
 //   floating types compute in double; complex types in complex<double>.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,8 +47,9 @@ inline Scalar to_scalar(uint64_t v) { return Scalar::of_int(static_cast<int64_t>
 template <class T>
 std::vector<T> load(const Tensor& t) {
   std::vector<T> out;
+  if (!t.defined()) return out;
   out.reserve(static_cast<size_t>(t.numel()));
-  for (const Scalar& s : t.values()) out.push_back(from_scalar<T>(s));
+  t.for_each_position([&](int64_t p) { out.push_back(from_scalar<T>(t.at_position(p))); });
   return out;
 }
 
@@ -55,11 +57,9 @@ std::vector<T> load(const Tensor& t) {
 template <class T>
 Tensor store(DType dtype, const std::vector<int64_t>& sizes, const std::vector<T>& values) {
   Tensor out = Tensor::zeros(dtype, sizes);
-  size_t k = 0;
-  for_each_index(sizes, [&](std::span<const int64_t> index) {
-    if (k < values.size()) out.set(index, to_scalar(values[k]));
-    ++k;
-  });
+  // A fresh contiguous tensor: the position of flat index k is k.
+  const size_t n = std::min(values.size(), static_cast<size_t>(out.numel()));
+  for (size_t k = 0; k < n; ++k) out.set_position(static_cast<int64_t>(k), to_scalar(values[k]));
   return out;
 }
 

@@ -123,8 +123,8 @@ std::string to_npy(const Tensor& t) {
   put<uint16_t>(out, static_cast<uint16_t>(header.size()));
   out += header;
   out.reserve(out.size() + static_cast<size_t>(t.numel()) * static_cast<size_t>(f.size));
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    const Scalar v = t.flat(i);
+  t.for_each_position([&](int64_t p) {
+    const Scalar v = t.at_position(p);
     switch (t.dtype()) {
       case DType::Bool: out += static_cast<char>(v.as_bool() ? 1 : 0); break;
       case DType::UInt8: put<uint8_t>(out, static_cast<uint8_t>(v.as_int())); break;
@@ -145,7 +145,7 @@ std::string to_npy(const Tensor& t) {
         put<double>(out, v.as_complex().imag());
         break;
     }
-  }
+  });
   return out;
 }
 
@@ -227,7 +227,7 @@ Tensor from_npy(std::string_view bytes) {
       case DType::Complex64: v = Scalar::of_complex({get<float>(p), get<float>(p + 4)}); break;
       case DType::Complex128: v = Scalar::of_complex({get<double>(p), get<double>(p + 8)}); break;
     }
-    t.set_flat(i, v);
+    t.set_position(i, v);  // a fresh contiguous tensor: position i is flat index i
   }
   return t;
 }

@@ -705,9 +705,22 @@ class Runner {
       d.hint = v;
       po.dims[name] = d;
     }
+    // The layouts are the shape rules' own: an op's declared metadata is not checked here (a
+    // traced graph may declare what its tracer's meta functions said where the rule follows
+    // the CPU kernel, e.g. batch norm's statistics outside training, and a failed check would
+    // leave every later node without metadata).
+    std::optional<Graph> given;
+    for (size_t k = 0; k < graph_.nodes.size(); ++k) {
+      const Node& n = graph_.nodes[k];
+      if (n.op != NodeOp::CallFunction || (!n.dtype && !n.shape && !n.stride)) continue;
+      if (!given) given = graph_;
+      Node& copy = given->nodes[k];
+      copy.dtype.reset();
+      copy.shape.reset();
+      copy.stride.reset();
+    }
     // A given input keeps the layout it was given, and the metadata follows it: its strides
     // are declared (at this run's sizes) in a copy of the graph.
-    std::optional<Graph> given;
     for (const auto& [name, t] : options_.inputs) {
       const size_t k = graph_.index_of(name);
       if (k >= graph_.nodes.size() || !t.defined()) continue;
@@ -864,6 +877,7 @@ RunResult run(const Graph& graph, const RunOptions& options) {
     result.failed_node = graph.nodes.size();  // no node ran into it
     result.input_error = true;
   }
+  result.over_budget = !result.ok && budget->exceeded;
   if (result.values.size() != graph.nodes.size()) {
     result.values.assign(graph.nodes.size(), RValue::none());
   }

@@ -198,6 +198,7 @@ Tensor Tensor::zeros(DType dtype, std::vector<int64_t> sizes) {
   const int64_t limit = current_budget ? current_budget->limit : kDefaultMemoryBudget;
   const int64_t used = current_budget ? current_budget->used : 0;
   if (bytes > limit - used) {
+    if (current_budget) current_budget->exceeded = true;
     throw Error("a tensor " + std::string(to_string(dtype)) + sizes_str(sizes) +
                 " is too large for the interpreter: it needs " + std::to_string(bytes) +
                 " bytes (" + std::to_string(element) + " per element), more than the " +
@@ -309,33 +310,80 @@ void Tensor::set(std::span<const int64_t> index, const Scalar& v) {
 }
 
 namespace {
-std::vector<int64_t> unravel(int64_t i, const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> index(sizes.size(), 0);
-  for (size_t k = sizes.size(); k-- > 0;) {
-    if (sizes[k] == 0) break;
-    index[k] = i % sizes[k];
-    i /= sizes[k];
+// The storage position of row-major element i (in range).
+int64_t flat_position(const Tensor& t, int64_t i) {
+  int64_t p = t.offset();
+  for (size_t k = t.rank(); k-- > 0;) {
+    const int64_t s = t.sizes()[k];
+    p += (i % s) * t.strides()[k];
+    i /= s;
   }
-  return index;
+  return p;
 }
+
 }  // namespace
 
 Scalar Tensor::flat(int64_t i) const {
   if (i < 0 || i >= numel()) throw Error("flat index " + std::to_string(i) + " out of range");
-  return at(unravel(i, sizes_));
+  return at_position(flat_position(*this, i));
 }
 
 void Tensor::set_flat(int64_t i, const Scalar& v) {
   if (i < 0 || i >= numel()) throw Error("flat index " + std::to_string(i) + " out of range");
-  set(unravel(i, sizes_), v);
+  set_position(flat_position(*this, i), v);
+}
+
+Scalar Tensor::at_position(int64_t p) const {
+  const size_t k = static_cast<size_t>(p);
+  switch (scalar_kind(dtype_)) {
+    case Scalar::Kind::Bool: return Scalar::of_bool(storage_->ints[k] != 0);
+    case Scalar::Kind::Int: return Scalar::of_int(storage_->ints[k]);
+    case Scalar::Kind::Float: return Scalar::of_float(storage_->reals[k]);
+    case Scalar::Kind::Complex: return Scalar::of_complex(storage_->complexes[k]);
+  }
+  return {};
+}
+
+void Tensor::set_position(int64_t p, const Scalar& v) {
+  const size_t k = static_cast<size_t>(p);
+  Scalar c = cast(v, dtype_);
+  switch (scalar_kind(dtype_)) {
+    case Scalar::Kind::Bool:
+    case Scalar::Kind::Int: storage_->ints[k] = c.i; break;
+    case Scalar::Kind::Float: storage_->reals[k] = c.f; break;
+    case Scalar::Kind::Complex: storage_->complexes[k] = c.c; break;
+  }
 }
 
 std::vector<Scalar> Tensor::values() const {
   std::vector<Scalar> out;
+  if (!storage_) return out;
   out.reserve(static_cast<size_t>(numel()));
-  for_each_index(sizes_, [&](std::span<const int64_t> index) { out.push_back(at(index)); });
+  for_each_position([&](int64_t p) { out.push_back(at_position(p)); });
   return out;
 }
+
+namespace {
+
+// Copies src's elements, in row-major order, to the storage positions `dst` lists (of the same
+// dtype's storage vector).
+template <class T>
+void copy_to_positions(const std::vector<T>& from, std::vector<T>& to, const Tensor& src,
+                       const std::vector<int64_t>& dst) {
+  size_t k = 0;
+  src.for_each_position(
+      [&](int64_t p) { to[static_cast<size_t>(dst[k++])] = from[static_cast<size_t>(p)]; });
+}
+
+// The storage positions of t's elements in row-major order.
+std::vector<int64_t> positions(const Tensor& t) {
+  std::vector<int64_t> out;
+  out.reserve(static_cast<size_t>(t.numel()));
+  t.for_each_position([&](int64_t p) { out.push_back(p); });
+  return out;
+}
+
+}  // namespace
 
 Tensor Tensor::as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strides,
                           int64_t offset) const {
@@ -373,17 +421,19 @@ Tensor Tensor::as_strided(std::vector<int64_t> sizes, std::vector<int64_t> strid
 Tensor Tensor::clone() const {
   if (!storage_) return Tensor();
   Tensor t = zeros(dtype_, sizes_);
-  int64_t k = 0;
-  for_each_index(sizes_, [&](std::span<const int64_t> index) {
-    const size_t src = static_cast<size_t>(storage_index(index));
-    const size_t dst = static_cast<size_t>(k++);
-    switch (scalar_kind(dtype_)) {
-      case Scalar::Kind::Bool:
-      case Scalar::Kind::Int: t.storage_->ints[dst] = storage_->ints[src]; break;
-      case Scalar::Kind::Float: t.storage_->reals[dst] = storage_->reals[src]; break;
-      case Scalar::Kind::Complex: t.storage_->complexes[dst] = storage_->complexes[src]; break;
-    }
-  });
+  size_t k = 0;
+  switch (scalar_kind(dtype_)) {
+    case Scalar::Kind::Bool:
+    case Scalar::Kind::Int:
+      for_each_position([&](int64_t p) { t.storage_->ints[k++] = storage_->ints[p]; });
+      break;
+    case Scalar::Kind::Float:
+      for_each_position([&](int64_t p) { t.storage_->reals[k++] = storage_->reals[p]; });
+      break;
+    case Scalar::Kind::Complex:
+      for_each_position([&](int64_t p) { t.storage_->complexes[k++] = storage_->complexes[p]; });
+      break;
+  }
   return t;
 }
 
@@ -413,23 +463,26 @@ Tensor Tensor::laid_out(const std::vector<int64_t>& strides) const {
     }
   }
   Tensor out = zeros(dtype_, {static_cast<int64_t>(extent)}).as_strided(sizes_, strides, 0);
-  for_each_index(sizes_, [&](std::span<const int64_t> index) {
-    const size_t src = static_cast<size_t>(storage_index(index));
-    const size_t dst = static_cast<size_t>(out.storage_index(index));
-    switch (scalar_kind(dtype_)) {
-      case Scalar::Kind::Bool:
-      case Scalar::Kind::Int: out.storage_->ints[dst] = storage_->ints[src]; break;
-      case Scalar::Kind::Float: out.storage_->reals[dst] = storage_->reals[src]; break;
-      case Scalar::Kind::Complex: out.storage_->complexes[dst] = storage_->complexes[src]; break;
-    }
-  });
+  const std::vector<int64_t> dst = positions(out);
+  switch (scalar_kind(dtype_)) {
+    case Scalar::Kind::Bool:
+    case Scalar::Kind::Int:
+      copy_to_positions(storage_->ints, out.storage_->ints, *this, dst);
+      break;
+    case Scalar::Kind::Float:
+      copy_to_positions(storage_->reals, out.storage_->reals, *this, dst);
+      break;
+    case Scalar::Kind::Complex:
+      copy_to_positions(storage_->complexes, out.storage_->complexes, *this, dst);
+      break;
+  }
   return out;
 }
 
 Tensor Tensor::to(DType dtype) const {
   Tensor t = zeros(dtype, sizes_);
   int64_t k = 0;
-  for_each_index(sizes_, [&](std::span<const int64_t> index) { t.set_flat(k++, at(index)); });
+  if (storage_) for_each_position([&](int64_t p) { t.set_position(k++, at_position(p)); });
   return t;
 }
 
@@ -438,7 +491,7 @@ void Tensor::copy_from(const Tensor& src) {
   // Read everything first: src may overlap this tensor's storage.
   std::vector<Scalar> vals = b.values();
   size_t k = 0;
-  for_each_index(sizes_, [&](std::span<const int64_t> index) { set(index, vals[k++]); });
+  for_each_position([&](int64_t p) { set_position(p, vals[k++]); });
 }
 
 std::string Tensor::str() const { return std::string(to_string(dtype_)) + sizes_str(sizes_); }
@@ -532,8 +585,8 @@ uint64_t checksum(const Tensor& t) {
   f.bytes(to_string(t.dtype()).data(), to_string(t.dtype()).size());
   f.u64(t.rank());
   for (int64_t s : t.sizes()) f.u64(static_cast<uint64_t>(s));
-  for_each_index(t.sizes(), [&](std::span<const int64_t> index) {
-    Scalar v = t.at(index);
+  t.for_each_position([&](int64_t p) {
+    Scalar v = t.at_position(p);
     switch (v.kind) {
       case Scalar::Kind::Bool:
       case Scalar::Kind::Int: f.u64(static_cast<uint64_t>(v.i)); break;

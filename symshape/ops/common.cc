@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 
 #include "symshape/ops/families.h"
 #include "symshape/ops/validate/common.h"
@@ -152,6 +153,82 @@ std::vector<Expr> elementwise_strides(const OpContext& ctx,
     step = step * shape[perm[k]];
   }
   return strides;
+}
+
+bool strides_like_channels_last(const OpContext& ctx, const TensorMeta& t) {
+  const size_t rank = t.rank();
+  if ((rank != 4 && rank != 5) || t.strides.size() != rank) return false;
+  if (!holds(ctx, t.strides[1] != 0)) return false;
+  // Channels, then the spatial dims from the last, then the batch: each stride at least the
+  // previous dim's extent (stride times size, where the stride exceeds 1).
+  std::vector<size_t> order = {1};
+  for (size_t d = rank - 1; d >= 2; --d) order.push_back(d);
+  order.push_back(0);
+  Expr min = 0;
+  for (const size_t d : order) {
+    if (!holds(ctx, t.sizes[d] != 0) || !holds(ctx, t.strides[d] >= min)) return false;
+    if (d == 0 && holds(ctx, min == t.strides[1])) return false;
+    min = t.strides[d];
+    if (holds(ctx, t.strides[d] > 1)) {
+      min = ctx.simplify(min * t.sizes[d]);
+    } else if (!holds(ctx, t.strides[d] <= 1)) {
+      return false;  // undecided: the default (contiguous) format
+    }
+  }
+  return true;
+}
+
+std::vector<Expr> channels_last_strides(const OpContext& ctx, const std::vector<Expr>& sizes) {
+  const size_t rank = sizes.size();
+  std::vector<Expr> strides(rank);
+  strides[1] = 1;
+  Expr step = sizes[1];
+  for (size_t d = rank - 1; d >= 2; --d) {
+    strides[d] = ctx.simplify(step);
+    step *= sizes[d];
+  }
+  strides[0] = ctx.simplify(step);
+  return strides;
+}
+
+std::vector<Expr> suggested_format_strides(const OpContext& ctx, const TensorMeta& t,
+                                           const std::vector<Expr>& sizes) {
+  if (sizes.size() == t.rank() && strides_like_channels_last(ctx, t)) {
+    return channels_last_strides(ctx, sizes);
+  }
+  return TensorMeta::contiguous_strides(sizes);
+}
+
+bool non_overlapping_and_dense(const OpContext& ctx, const TensorMeta& t) {
+  if (t.strides.size() != t.rank()) return true;  // contiguous
+  // Take the dims (those of size 1 aside) in the order of their strides: each must start where
+  // the ones before it end.
+  std::vector<bool> used(t.rank(), false);
+  size_t left = 0;
+  for (size_t d = 0; d < t.rank(); ++d) {
+    used[d] = holds(ctx, t.sizes[d] <= 1);
+    if (!used[d]) ++left;
+  }
+  Expr expected = 1;
+  while (left > 0) {
+    std::optional<size_t> next;
+    for (size_t d = 0; d < t.rank() && !next; ++d) {
+      if (!used[d] && (t.strides[d].identical(expected) || holds(ctx, t.strides[d] == expected))) {
+        next = d;
+      }
+    }
+    if (!next) return false;
+    used[*next] = true;
+    --left;
+    expected = ctx.simplify(expected * t.sizes[*next]);
+  }
+  return true;
+}
+
+std::vector<Expr> empty_like_strides(const OpContext& ctx, const TensorMeta& t) {
+  if (t.strides.size() != t.rank()) return TensorMeta::contiguous_strides(t.sizes);
+  if (non_overlapping_and_dense(ctx, t)) return t.strides;
+  return elementwise_strides(ctx, {&t}, false, t.sizes);
 }
 
 TensorMeta contiguous(DType dtype, std::vector<Expr> sizes) {

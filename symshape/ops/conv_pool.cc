@@ -68,7 +68,11 @@ Value conv_forward(const OpContext& ctx, TensorMeta input, const TensorMeta& wei
   out.insert(out.end(), out_spatial.begin(), out_spatial.end());
   out = simplified(ctx, out);
   if (unbatched) out.erase(out.begin());
-  return Value::of(contiguous(input.dtype, out));
+  TensorMeta result = contiguous(input.dtype, out);
+  // PyTorch's meta function (on a CPU fake tensor): channels_last when the input's strides are
+  // like channels_last (rank 4), else contiguous.
+  if (!unbatched && out.size() == 4) result.strides = suggested_format_strides(ctx, input, out);
+  return Value::of(result);
 }
 
 // convolution / _convolution (input, weight, bias, stride, padding, dilation, transposed,

@@ -62,16 +62,7 @@ std::vector<Expr> memory_format_strides(const OpContext& ctx, const TensorMeta& 
       ctx.bad_input(format + " needs a tensor of rank " + std::to_string(rank) + ", got " +
                     shape_str(t.sizes));
     }
-    // Channels (dim 1) vary fastest, then the spatial dims from the last, then the batch.
-    std::vector<Expr> strides(rank);
-    strides[1] = 1;
-    Expr step = t.sizes[1];
-    for (size_t d = rank - 1; d >= 2; --d) {
-      strides[d] = ctx.simplify(step);
-      step *= t.sizes[d];
-    }
-    strides[0] = ctx.simplify(step);
-    return strides;
+    return channels_last_strides(ctx, t.sizes);
   }
   bool keep = format == "preserve_format" && t.strides.size() == t.rank();
   for (size_t d = 0; keep && d < t.rank(); ++d) {

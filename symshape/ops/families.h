@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,27 @@ std::string shape_str(const std::vector<Expr>& sizes);
 std::vector<Expr> elementwise_strides(const OpContext& ctx,
                                       const std::vector<const TensorMeta*>& inputs,
                                       bool scalar_operand, const std::vector<Expr>& shape);
+// The strides of t viewed with `shape` (PyTorch's computeStride): dims are merged or split only
+// within chunks that are contiguous with each other (a size-1 dim of the view takes the stride
+// of the chunk it falls in). nullopt when the view is impossible. (views.cc)
+std::optional<std::vector<Expr>> view_strides(const OpContext& ctx, const TensorMeta& t,
+                                              const std::vector<Expr>& shape);
+// PyTorch's are_strides_like_channels_last (the Python one fake tensors use): a rank-4 (or 5)
+// tensor whose channels dim is the fastest, then the spatial dims from the last, then the
+// batch. Undecidable comparisons of symbolic strides count as not.
+bool strides_like_channels_last(const OpContext& ctx, const TensorMeta& t);
+// The channels_last (rank 4) / channels_last_3d (rank 5) strides of sizes.
+std::vector<Expr> channels_last_strides(const OpContext& ctx, const std::vector<Expr>& sizes);
+// The strides of torch.empty(sizes, memory_format=suggest_memory_format(t)): channels_last
+// when t's strides are like it, else contiguous.
+std::vector<Expr> suggested_format_strides(const OpContext& ctx, const TensorMeta& t,
+                                           const std::vector<Expr>& sizes);
+// PyTorch's is_non_overlapping_and_dense: some order of t's dims (size-1 dims aside) is
+// contiguous. Decided statically (an undecidable comparison counts as not).
+bool non_overlapping_and_dense(const OpContext& ctx, const TensorMeta& t);
+// The strides of empty_like(t) (preserve_format), as clone and the like allocate: t's own when
+// non-overlapping and dense, else dense in the order of t's strides (infer_dense_strides).
+std::vector<Expr> empty_like_strides(const OpContext& ctx, const TensorMeta& t);
 // The dims a reduction reduces: `dim` may be absent/empty (all dims), an int or a list;
 // normalized, sorted, unique.
 std::vector<size_t> reduction_dims(const OpContext& ctx, size_t rank);

@@ -48,6 +48,36 @@ BatchNormArgs batch_norm_args(const OpContext& ctx, bool has_running_stats) {
   return a;
 }
 
+// The strides of native_batch_norm's output as PyTorch 1.13's meta function gives them (the
+// decomposition fake tensors run): ((input - mean) * invstd) * weight + bias, four elementwise
+// ops, so TensorIterator's layout of the input against the per-channel operands. Those are
+// [1, C, 1, ...] (training: keepdim statistics, contiguous) or [C, 1, ...] (evaluation: the
+// running statistics unsqueezed), weight and bias [C, 1, ...] (absent: a 0-dim one or zero,
+// unsqueezed to [1, ...]); they broadcast over every other dim, so only where sizes are 1 can
+// they order dims.
+std::vector<Expr> batch_norm_strides(const OpContext& ctx, const TensorMeta& input, bool training,
+                                     bool has_weight, bool has_bias) {
+  const size_t rank = input.rank();
+  auto operand = [&](std::vector<Expr> sizes) { return contiguous(input.dtype, std::move(sizes)); };
+  std::vector<Expr> per_channel(rank - 1, Expr(1));
+  per_channel[0] = input.sizes[1];
+  std::vector<Expr> stat_sizes = per_channel;
+  if (training) {
+    stat_sizes.assign(rank, Expr(1));
+    stat_sizes[1] = input.sizes[1];
+  }
+  const TensorMeta stat = operand(stat_sizes);
+  TensorMeta step = input;
+  step.strides = elementwise_strides(ctx, {&input, &stat}, false, input.sizes);  // input - mean
+  step.strides = elementwise_strides(ctx, {&step, &stat}, false, input.sizes);   // * invstd
+  const TensorMeta weight =
+      has_weight ? operand(per_channel) : operand(std::vector<Expr>(rank - 1, Expr(1)));
+  step.strides = elementwise_strides(ctx, {&step, &weight}, false, input.sizes);  // * weight
+  const TensorMeta bias =
+      has_bias ? operand(per_channel) : operand(std::vector<Expr>(rank - 1, Expr(1)));
+  return elementwise_strides(ctx, {&step, &bias}, false, input.sizes);  // + bias
+}
+
 // (output, save_mean, save_invstd): the statistics are per channel [C] when training, and
 // empty [0] otherwise.
 std::vector<Value> batch_norm(const OpContext& ctx, const BatchNormArgs& a) {
@@ -56,7 +86,10 @@ std::vector<Value> batch_norm(const OpContext& ctx, const BatchNormArgs& a) {
   const Expr& channels = a.input.sizes[1];
   const DType stats = a.input.dtype;
   Expr stat_size = a.training ? ctx.simplify(channels) : Expr(0);
-  return {Value::of(same_as(a.input)), Value::of(contiguous(stats, {stat_size})),
+  TensorMeta out = same_as(a.input);
+  out.strides =
+      batch_norm_strides(ctx, a.input, a.training, a.weight.has_value(), a.bias.has_value());
+  return {Value::of(out), Value::of(contiguous(stats, {stat_size})),
           Value::of(contiguous(stats, {stat_size}))};
 }
 
@@ -147,6 +180,47 @@ void register_batch_norm(OpRegistry& r) {
 
 // ---- layer norm and RMS norm ----------------------------------------------------------------
 
+// The strides of native_layer_norm's output as PyTorch 1.13's meta function gives them: its
+// composite (math_native_layer_norm; the CPU kernel itself returns a contiguous tensor, but
+// make_fx records the meta's strides and the traced graph's views read through them) reshapes
+// the input to [1, M, N] (a view where its strides allow, else a contiguous copy), batch-norms
+// that in training mode (batch_norm_strides), views the result back to the input's sizes, and
+// then applies weight and bias elementwise: bias.addcmul(out, weight), out.mul(weight) or
+// out.add(bias). An input without elements gives empty_like(input).
+std::vector<Expr> layer_norm_strides(const OpContext& ctx, const TensorMeta& input, size_t axis,
+                                     bool has_weight, bool has_bias) {
+  const std::vector<Expr> given = input.strides.size() == input.rank()
+                                      ? input.strides
+                                      : TensorMeta::contiguous_strides(input.sizes);
+  if (ctx.known(input.numel() == 0) == Truth::True) {
+    for (const Expr& st : given) {
+      if (st.is_constant() && st.identical(Expr(0))) {
+        return TensorMeta::contiguous_strides(input.sizes);
+      }
+    }
+    return given;
+  }
+  Expr m = 1, n = 1;
+  for (size_t d = 0; d < input.rank(); ++d) (d < axis ? m : n) *= input.sizes[d];
+  TensorMeta flat = contiguous(input.dtype, {Expr(1), ctx.simplify(m), ctx.simplify(n)});
+  TensorMeta shaped = input;
+  shaped.strides = given;
+  if (std::optional<std::vector<Expr>> view = view_strides(ctx, shaped, flat.sizes)) {
+    flat.strides = *view;
+  }
+  flat.strides = batch_norm_strides(ctx, flat, true, false, false);
+  TensorMeta out = input;
+  out.strides =
+      view_strides(ctx, flat, input.sizes).value_or(TensorMeta::contiguous_strides(input.sizes));
+  if (!has_weight && !has_bias) return out.strides;
+  const TensorMeta param =
+      contiguous(input.dtype, std::vector<Expr>(input.sizes.begin() + axis, input.sizes.end()));
+  if (has_weight && has_bias) {
+    return elementwise_strides(ctx, {&param, &out, &param}, false, input.sizes);
+  }
+  return elementwise_strides(ctx, {&out, &param}, false, input.sizes);
+}
+
 // native_layer_norm / layer_norm (input, normalized_shape, weight, bias, eps, ...):
 // (output, mean, rstd), the statistics shaped input[:axis] + [1] * len(normalized_shape).
 std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
@@ -160,8 +234,9 @@ std::vector<Value> layer_norm(const OpContext& ctx, const std::string& op) {
   std::vector<Expr> stat(input.sizes.begin(), input.sizes.begin() + axis);
   stat.resize(input.rank(), Expr(1));
   const DType stats = input.dtype;
-  return {Value::of(same_as(input)), Value::of(contiguous(stats, stat)),
-          Value::of(contiguous(stats, stat))};
+  TensorMeta out = same_as(input);
+  out.strides = layer_norm_strides(ctx, input, axis, weight.has_value(), bias.has_value());
+  return {Value::of(out), Value::of(contiguous(stats, stat)), Value::of(contiguous(stats, stat))};
 }
 
 // ---- group norm -----------------------------------------------------------------------------

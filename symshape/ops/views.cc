@@ -96,8 +96,8 @@ bool is_contiguous(const OpContext& ctx, const TensorMeta& t) {
   return true;
 }
 
-// The strides of t viewed with `shape` (PyTorch's computeStride): dims are merged or split only
-// within chunks that are contiguous with each other. nullopt when the view is impossible.
+}  // namespace
+
 std::optional<std::vector<Expr>> view_strides(const OpContext& ctx, const TensorMeta& t,
                                               const std::vector<Expr>& shape) {
   if (is_contiguous(ctx, t)) return TensorMeta::contiguous_strides(shape);
@@ -140,6 +140,8 @@ std::optional<std::vector<Expr>> view_strides(const OpContext& ctx, const Tensor
   if (view_d != -1) return std::nullopt;
   return out;
 }
+
+namespace {
 
 enum class Reshape { View, Reshape, Copy };
 
@@ -546,7 +548,19 @@ Value constant_pad(OpContext& ctx) {
     }
     sizes[d] = s;
   }
-  return Value::of(contiguous(t.dtype, sizes));
+  // PyTorch: without a positive pad, a clone of the (narrowed) input, laid out like it; else a
+  // fresh tensor in the input's suggested memory format.
+  bool positive = false;
+  for (const Expr& p : pad) positive = positive || ctx.known(p <= 0) != Truth::True;
+  TensorMeta out = contiguous(t.dtype, sizes);
+  if (!positive) {
+    TensorMeta narrowed = t;
+    narrowed.sizes = sizes;
+    out.strides = empty_like_strides(ctx, narrowed);
+  } else {
+    out.strides = suggested_format_strides(ctx, t, sizes);
+  }
+  return Value::of(out);
 }
 
 Value pixel_shuffle(OpContext& ctx, bool inverse) {

@@ -67,6 +67,28 @@ TEST(LowerCli, OutputFileRoundTripsThroughCheck) {
   fs::remove(out);
 }
 
+// --verify-numerics runs under a memory budget as `run` does (--memory-budget, the same
+// default): a graph it cannot hold fails the pass naming the tensor, rather than passing
+// unverified.
+TEST(LowerCli, VerifyNumericsHasAMemoryBudget) {
+  CliResult r = run_lower(
+      {"examples/cleanup_demo.json", "--verify-numerics", "--memory-budget", "64", "-o", "-"});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.err.find("--verify-numerics cannot run the graph before it at the hints"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(std::regex_search(r.err, std::regex("a tensor [a-z0-9]+\\[[0-9, ]*\\] is too "
+                                                  "large for the interpreter")))
+      << r.err;
+  EXPECT_NE(r.err.find("memory budget of 64 bytes"), std::string::npos) << r.err;
+  // The default holds it; a bad value is a usage error.
+  CliResult ok = run_lower({"examples/cleanup_demo.json", "--verify-numerics", "-o", "-"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  CliResult bad = run_lower({"examples/cleanup_demo.json", "--memory-budget", "0"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--memory-budget"), std::string::npos) << bad.err;
+}
+
 TEST(LowerCli, DashWritesTheGraphToStdoutAndTheReportToStderr) {
   CliResult r = run_lower({"examples/mlp.json", "-o", "-"});
   ASSERT_EQ(r.exit_code, 0) << r.err;

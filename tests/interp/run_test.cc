@@ -305,6 +305,28 @@ TEST(RunLayouts, ReshapeAliasReadsTheLayoutPyTorchGives) {
             ints(r.values[index_of(g, "r")].tensor));
 }
 
+// A traced graph may declare metadata the rules disagree with (make_fx records batch norm's
+// statistics as PyTorch's meta functions give them, [C] outside training, where the rule and the
+// CPU kernel give [0]): the layouts of every later node still follow the rules.
+TEST(RunLayouts, ADeclaredShapeTheRuleDisagreesWithLeavesLaterLayoutsAlone) {
+  Graph g = parse(
+      R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [2, 3]},
+  {"name": "f", "op": "placeholder", "dtype": "float32", "shape": [1, 2, 2, 2]},
+  {"name": "c", "op": "placeholder", "dtype": "float32", "shape": [2]},
+  {"name": "bn", "op": "call_function", "target": "aten.native_batch_norm.default", "args": [{"node": "f"}, {"node": "c"}, {"node": "c"}, {"node": "c"}, {"node": "c"}, false, 0.1, 1e-05]},
+  {"name": "mean", "op": "call_function", "target": "operator.getitem", "args": [{"node": "bn"}, 1], "dtype": "float32", "shape": [2], "stride": [1]},
+  {"name": "t", "op": "call_function", "target": "aten.t.default", "args": [{"node": "x"}]},
+  {"name": "m", "op": "call_function", "target": "aten.mul.Tensor", "args": [{"node": "t"}, 10]},
+  {"name": "r", "op": "call_function", "target": "aten._reshape_alias.default", "args": [{"node": "m"}, [3, 2], [1, 3]]},
+  {"name": "output", "op": "output", "args": [[{"node": "r"}, {"node": "mean"}]]})");
+  RunOptions o;
+  o.inputs["x"] = int_tensor({2, 3}, {0, 1, 2, 3, 4, 5});
+  RunResult r = run(g, o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.values[index_of(g, "m")].tensor.strides(), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(ints(r.values[index_of(g, "r")].tensor), (std::vector<int64_t>{0, 30, 10, 40, 20, 50}));
+}
+
 TEST(RunLayouts, InPlaceWritesThroughAViewReachTheRelaidOutBase) {
   Graph g = parse(
       R"({"name": "x", "op": "placeholder", "dtype": "int64", "shape": [2, 3]},

@@ -230,23 +230,7 @@ MODELS = {
 
 # Models that cannot agree yet, each with the precise cause; unittest.expectedFailure marks them
 # (an unexpected success fails the run: take the model off then).
-EXPECTED_FAILURES = {
-    # Interpreter layouts (issue 29, the `layouts` branch). make_fx records the strides of
-    # native_layer_norm's result as those of its permuted input ((64, 8, 1, 64) for [1, 8, 8, 96])
-    # and the _reshape_alias after it reads through them ([64, 96] with strides (1, 64)). The
-    # interpreter still gives that result another layout, with layouts' 7ca139b merged too, so
-    # _reshape_alias_2 reads other elements (the first node that differs). Minimal repro:
-    # make_fx(fake) of `layer_norm(x.permute(0, 2, 3, 1), [4]).reshape(4, 4)` at x: [1, 4, 2, 2].
-    "swin_t": "interpreter layouts (_reshape_alias after layer_norm of a permuted input)",
-    # The same in ConvNeXt's blocks (permute, layer_norm, linear): the first _reshape_alias.
-    # Row-major results happen to give the model's output (the rows the linear layers see are
-    # permuted and permuted back), but not PyTorch's intermediate values.
-    "convnext_tiny": "interpreter layouts (_reshape_alias after layer_norm of a permuted input)",
-    # MaxViT: add_14 keeps its transposed input's layout (strides (200704, 64, 4096, 1) for
-    # [1, 64, 49, 64]); the interpreter wrote it row-major and _reshape_alias_19 after a
-    # transpose of it read other elements; with layouts' 7ca139b merged, as many nodes differ.
-    "maxvit_t": "interpreter layouts (_reshape_alias of a non-row-major value)",
-}
+EXPECTED_FAILURES = {}
 
 
 def randomize_batch_norms(model, gen):
