@@ -242,6 +242,45 @@ class LoweredModelTest(unittest.TestCase):
 
 
 class ToFxTest(unittest.TestCase):
+    def test_meta_val_is_what_pytorch_computes_at_the_hints(self):
+        # meta["val"]: a FakeTensor with the dtype, sizes and strides PyTorch gives each node at
+        # the hints, an int for a size; checked against the values of a real run.
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        model = functional_activations(
+            torchvision.models.resnet18(weights=None, num_classes=10)).eval()
+        x = torch.randn(3, 3, 32, 32)
+        conv = symshape.fx.trace(model, (x,), dynamic={"x": {0: "batch"}})
+        gm = conv.lower(pipeline="default").gm
+        values = {}
+
+        class Recorder(torch.fx.Interpreter):
+            def run_node(self, n):
+                values[n] = super().run_node(n)
+                return values[n]
+
+        with torch.no_grad():
+            Recorder(gm).run(x)
+        checked = 0
+        for n in gm.graph.nodes:
+            if n.op == "output":
+                continue
+            val, real = n.meta["val"], values[n]
+            if isinstance(real, torch.Tensor):
+                self.assertIsInstance(val, FakeTensor, n.name)
+                self.assertEqual((val.shape, val.dtype), (real.shape, real.dtype), n.name)
+                if real.dim() and n.op != "get_attr":
+                    self.assertEqual(val.stride(), real.stride(), n.name)
+                self.assertEqual(n.meta["tensor_meta"].shape, real.shape, n.name)
+                checked += 1
+            elif isinstance(real, int):
+                self.assertEqual(val, real, n.name)
+        self.assertGreater(checked, 50)
+        # The fake values share one FakeTensorMode, as make_fx's do.
+        modes = {id(n.meta["val"].fake_mode) for n in gm.graph.nodes
+                 if isinstance(n.meta.get("val"), FakeTensor)}
+        self.assertEqual(len(modes), 1)
+
     def test_sizes_in_arguments_become_sym_size_arithmetic(self):
         # A graph whose view takes sizes as expressions ({"expr": ...}): to_fx computes them
         # from the input's sizes with sym_size and operator arithmetic, as make_fx does.
