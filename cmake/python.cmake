@@ -73,7 +73,7 @@ if(SYMSHAPE_PYTHON)
   # test_docs also compiles the C++ programs of docs/library.md against the build's library.
   # Tests that need PyTorch skip when it cannot be imported, unless the environment variable CI
   # is set: in CI a missing torch is a failure.
-  foreach(suite IN ITEMS api fx_models fx_out docs view first_hour)
+  foreach(suite IN ITEMS api fx_models fx_out docs view first_hour functionalize_torch)
     add_test(NAME python_${suite}
       COMMAND "${Python3_EXECUTABLE}" -m unittest -v test_${suite}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
