@@ -241,6 +241,31 @@ class LoweredModelTest(unittest.TestCase):
         self.assert_matches_model(model, low.gm, make, [{"batch": 2, "seq": 9}], rtol=3e-4)
 
 
+class ComplexWriteBackTest(unittest.TestCase):
+    def test_a_complex_input_written_in_place_is_written_back_through_its_real_view(self):
+        # f.mul_(2) and f[:, 0] = 0 on a complex input: functionalize makes the graph functional
+        # with a write-back copy_ into f; complex-rewrite writes it into f's real view, which
+        # to_fx's module makes with view_as_real of the caller's tensor: the caller's f changes
+        # as it does in eager.
+        class Model(nn.Module):
+            def forward(self, x, f):
+                f.mul_(2)
+                f[:, 0] = 0
+                return torch.view_as_real(torch.view_as_complex(x) * f)
+
+        x = torch.randn(4, 3, 2)
+        f = torch.randn(4, 3, dtype=torch.complex64)
+        conv = symshape.fx.trace(Model(), (x, f.clone()), tracing_mode="fake")
+        low = conv.lower(pipeline="complex", verify_numerics=True)
+        self.assertEqual([e["original"] for e in low.complex_io["inputs"]], ["f"])
+        f_eager, f_lowered = f.clone(), f.clone()
+        expected = Model()(x, f_eager)
+        actual = low.gm(x, f_lowered)
+        torch.testing.assert_close(actual, expected)
+        self.assertTrue(torch.equal(f_lowered, f_eager))
+        self.assertFalse(torch.equal(f_lowered, f))
+
+
 class ToFxTest(unittest.TestCase):
     def test_meta_val_is_what_pytorch_computes_at_the_hints(self):
         # meta["val"]: a FakeTensor with the dtype, sizes and strides PyTorch gives each node at
