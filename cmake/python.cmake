@@ -73,7 +73,7 @@ if(SYMSHAPE_PYTHON)
   # test_docs also compiles the C++ programs of docs/library.md against the build's library.
   # Tests that need PyTorch skip when it cannot be imported, unless the environment variable CI
   # is set: in CI a missing torch is a failure.
-  foreach(suite IN ITEMS api fx_models fx_out docs view first_hour layouts)
+  foreach(suite IN ITEMS api fx_models fx_out docs view first_hour layouts functionalize_torch)
     add_test(NAME python_${suite}
       COMMAND "${Python3_EXECUTABLE}" -m unittest -v test_${suite}
       WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
@@ -106,6 +106,27 @@ if(SYMSHAPE_PYTHON)
   endforeach()
   # MaxViT runs at 224x224 (its partition size needs it): the slowest by far.
   set_tests_properties(python_torchref_maxvit_t PROPERTIES TIMEOUT 600)
+
+  # Traced models through the default, decompose, autocast and complex pipelines, run back in
+  # PyTorch (tests/python/test_lowered_models.py): one ctest test per model, so that a crash
+  # names its model; the list is the test's MODELS (test_every_model_has_a_ctest_test checks it).
+  set(SYMSHAPE_LOWERED_MODELS
+    resnet18 mobilenet_v2 efficientnet_b0 shufflenet_v2 swin_t transformer_encoder gpt
+    llama_rope)
+  add_test(NAME python_lowered
+    COMMAND "${Python3_EXECUTABLE}" -m unittest -v
+            test_lowered_models.LoweredModelsTest.test_every_model_has_a_ctest_test
+    WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+  set_tests_properties(python_lowered PROPERTIES
+    LABELS python TIMEOUT 120 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+  foreach(model IN LISTS SYMSHAPE_LOWERED_MODELS)
+    add_test(NAME python_lowered_${model}
+      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
+              test_lowered_models.LoweredModelsTest.test_${model}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+    set_tests_properties(python_lowered_${model} PROPERTIES
+      LABELS "python;lowered" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+  endforeach()
 endif()
 
 # The ONNX tests in tests/python: the CLI on ONNX's backend node tests and on models exported by

@@ -221,6 +221,21 @@ class Rewriter {
     real_[complex] = view;
     return view;
   }
+  // copy_(x, v) at the end, x a complex input unpacked into a real view: copy_(x_real,
+  // real(v)). False when x was not unpacked (it stays complex).
+  bool write_back_real(NodeId id) {
+    const Node& n = g_.node(id);
+    if (mode_ != Mode::Full || n.args.size() != 2) return false;
+    const NodeId self = g_.referent(n.args[0]), src = g_.referent(n.args[1]);
+    auto it = real_.find(self);
+    if (self == kNoNode || src == kNoNode || it == real_.end() || !complex_tensor(g_.value(src)))
+      return false;
+    const NodeOp kind = g_.node(it->second).op;
+    if (kind != NodeOp::Placeholder && kind != NodeOp::GetAttr) return false;
+    ctx_.rewrite_call(id, {ref(it->second), ref(real(src))}, {});
+    ctx_.count("write-backs into real views");
+    return true;
+  }
   std::string_view pass_name() const {
     return mode_ == Mode::Full ? "complex-rewrite" : "complex-collectives";
   }
@@ -298,12 +313,15 @@ class Rewriter {
   void rewrite(NodeId id) {
     pos_ = id;
     const Node& n = g_.node(id);
-    // A write into a complex tensor would go into a rebuilt copy, not into its real view.
+    // A write into a complex tensor would go into a rebuilt copy, not into its real view; but
+    // functionalize's write-back into an unpacked input writes its real view, which shares the
+    // caller's storage (to_fx passes view_as_real of the complex tensor).
     if (writes_in_place(n)) {
+      if (is_write_back(g_, id) && write_back_real(id)) return;
       ctx_.fail(id, is_write_back(g_, id)
-                        ? "writes a final value back into the input; complex-rewrite cannot "
-                          "write into a rebuilt copy (give the graph a fresh buffer: no input "
-                          "written in place)"
+                        ? "writes a final value back into the input, which stays complex here; "
+                          "complex-rewrite cannot write into a rebuilt copy (give the graph a "
+                          "fresh buffer: no input written in place)"
                         : "writes in place into a complex tensor; run the functionalize pass "
                           "first");
     }

@@ -55,6 +55,7 @@ class Functionalizer {
 
   bool run() {
     const std::vector<NodeId> order = g_.order();
+    for (size_t i = 0; i < order.size(); ++i) position_[order[i]] = i;
     bool any = false;
     for (NodeId id : order) {
       const AliasEffect e = alias_effect(g_, id);
@@ -219,11 +220,7 @@ class Functionalizer {
       writes_.push_back(id);
       return;
     }
-    if (changes_metadata_in_place(op))
-      ctx_.fail(id, "functionalize: " + n.target +
-                        " changes its input's sizes or strides in place; write it as the "
-                        "out-of-place view (" +
-                        std::string(op.substr(0, op.size() - 1)) + ")");
+    if (changes_metadata_in_place(op)) return restride(id, n, target, op);
     const std::string functional = parsed.functional();
     if (!parsed.in_place || SchemaTable::instance().overloads(functional).empty())
       ctx_.fail(id, "functionalize: " + n.target + " has no functional form");
@@ -253,6 +250,48 @@ class Functionalizer {
     redirect_[id] = target;
     writes_.push_back(id);
     ctx_.count("writes made functional");
+  }
+
+  // An in-place view op (`as_strided_`, `transpose_`, ...) changes the sizes or strides of one
+  // tensor object, not its storage or its other views: when nothing reads that object after the
+  // op (its result aside), the op is its out-of-place view, and the result a view of the target.
+  void restride(NodeId id, const Node& n, NodeId target, std::string_view op) {
+    const std::string view_op =
+        op == "transpose_" ? "aten.transpose.int" : parse_target(n.target).functional();
+    auto refuse = [&](const std::string& why) {
+      ctx_.fail(id, "functionalize: " + n.target + " changes the sizes or strides of '" +
+                        g_.node(target).name + "' in place, " + why +
+                        "; write it as the out-of-place view (" +
+                        std::string(op.substr(0, op.size() - 1)) + ")");
+    };
+    if (op == "resize_" || op == "resize_as_" || op == "set_" ||
+        SchemaTable::instance().overloads(view_op).empty())
+      refuse("which has no view form");
+    const NodeOp kind = g_.node(target).op;
+    if (kind == NodeOp::Placeholder || kind == NodeOp::GetAttr)
+      refuse("a graph input or constant, whose caller would see it");
+    // The same tensor object: target, and the in-place results redirected to it.
+    std::vector<NodeId> same{target};
+    for (const auto& [from, to] : redirect_)
+      if (canonical(from) == target) same.push_back(from);
+    const size_t at = position_.at(id);
+    for (NodeId object : same) {
+      for (NodeId u : g_.users(object)) {
+        auto p = position_.find(u);
+        if (u != id && p != position_.end() && p->second > at)
+          refuse("and '" + g_.node(u).name + "' reads it afterwards");
+      }
+    }
+    std::vector<Arg> args;
+    std::vector<std::pair<std::string, Arg>> kwargs;
+    resolved_args(n, args, kwargs);
+    const NodeId view = call(id, view_op, args, kwargs);
+    const NodeId root = track_.at(target).root;
+    track_[view] = Track{root, target};
+    cache_[view] = Cached{version_.at(root), view};
+    redirect_[id] = view;
+    writes_.push_back(id);
+    ctx_.count("in-place views made out-of-place");
   }
 
   Arg ref(NodeId id) const { return Arg::node(g_.node(id).name); }
@@ -469,6 +508,7 @@ class Functionalizer {
   std::unordered_map<NodeId, size_t> version_;   // a root's writes so far
   std::unordered_map<NodeId, Cached> cache_;     // a view's value at a version of its root
   std::unordered_map<NodeId, bool> opaque_;
+  std::unordered_map<NodeId, size_t> position_;  // in the graph as it was given
   std::vector<NodeId> writes_;
   size_t serial_ = 0;
 };

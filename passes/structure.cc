@@ -204,17 +204,18 @@ void register_cleanup_passes(PassRegistry& r) {
   register_autocast_passes(r);
   register_functionalize_pass(r);
   r.add_pipeline(
-      "default", "every clean-up, in an order where each leaves work for the next",
-      {"remove-dropout", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
+      "default",
+      "functionalize, then every clean-up, in an order where each leaves work for the next",
+      {"functionalize", "remove-dropout", "lower-tuples", "remove-detach", "remove-alias",
+       "remove-lift-fresh-copy", "remove-clone", "remove-contiguous", "eliminate-sym-min-int64-max",
+       "fold-shape-arith", "remove-assert", "fold-transpose-pairs", "fold-view-chains",
+       "remove-noop", "normalize-negative-slice", "cse", "dce", "repair-input-as-output"});
+  r.add_pipeline(
+      "cleanup", "the default pipeline without the inference-only remove-dropout",
+      {"functionalize", "lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy",
        "remove-clone", "remove-contiguous", "eliminate-sym-min-int64-max", "fold-shape-arith",
        "remove-assert", "fold-transpose-pairs", "fold-view-chains", "remove-noop",
        "normalize-negative-slice", "cse", "dce", "repair-input-as-output"});
-  r.add_pipeline(
-      "cleanup", "the default pipeline without the inference-only remove-dropout",
-      {"lower-tuples", "remove-detach", "remove-alias", "remove-lift-fresh-copy", "remove-clone",
-       "remove-contiguous", "eliminate-sym-min-int64-max", "fold-shape-arith", "remove-assert",
-       "fold-transpose-pairs", "fold-view-chains", "remove-noop", "normalize-negative-slice", "cse",
-       "dce", "repair-input-as-output"});
   r.add_pipeline("complex",
                  "complex tensors to real ones with a trailing 2, then the duplicates and dead "
                  "nodes the rewrite leaves removed",

@@ -892,14 +892,18 @@ def _tracer_error(e):
         "has torch.export (from_fx(program.graph_module, dynamic)).")
 
 
-def trace(model, example_inputs, dynamic=None, input_names=None):
+def trace(model, example_inputs, dynamic=None, input_names=None, tracing_mode="symbolic"):
     """Traces model (an nn.Module, in the mode it is in) at the ATen level with make_fx's symbolic
     tracing and converts it. example_inputs: a tensor or a tuple of tensors; their sizes are the
     hints. dynamic: {input name: {dim: name, Dim(name, min, max), Dim.AUTO or Dim.DYNAMIC}}
     (see Dim), input names being forward's parameter names (or input_names). Parameters and
     buffers are the graph's get_attr nodes, with static shapes, named after them (`conv1.weight`
     -> conv1_weight): the guards and the checker are over the real inputs only. (The FX graph
-    takes them as placeholders before the inputs: Conversion.state.)"""
+    takes them as placeholders before the inputs: Conversion.state.)
+
+    tracing_mode="fake" traces with static sizes (make_fx(tracing_mode="fake")), for models
+    PyTorch 1.13's symbolic tracer fails on (Swin-T: narrow, roll, pad ask for concrete sizes);
+    dynamic must then be empty, and the conversion is the same otherwise (parameters bound)."""
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch.nn.utils import stateless
 
@@ -910,6 +914,11 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
     names = list(input_names) if input_names is not None else _input_names(
         model, len(example_inputs))
     dynamic = dict(dynamic or {})
+    if tracing_mode not in ("symbolic", "fake"):
+        raise ConversionError(f"tracing_mode {tracing_mode!r}: expected 'symbolic' or 'fake'")
+    if tracing_mode == "fake" and dynamic:
+        raise ConversionError("tracing_mode='fake' traces static sizes: dynamic must be empty "
+                              f"(it names {', '.join(map(str, dynamic))})")
     for key in dynamic:
         if key not in names:
             raise ConversionError(f"dynamic names the input {key!r}, which is not one of "
@@ -940,7 +949,7 @@ def trace(model, example_inputs, dynamic=None, input_names=None):
             static.append(set(range(x.dim())) - wanted)
     try:
         with _static_input_dims(static), _composite_attention(model), _python_indexing():
-            gm = make_fx(f, tracing_mode="symbolic")(state, *example_inputs)
+            gm = make_fx(f, tracing_mode=tracing_mode)(state, *example_inputs)
     except (RuntimeError, TypeError, NotImplementedError, AssertionError, RecursionError) as e:
         raise _tracer_error(e) from e
     for node, state_name in zip((n for n in gm.graph.nodes if n.op == "placeholder"), state_names):

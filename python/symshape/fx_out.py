@@ -13,7 +13,10 @@ A graph complex-rewrite unpacked (its `complex_io` key) takes and returns comple
 as Torch-TensorRT's runtime does: view_as_real on the way in, view_as_complex on the way out.
 
 Every FX node's meta["symshape"] is symshape's Value of it (dtype and symbolic shape): the graph
-the GraphModule mirrors, wrappers included, is propagated once.
+the GraphModule mirrors, wrappers included, is propagated once. meta["val"] is what make_fx
+records there, at the dims' hints (PyTorch 1.13's FakeTensors have concrete sizes): a FakeTensor
+with the value's dtype, sizes and strides, an int for a size, a tuple for a list; a tensor's
+meta["tensor_meta"] is shape_prop's TensorMetadata of it.
 """
 import ast
 import builtins
@@ -409,6 +412,56 @@ def _model_structure(fx_graph, conversion):
     fx_graph._codegen = _PyTreeCodeGen(_PyTreeInfo(names, in_spec, info.out_spec))
 
 
+class _FakeValues:
+    """meta["val"] as make_fx writes it, at the dims' hints: a FakeTensor (of one FakeTensorMode
+    per module) with the value's dtype, sizes and strides, an int for a size, a tuple for a
+    list. PyTorch 1.13's FakeTensors have concrete sizes: the symbolic ones are in
+    meta["symshape"]. None where a size is not known at the hints (an unbacked symbol)."""
+
+    def __init__(self, doc):
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        self.mode = FakeTensorMode()
+        self.hints = {k: d["hint"] for k, d in (doc.get("dims") or {}).items()
+                      if isinstance(d, dict) and d.get("hint") is not None}
+
+    def _int(self, e):
+        return int(e.eval(**self.hints))
+
+    def of(self, value):
+        try:
+            return self._of(value)
+        except (symshape.Error, TypeError, ValueError, RuntimeError):
+            return None
+
+    def _of(self, value):
+        from torch._subclasses.fake_tensor import FakeTensor
+
+        if value.kind == "tensor":
+            t = value.tensor
+            meta = torch.empty_strided([self._int(e) for e in t.shape],
+                                       [self._int(e) for e in t.stride],
+                                       dtype=_DTYPES[t.dtype], device="meta")
+            return FakeTensor(self.mode, meta, torch.device("cpu"))
+        if value.kind == "int":
+            return self._int(value.integer)
+        if value.kind == "list":
+            return tuple(self._of(v) for v in value.items)
+        return None
+
+
+def _set_tensor_meta(fx, val):
+    """meta["tensor_meta"] as torch.fx.passes.shape_prop records it, for a tensor value."""
+    if not isinstance(val, torch.Tensor):
+        return
+    try:
+        from torch.fx.passes.shape_prop import _extract_tensor_metadata
+
+        fx.meta["tensor_meta"] = _extract_tensor_metadata(val)
+    except Exception:  # noqa: BLE001 (a PyTorch without it: meta["val"] is what passes read)
+        pass
+
+
 def _build(graph, conversion=None):
     """(GraphModule, the graph it mirrors as a dict, {FX node: symshape name})."""
     doc = _graph_doc(graph)
@@ -418,6 +471,7 @@ def _build(graph, conversion=None):
                for n in mirrored["nodes"] if n["op"] == "call_function"}
     p = symshape.check(symshape.read_graph(dumps(mirrored)))
     fx_graph = torch.fx.Graph()
+    fakes = _FakeValues(mirrored)
     nodes, node_names, taken = {}, {}, set()
     for n in mirrored["nodes"]:
         name = n["name"]
@@ -433,6 +487,11 @@ def _build(graph, conversion=None):
         else:
             fx = fx_graph.output(_arg_value(n["args"][0], nodes, name))
         fx.meta["symshape"] = p[name]
+        if n["op"] != "output":
+            val = fakes.of(p[name])
+            if val is not None:
+                fx.meta["val"] = val
+                _set_tensor_meta(fx, val)
         nodes[name] = fx
         node_names[fx] = name
     fx_graph.lint()

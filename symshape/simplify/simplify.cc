@@ -797,6 +797,34 @@ std::optional<Cond> solve_floordiv(RelOp op, const ex& d) {
   return std::nullopt;
 }
 
+// Rule: `y == min(a, ..., y)` says y is the smallest: y <= a and ...; `y == max(a, ..., y)`
+// that it is the largest (and `!=` the negation). d is ±(y - min(...)) with y one of min's
+// arguments: a slice `t[:s]` of a dim of size 32 has size min(32, s), and PyTorch's trace
+// declaring it s guards s <= 32, which this makes a range.
+std::optional<Cond> solve_minmax_argument(RelOp op, const ex& d) {
+  if (op != RelOp::Eq && op != RelOp::Ne) return std::nullopt;
+  for (const ex& t : terms_of(d)) {
+    const Term call = split_term(t);
+    const Fn f = call_of(call.rest);
+    if ((f != Fn::Min && f != Fn::Max) || !(call.coeff.is_equal(1) || call.coeff.is_equal(-1)))
+      continue;
+    // d is c*(call - y): y is -(d - c*call)/c.
+    const ex y = poly_normal(-(d - t) / call.coeff);
+    std::vector<ex> args;
+    flatten_calls(call.rest, f, args);
+    if (std::none_of(args.begin(), args.end(), [&](const ex& a) { return a.is_equal(y); }))
+      continue;
+    std::vector<Cond> bounds;
+    for (const ex& a : args) {
+      if (a.is_equal(y)) continue;
+      bounds.push_back(oriented(f == Fn::Min ? RelOp::Le : RelOp::Ge, poly_normal(y - a)));
+    }
+    const Cond all = Cond::all(std::move(bounds));
+    return op == RelOp::Eq ? all : !all;
+  }
+  return std::nullopt;
+}
+
 // e simplified, and e with the assumed equalities rewritten in (p == h*w: p // h is w)
 // simplified too; the smaller is taken (both equal e wherever the facts hold).
 ex simplify_substituted(Simplifier& s, const ex& e) {
@@ -844,6 +872,7 @@ Cond simplify_cond(Simplifier& s, const Cond& c) {
     case Truth::Unknown: break;
   }
   if (auto divided = divide_relation(s, c.op(), diff)) return *divided;
+  if (auto solved = solve_minmax_argument(c.op(), diff)) return simplify_cond(s, *solved);
   if (auto solved = solve_floordiv(c.op(), diff)) {
     Cond r2 = simplify_cond(s, *solved);
     // Taken when it leaves one relation (or a decision), not a pair of them.

@@ -145,6 +145,47 @@ TEST(Functionalize, AWriteItCannotScatterNamesTheNodeAndTheView) {
   EXPECT_NE(l.result.error.find("'u' (aten.unfold.default)"), std::string::npos) << l.result.error;
 }
 
+TEST(Functionalize, InPlaceViewOpsBecomeViewsWhenNothingReadsTheTensorAfter) {
+  // Swin-T's pooled mean: as_strided_ restrides a fresh tensor read only through its result,
+  // then a write through the result scatters back onto the buffer.
+  const Graph input = graph_of(R"(
+    {"name": "m", "op": "call_function", "target": "aten.sum.dim_IntList", "args": [{"node": "x"}, [1], true]},
+    {"name": "r", "op": "call_function", "target": "aten.as_strided_.default", "args": [{"node": "m"}, [{"expr": "batch"}, 1], [1, {"expr": "batch"}]]},
+    {"name": "w", "op": "call_function", "target": "aten.mul_.Tensor", "args": [{"node": "r"}, 3.0]},
+    {"name": "o", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "r"}, {"node": "y"}]},
+  )",
+                               R"([{"node": "o"}, {"node": "w"}])");
+  Lowered l = lower(input, {"functionalize"});
+  expect_sound(input, l, 3);
+  const Graph& out = l.result.graph;
+  EXPECT_EQ(writes(out), 0u);
+  EXPECT_EQ(count_target(out, "aten.as_strided.default"), 1u);
+  EXPECT_EQ(l.counter("in-place views made out-of-place"), 1u);
+  EXPECT_EQ(l.counter("writes made functional"), 1u);
+}
+
+TEST(Functionalize, AnInPlaceViewOpOfATensorReadAfterwardsNamesTheReader) {
+  const Graph input = graph_of(R"(
+    {"name": "m", "op": "call_function", "target": "aten.sum.dim_IntList", "args": [{"node": "x"}, [1], true]},
+    {"name": "r", "op": "call_function", "target": "aten.as_strided_.default", "args": [{"node": "m"}, [{"expr": "batch"}, 1], [1, {"expr": "batch"}]]},
+    {"name": "o", "op": "call_function", "target": "aten.neg.default", "args": [{"node": "m"}]},
+  )",
+                               R"([{"node": "o"}, {"node": "r"}])");
+  Lowered l = lower(input, {"functionalize"}, false);
+  ASSERT_FALSE(l.result.ok);
+  EXPECT_NE(l.result.error.find("node r"), std::string::npos) << l.result.error;
+  EXPECT_NE(l.result.error.find("'o' reads it afterwards"), std::string::npos) << l.result.error;
+  // Into a graph input: its caller would see the new strides.
+  const Graph on_input = graph_of(R"(
+    {"name": "r", "op": "call_function", "target": "aten.as_strided_.default", "args": [{"node": "x"}, [{"expr": "batch"}, 8], [8, 1]]},
+  )",
+                                  R"([{"node": "r"}])");
+  Lowered l2 = lower(on_input, {"functionalize"}, false);
+  ASSERT_FALSE(l2.result.ok);
+  EXPECT_NE(l2.result.error.find("a graph input or constant"), std::string::npos)
+      << l2.result.error;
+}
+
 TEST(AliasAnalysis, ClassesWritesAndCopies) {
   const Graph input = graph_of(R"(
     {"name": "a", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "x"}]},

@@ -368,9 +368,11 @@ TEST(PassRegistryTest, DefaultPipelineRunsEveryCleanupAndCleanupSkipsDropout) {
     EXPECT_TRUE(in(def->passes, name)) << name;
     EXPECT_EQ(in(cleanup->passes, name), std::string(name) != "remove-dropout") << name;
   }
-  // Dropout goes first (what it leaves, dce removes); the input copies come last (no later pass
-  // may remove them).
-  EXPECT_EQ(def->passes.front(), "remove-dropout");
+  // functionalize goes first (the clean-ups then see a functional graph, and what it leaves dce
+  // removes), then dropout; the input copies come last (no later pass may remove them).
+  EXPECT_EQ(def->passes.at(0), "functionalize");
+  EXPECT_EQ(def->passes.at(1), "remove-dropout");
+  EXPECT_EQ(cleanup->passes.at(0), "functionalize");
   EXPECT_EQ(def->passes.back(), "repair-input-as-output");
 }
 

@@ -43,5 +43,16 @@ TEST(SimplifyCond, FoldsAndAndOr) {
   EXPECT_EQ(simp(!(x < 0)), "True");
 }
 
+TEST(SimplifyCond, AnArgumentEqualToItsMinOrMaxBoundsTheOthers) {
+  // A slice x[:s] of a dim of 32 has min(32, s) rows; a trace saying it has s means s <= 32.
+  EXPECT_EQ(simp(x == min(Expr(32), x)), "x <= 32");
+  EXPECT_EQ(simp(min(Expr(32), x) == x), "x <= 32");
+  EXPECT_EQ(simp(x != min(Expr(32), x)), "x > 32");
+  EXPECT_EQ(simp(x == max(y, x), unconstrained()), "x - y >= 0");
+  EXPECT_EQ(simp(y + 1 == min(x, min(Expr(8), y + 1))), "y <= 7 and -x + y <= -1");
+  // Not an argument of the min: unchanged.
+  EXPECT_EQ(simp(y == min(Expr(32), x)), "y == min(32, x)");
+}
+
 }  // namespace
 }  // namespace symshape
