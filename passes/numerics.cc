@@ -183,6 +183,18 @@ RValue as_rewritten(RValue out, const ComplexIo& io) {
   return out;
 }
 
+// The given tensors that name an input or constant of g (a pass may drop an unused constant or
+// replace an input, as complex-rewrite does).
+std::map<std::string, Tensor> inputs_of(const Graph& g,
+                                        const std::map<std::string, Tensor>& given) {
+  std::map<std::string, Tensor> out;
+  for (const auto& [name, t] : given) {
+    const Node* n = g.find(name);
+    if (n && (n->op == NodeOp::Placeholder || n->op == NodeOp::GetAttr)) out.emplace(name, t);
+  }
+  return out;
+}
+
 std::string dims_text(const std::map<std::string, int64_t>& dims) {
   if (dims.empty()) return "at the hints";
   std::string out = "with";
@@ -194,16 +206,19 @@ std::string dims_text(const std::map<std::string, int64_t>& dims) {
 
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
                         const Pass& pass, const std::map<std::string, std::string>& options,
-                        uint64_t seed) {
+                        uint64_t seed, const std::map<std::string, Tensor>& given) {
   const std::string name(pass.name());
   const ComplexIo io = new_complex_io(before, after);
   const double tolerance = pass.tolerance(options);
+  const std::map<std::string, Tensor> inputs_before = inputs_of(before, given);
+  const std::map<std::string, Tensor> inputs_after = inputs_of(after, given);
   size_t runs = 0;
   for (const auto& dims : run_dims(env)) {
     interp::RunOptions options;
     options.dims = dims;
     options.seed = seed;
     options.eval_mode = pass.numerics_in_eval_mode();
+    options.inputs = inputs_before;
     interp::RunResult a = interp::run(before, options);
     // A size at which the graph before the pass cannot run (a runtime assert fails, an input is
     // too large for the interpreter) says nothing about the pass.
@@ -211,16 +226,17 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     // After complex-rewrite, the unpacked inputs are the real views of the ones before. Given
     // inputs are the same on every rank, so both graphs then run with rank 0's values given.
     interp::RunOptions after_options = options;
+    after_options.inputs = inputs_after;
     if (!io.inputs.empty()) {
-      interp::RunOptions given = options;
+      interp::RunOptions originals = options;
       for (const auto& [name, original] : io.inputs) {
         size_t k = before.index_of(original);
         if (k < a.values.size() && a.values[k].is_tensor()) {
-          given.inputs[original] = a.values[k].tensor;
+          originals.inputs[original] = a.values[k].tensor;
           after_options.inputs[name] = real_view(a.values[k].tensor);
         }
       }
-      if (!a.ranks.empty()) a = interp::run(before, given);
+      if (!a.ranks.empty()) a = interp::run(before, originals);
       if (!a.ok) continue;
     }
     interp::RunResult b = interp::run(after, after_options);

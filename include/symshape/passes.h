@@ -27,6 +27,10 @@
 
 namespace symshape {
 
+namespace interp {
+class Tensor;
+}
+
 // A pass failed: it broke an invariant, or its input is one it must refuse (a provably false
 // assert). Names the pass and, where there is one, the node.
 class PassError : public Error {
@@ -180,6 +184,10 @@ struct PassManagerOptions {
   // two more sizes per dim inside its range, and fail the pass whose outputs differ.
   bool verify_numerics = false;
   uint64_t seed = 0;
+  // --verify-numerics' values of inputs and constants (placeholder or get_attr nodes, by name),
+  // as `symshape run --inputs` gives them: a model's own parameters and input. The others are
+  // generated from `seed`. A size at which a given tensor does not fit is not run.
+  std::shared_ptr<const std::map<std::string, interp::Tensor>> numeric_inputs;
   // Print the graph (canonical JSON) before / after these passes to `dump`.
   std::vector<std::string> dump_before, dump_after;
   std::ostream* dump = nullptr;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "symshape/interp.h"
 #include "tests/passes/pass_test_util.h"
 
 namespace symshape::pass_test {
@@ -186,6 +187,28 @@ TEST(PassManagerChecks, NumericsCatchAChangeOfNumbersOnly) {
   EXPECT_NE(res.error.find("changed the numbers at the hints: output[0], element"),
             std::string::npos)
       << res.error;
+}
+
+TEST(PassManagerChecks, NumericsRunOnTheGivenInputsOnlyAtTheSizesTheyBind) {
+  // relu(x) + x and relu(x) - x agree where x is zero: a given x of zeros (as `lower --inputs`
+  // gives a model's own input) is what the runs see, at the sizes it binds only (batch 4 and seq
+  // 8; the other sizes of each dim do not fit it).
+  PassRegistry r = with(std::make_unique<TestPass>("add-to-sub", [](PassContext& ctx) {
+    NodeId out = by_name(ctx, "out");
+    ctx.rewrite_call(out, ctx.graph().node(out).args, {}, "aten.sub.Tensor");
+  }));
+  PassManagerOptions options;
+  options.verify_numerics = true;
+  options.numeric_inputs = std::make_shared<const std::map<std::string, interp::Tensor>>(
+      std::map<std::string, interp::Tensor>{{"x", interp::Tensor::zeros(DType::Float32, {4, 8})}});
+  PassManager manager(r, options);
+  manager.add("add-to-sub");
+  ShapeEnv env;
+  LowerResult res = manager.run(parse_graph(kGraph), env);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.reports[0].numeric_runs, 1u);
+  // Generated, x is not zero: the same pass changes the numbers.
+  EXPECT_FALSE(run_one(r, "add-to-sub", true).ok);
 }
 
 TEST(PassManagerChecks, NumericsRunAtTheHintsAndTwoSizesPerDim) {
