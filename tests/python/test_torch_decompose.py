@@ -21,6 +21,7 @@ times. Skips as test_torch_reference does.
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -32,7 +33,20 @@ from test_torch_reference import CLI, MODELS
 
 # Models whose decompose --verify-numerics cannot pass yet, each with the precise cause;
 # unittest.expectedFailure marks them (an unexpected success fails the run: take the model off).
-EXPECTED_FAILURES = {}
+EXPECTED_FAILURES = {
+    # The graph before the pass runs wrong in the interpreter (issue 29's layouts, the node-by-node
+    # test's expected failure of the same model): its _reshape_alias nodes read values that the
+    # interpreter laid out otherwise than the trace's metadata. The graph after decompose (views
+    # as view, native_layer_norm as reductions) computes PyTorch's output: run on the model's
+    # parameters, it agrees with the eager model within 3e-6 (swin_t, with decompose{skip=inplace})
+    # and 4e-7 (maxvit_t), where the graph before differs by 0.14 and 0.65.
+    "swin_t": "the interpreter misruns the graph before (layouts); and as_strided_ (below)",
+    "maxvit_t": "the interpreter misruns the graph before (layouts)",
+    # mean.dim's result goes through as_strided_ (to its own sizes and strides) before the head:
+    # functionalize, which decompose's `inplace` runs, refuses in-place view ops (the
+    # `functionalize` branch makes them out-of-place views). decompose{skip=inplace} passes.
+    "convnext_tiny": "functionalize refuses aten.as_strided_",
+}
 
 
 def setUpModule():
@@ -49,8 +63,12 @@ class TorchDecomposeTest(unittest.TestCase):
             graph_path, inputs_dir = ref.save_graph_and_inputs(conv, args, d)
             cmd = [CLI, "lower", graph_path, "--passes", "decompose", "--verify-numerics",
                    "--inputs", inputs_dir, "--json"]
+            cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(cmd, capture_output=True, text=True)
+            cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         lowered = time.monotonic()
+        lower_cpu = (cpu_after.ru_utime + cpu_after.ru_stime - cpu_before.ru_utime -
+                     cpu_before.ru_stime)
         self.assertEqual(proc.returncode, 0, f"{name}: {' '.join(cmd[1:])} exited "
                          f"{proc.returncode}: {proc.stderr.strip()}")
         (report,) = json.loads(proc.stdout)["passes"]
@@ -58,7 +76,8 @@ class TorchDecomposeTest(unittest.TestCase):
         print(f"\n{name}: decompose {report['nodes_before']} -> {report['nodes_after']} nodes "
               f"({', '.join(f'{k}: {v}' for k, v in counters.items())}), numerics checked in "
               f"{report['numeric_runs']} run(s); traced {mode} in {traced - start:.1f}s, lower "
-              f"{lowered - traced:.1f}s", file=sys.stderr)
+              f"{lowered - traced:.1f}s ({lower_cpu:.1f}s CPU); this process "
+              f"{time.process_time():.1f}s CPU", file=sys.stderr)
         self.assertTrue(report["changed"], f"{name}: decompose changed nothing")
         self.assertGreaterEqual(report["numeric_runs"], 1,
                                 f"{name}: the graph before decompose ran at no size")
