@@ -214,6 +214,7 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
   const std::map<std::string, Tensor> inputs_after = inputs_of(after, given);
   size_t runs = 0;
   std::optional<Bindings> at_hints;  // the dims of the run at the hints
+  std::string failure_at_hints;      // why the graph before did not run there
   for (const auto& dims : run_dims(env)) {
     // Given inputs bind their dims: a size they bind to the value the run at the hints had is
     // that run again.
@@ -231,7 +232,10 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     interp::RunResult a = interp::run(before, options);
     // A size at which the graph before the pass cannot run (a runtime assert fails, an input is
     // too large for the interpreter) says nothing about the pass.
-    if (!a.ok) continue;
+    if (!a.ok) {
+      if (dims.empty()) failure_at_hints = a.error;
+      continue;
+    }
     if (dims.empty()) at_hints = a.dims;
     // After complex-rewrite, the unpacked inputs are the real views of the ones before. Given
     // inputs are the same on every rank, so both graphs then run with rank 0's values given.
@@ -260,6 +264,14 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
       throw PassError(name, "", "changed the numbers " + dims_text(dims) + ": " + d);
     }
     ++runs;
+  }
+  // Given inputs are the numbers to check the pass on: that the graph runs on none of them is
+  // an error in them (sizes that fit no dim, a wrong dtype), not a pass verified.
+  if (runs == 0 && !inputs_before.empty()) {
+    throw PassError(name, "",
+                    "--verify-numerics: the graph before it does not run on the given inputs" +
+                        (failure_at_hints.empty() ? std::string()
+                                                  : " (at the hints: " + failure_at_hints + ")"));
   }
   return runs;
 }

@@ -13,8 +13,8 @@ namespace symshape::passes {
 // inputs (`given` where it names one, else generated from seed; a size at which a given tensor
 // does not fit is skipped, as is any size at which `before` does not run), and compares their
 // outputs: exact for integers and bools, within the pass's relative tolerance for floats (for the
-// pass's options). Throws PassError naming the first output that differs, with the dims of the run.
-// Returns the number of runs compared.
+// pass's options). Throws PassError naming the first output that differs, with the dims of the run,
+// or saying that `before` runs at no size on the given inputs. Returns the number of runs compared.
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
                         const Pass& pass, const std::map<std::string, std::string>& options,
                         uint64_t seed, const std::map<std::string, interp::Tensor>& given = {});

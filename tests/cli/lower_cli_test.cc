@@ -121,6 +121,16 @@ TEST(LowerCli, VerifyNumericsReadsGivenInputsAndRunsAtTheSizesTheyBind) {
   }
   EXPECT_GT(checked, 0u);
 
+  // An x that fits no size: nothing is compared, and that is an error, not a pass verified.
+  interp::write_npy((dir / "x.npy").string(), interp::Tensor::zeros(DType::Float32, {2, 8, 31}));
+  CliResult unfit =
+      run_lower({"examples/cleanup_demo.json", "--verify-numerics", "--inputs", dir.string()});
+  EXPECT_EQ(unfit.exit_code, 1);
+  EXPECT_NE(unfit.err.find("--verify-numerics: the graph before it does not run on the given "
+                           "inputs (at the hints: "),
+            std::string::npos)
+      << unfit.err;
+
   CliResult alone = run_lower({"examples/cleanup_demo.json", "--inputs", dir.string()});
   EXPECT_EQ(alone.exit_code, 2);
   EXPECT_NE(alone.err.find("--inputs is for --verify-numerics' runs"), std::string::npos)
