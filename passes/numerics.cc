@@ -195,6 +195,26 @@ std::map<std::string, Tensor> inputs_of(const Graph& g,
   return out;
 }
 
+// Whether a run of g may write into a given tensor: some op of it writes in place (its target
+// `op_`, or an `out=` variant). The interpreter hands a given input to the graph as it is, so
+// such a run gets copies, and every run starts from the same values.
+bool may_write_inputs(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op != NodeOp::CallFunction) continue;
+    const TargetName t = parse_target(n.target);
+    if (t.in_place || t.overload.starts_with("out")) return true;
+    for (const auto& [key, value] : n.kwargs)
+      if (key == "out") return true;
+  }
+  return false;
+}
+
+std::map<std::string, Tensor> copied(const std::map<std::string, Tensor>& inputs) {
+  std::map<std::string, Tensor> out;
+  for (const auto& [name, t] : inputs) out.emplace(name, t.clone());
+  return out;
+}
+
 std::string dims_text(const std::map<std::string, int64_t>& dims) {
   if (dims.empty()) return "at the hints";
   std::string out = "with";
@@ -212,6 +232,7 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
   const double tolerance = pass.tolerance(options);
   const std::map<std::string, Tensor> inputs_before = inputs_of(before, given);
   const std::map<std::string, Tensor> inputs_after = inputs_of(after, given);
+  const bool writes_before = may_write_inputs(before), writes_after = may_write_inputs(after);
   size_t runs = 0;
   std::optional<Bindings> at_hints;  // the dims of the run at the hints
   std::string failure_at_hints;      // why the graph before did not run there
@@ -228,7 +249,7 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     options.dims = dims;
     options.seed = seed;
     options.eval_mode = pass.numerics_in_eval_mode();
-    options.inputs = inputs_before;
+    options.inputs = writes_before ? copied(inputs_before) : inputs_before;
     interp::RunResult a = interp::run(before, options);
     // A size at which the graph before the pass cannot run (a runtime assert fails, an input is
     // too large for the interpreter) says nothing about the pass.
@@ -240,7 +261,7 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     // After complex-rewrite, the unpacked inputs are the real views of the ones before. Given
     // inputs are the same on every rank, so both graphs then run with rank 0's values given.
     interp::RunOptions after_options = options;
-    after_options.inputs = inputs_after;
+    after_options.inputs = writes_after ? copied(inputs_after) : inputs_after;
     if (!io.inputs.empty()) {
       interp::RunOptions originals = options;
       for (const auto& [name, original] : io.inputs) {

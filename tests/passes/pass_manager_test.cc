@@ -212,6 +212,35 @@ TEST(PassManagerChecks, NumericsRunOnTheGivenInputsOnlyAtTheSizesTheyBind) {
   EXPECT_FALSE(run_one(r, "add-to-sub", true).ok);
 }
 
+TEST(PassManagerChecks, NumericsGiveEveryRunTheGivenValuesOfAnInputTheGraphWrites) {
+  // x.add_(1) writes the given x: the run after the pass starts from x's given zeros too, not
+  // from the ones the run before left in it (which gave 4 after, 2 before).
+  const char* graph = R"({"format": "symshape-graph", "version": 1,
+ "dims": {"batch": {"min": 2, "max": 64, "hint": 4}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["batch", 8]},
+  {"name": "w", "op": "call_function", "target": "aten.add_.Tensor", "args": [{"node": "x"}, 1]},
+  {"name": "h", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "w"}]},
+  {"name": "out", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "h"}, {"node": "x"}]},
+  {"name": "output", "op": "output", "args": [[{"node": "out"}]]}]})";
+  PassRegistry r = with(std::make_unique<TestPass>("rename-op", [](PassContext& ctx) {
+    NodeId h = by_name(ctx, "h");
+    ctx.rewrite_call(h, ctx.graph().node(h).args, {}, "aten.relu.default");
+  }));
+  const interp::Tensor x = interp::Tensor::zeros(DType::Float32, {4, 8});
+  PassManagerOptions options;
+  options.verify_numerics = true;
+  options.numeric_inputs = std::make_shared<const std::map<std::string, interp::Tensor>>(
+      std::map<std::string, interp::Tensor>{{"x", x}});
+  PassManager manager(r, options);
+  manager.add("rename-op");
+  ShapeEnv env;
+  LowerResult res = manager.run(parse_graph(graph), env);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.reports[0].numeric_runs, 1u);
+  EXPECT_EQ(x.flat(0).as_double(), 0.0);  // the given tensor is left as it was
+}
+
 TEST(PassManagerChecks, NumericsRunAtTheHintsAndTwoSizesPerDim) {
   PassRegistry r = with(std::make_unique<TestPass>("rename-op", [](PassContext& ctx) {
     NodeId h = by_name(ctx, "h");
