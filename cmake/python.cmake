@@ -127,6 +127,17 @@ if(SYMSHAPE_PYTHON)
     set_tests_properties(python_lowered_${model} PROPERTIES
       LABELS "python;lowered" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
   endforeach()
+  # decompose --verify-numerics on the same models, with their own parameters and inputs
+  # (tests/python/test_torch_decompose.py): one ctest test per model likewise.
+  foreach(model IN LISTS SYMSHAPE_TORCHREF_MODELS)
+    add_test(NAME python_torchdecompose_${model}
+      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
+              test_torch_decompose.TorchDecomposeTest.test_${model}
+      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+    set_tests_properties(python_torchdecompose_${model} PROPERTIES
+      LABELS "python;torchref" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+  endforeach()
+  set_tests_properties(python_torchdecompose_maxvit_t PROPERTIES TIMEOUT 600)
 endif()
 
 # The ONNX tests in tests/python: the CLI on ONNX's backend node tests and on models exported by

@@ -831,16 +831,23 @@ class DecomposePass {
       g_.erase(id);
       return true;
     }
-    // A tuple: every user must be a getitem of an item the decomposition gives.
+    // A tuple: every user must be a getitem of an item the decomposition gives, or one nothing
+    // reads (a trace keeps the getitems of items it never uses: a batch norm's statistics),
+    // which goes with the op.
     const Value& v = g_.value(id);
     std::vector<std::pair<NodeId, NodeId>> swaps;
+    std::vector<NodeId> unread;
     for (NodeId u : g_.users(id)) {
       const Node& user = g_.node(u);
       if (!is_getitem(user.target) || user.args.size() != 2 ||
           user.args[1].kind != Arg::Kind::Int || !user.args[1].integer.as_int64().has_value())
         return false;
       const int64_t k = user.args[1].integer.as_int64().value();
-      if (k < 0 || static_cast<size_t>(k) >= r.items.size() || !r.items[k]) return false;
+      if (k < 0 || static_cast<size_t>(k) >= r.items.size() || !r.items[k]) {
+        if (g_.has_users(u)) return false;
+        unread.push_back(u);
+        continue;
+      }
       if (static_cast<size_t>(k) >= v.items.size() ||
           !same_value(v.items[static_cast<size_t>(k)], g_.value(*r.items[k])))
         throw NotApplicable{"an item's dtype or sizes would differ"};
@@ -850,6 +857,7 @@ class DecomposePass {
       g_.replace_all_uses(user, item);
       g_.erase(user);
     }
+    for (NodeId u : unread) g_.erase(u);
     g_.erase(id);
     return true;
   }

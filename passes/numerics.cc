@@ -183,6 +183,38 @@ RValue as_rewritten(RValue out, const ComplexIo& io) {
   return out;
 }
 
+// The given tensors that name an input or constant of g (a pass may drop an unused constant or
+// replace an input, as complex-rewrite does).
+std::map<std::string, Tensor> inputs_of(const Graph& g,
+                                        const std::map<std::string, Tensor>& given) {
+  std::map<std::string, Tensor> out;
+  for (const auto& [name, t] : given) {
+    const Node* n = g.find(name);
+    if (n && (n->op == NodeOp::Placeholder || n->op == NodeOp::GetAttr)) out.emplace(name, t);
+  }
+  return out;
+}
+
+// Whether a run of g may write into a given tensor: some op of it writes in place (its target
+// `op_`, or an `out=` variant). The interpreter hands a given input to the graph as it is, so
+// such a run gets copies, and every run starts from the same values.
+bool may_write_inputs(const Graph& g) {
+  for (const Node& n : g.nodes) {
+    if (n.op != NodeOp::CallFunction) continue;
+    const TargetName t = parse_target(n.target);
+    if (t.in_place || t.overload.starts_with("out")) return true;
+    for (const auto& [key, value] : n.kwargs)
+      if (key == "out") return true;
+  }
+  return false;
+}
+
+std::map<std::string, Tensor> copied(const std::map<std::string, Tensor>& inputs) {
+  std::map<std::string, Tensor> out;
+  for (const auto& [name, t] : inputs) out.emplace(name, t.clone());
+  return out;
+}
+
 std::string dims_text(const std::map<std::string, int64_t>& dims) {
   if (dims.empty()) return "at the hints";
   std::string out = "with";
@@ -194,7 +226,7 @@ std::string dims_text(const std::map<std::string, int64_t>& dims) {
 
 // The inputs and constants of g alone: a run of it gives them as the interpreter generates them
 // for g (each from the seed and its name), before g writes into any of them in place.
-Graph inputs_of(const Graph& g) {
+Graph inputs_alone(const Graph& g) {
   Graph h;
   h.dims = g.dims;
   h.extra = g.extra;
@@ -211,17 +243,32 @@ Graph inputs_of(const Graph& g) {
 
 size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv& env,
                         const Pass& pass, const std::map<std::string, std::string>& options,
-                        uint64_t seed, int64_t memory_budget) {
+                        uint64_t seed, int64_t memory_budget,
+                        const std::map<std::string, Tensor>& given) {
   const std::string name(pass.name());
   const ComplexIo io = new_complex_io(before, after);
   const double tolerance = pass.tolerance(options);
+  const std::map<std::string, Tensor> inputs_before = inputs_of(before, given);
+  const std::map<std::string, Tensor> inputs_after = inputs_of(after, given);
+  const bool writes_before = may_write_inputs(before), writes_after = may_write_inputs(after);
   size_t runs = 0;
+  std::optional<Bindings> at_hints;  // the dims of the run at the hints
+  std::string failure_at_hints;      // why the graph before did not run there
   for (const auto& dims : run_dims(env)) {
+    // Given inputs bind their dims: a size they bind to the value the run at the hints had is
+    // that run again.
+    if (at_hints && std::all_of(dims.begin(), dims.end(), [&](const auto& d) {
+          auto it = at_hints->find(d.first);
+          return it != at_hints->end() && it->second == Int(d.second);
+        })) {
+      continue;
+    }
     interp::RunOptions options;
     options.dims = dims;
     options.seed = seed;
     options.eval_mode = pass.numerics_in_eval_mode();
     options.memory_budget = memory_budget;
+    options.inputs = writes_before ? copied(inputs_before) : inputs_before;
     interp::RunResult a = interp::run(before, options);
     // A graph the memory budget cannot hold cannot be verified: say so, naming the tensor (as
     // `run` does), rather than pass unverified.
@@ -232,25 +279,31 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
     }
     // A size at which the graph before the pass cannot run (a runtime assert fails) says
     // nothing about the pass.
-    if (!a.ok) continue;
+    if (!a.ok) {
+      if (dims.empty()) failure_at_hints = a.error;
+      continue;
+    }
+    if (dims.empty()) at_hints = a.dims;
     // After complex-rewrite, the unpacked inputs are the real views of the ones before. Given
     // inputs are the same on every rank, so both graphs then run with rank 0's values given.
     interp::RunOptions after_options = options;
+    after_options.inputs = writes_after ? copied(inputs_after) : inputs_after;
     if (!io.inputs.empty()) {
-      interp::RunOptions given = options;
-      // A graph that writes into its inputs returns them written: their values as generated
+      interp::RunOptions originals = options;
+      originals.inputs = writes_before ? copied(inputs_before) : inputs_before;
+      // A graph that writes into its inputs returns them written: their values before the run
       // come from a run of the inputs alone.
-      const Graph probe = inputs_of(before);
-      const interp::RunResult in = interp::run(probe, options);
+      const Graph probe = inputs_alone(before);
+      const interp::RunResult in = interp::run(probe, originals);
       if (!in.ok) continue;
       for (const auto& [name, original] : io.inputs) {
         size_t k = probe.index_of(original);
         if (k < in.values.size() && in.values[k].is_tensor()) {
-          given.inputs[original] = in.values[k].tensor;
+          originals.inputs[original] = in.values[k].tensor;
           after_options.inputs[name] = real_view(in.values[k].tensor);
         }
       }
-      if (!a.ranks.empty()) a = interp::run(before, given);
+      if (!a.ranks.empty()) a = interp::run(before, originals);
       if (!a.ok) continue;
     }
     interp::RunResult b = interp::run(after, after_options);
@@ -264,6 +317,14 @@ size_t compare_numerics(const Graph& before, const Graph& after, const ShapeEnv&
       throw PassError(name, "", "changed the numbers " + dims_text(dims) + ": " + d);
     }
     ++runs;
+  }
+  // Given inputs are the numbers to check the pass on: that the graph runs on none of them is
+  // an error in them (sizes that fit no dim, a wrong dtype), not a pass verified.
+  if (runs == 0 && !inputs_before.empty()) {
+    throw PassError(name, "",
+                    "--verify-numerics: the graph before it does not run on the given inputs" +
+                        (failure_at_hints.empty() ? std::string()
+                                                  : " (at the hints: " + failure_at_hints + ")"));
   }
   return runs;
 }

@@ -242,8 +242,10 @@ class Run {
     for (size_t i = guards_before; i < env_.guards().size(); ++i)
       report.guards_added.push_back(env_.guards()[i]);
     if (before_graph && report.stats.changed()) {
+      static const std::map<std::string, interp::Tensor> kNoInputs;
+      const auto& given = options_.numeric_inputs ? *options_.numeric_inputs : kNoInputs;
       report.numeric_runs = passes::compare_numerics(*before_graph, graph.graph(), env_, pass, opts,
-                                                     options_.seed, options_.memory_budget);
+                                                     options_.seed, options_.memory_budget, given);
     }
     if (dumps(options_.dump_after, name)) {
       *options_.dump << "// after " << name << "\n" << write_graph(graph.graph());

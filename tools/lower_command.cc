@@ -14,6 +14,7 @@
 #include "symshape/onnx.h"
 #include "symshape/passes.h"
 #include "tools/cli.h"
+#include "tools/run_command.h"
 
 namespace symshape::cli {
 
@@ -28,6 +29,8 @@ constexpr FlagSpec kLowerFlags[] = {
     {"--seed", "N", "the seed of the inputs --verify-numerics generates (default 0)"},
     {"--memory-budget", "BYTES",
      "the bytes each --verify-numerics run may hold at once (default 8 GiB; 8 per element)"},
+    {"--inputs", "DIR",
+     "--verify-numerics reads input or constant NAME from DIR/NAME.npy where that file exists"},
     {"--dump-before", "PASS", "print the graph before that pass"},
     {"--dump-after", "PASS", "print the graph after that pass"},
     {"--dim", "NAME=MIN..MAX", "the range of a declared dim (overrides the graph's \"dims\")"},
@@ -37,8 +40,8 @@ constexpr FlagSpec kLowerFlags[] = {
 
 void print_lower_usage(std::ostream& os) {
   os << "usage: symshape lower GRAPH.json [--passes P1,P2,...|--pipeline NAME] [-o OUT.json]\n"
-        "                    [--verify-numerics] [--memory-budget BYTES] [--dump-before P]\n"
-        "                    [--dump-after P] [--json]\n"
+        "                    [--verify-numerics [--inputs DIR]] [--memory-budget BYTES]\n"
+        "                    [--dump-before P] [--dump-after P] [--json]\n"
         "                    [--view PAGE.html]\n"
         "                    [--PASS-OPTION=VALUE ...]\n\n"
         "Propagates the graph's shapes, runs the passes under the PassManager's checks (the\n"
@@ -245,7 +248,7 @@ int run_lower(const Args& raw) {
     throw UsageError("give --passes or --pipeline, not both");
   }
   for (const char* once :
-       {"--passes", "--pipeline", "--output", "--seed", "--view", "--memory-budget"}) {
+       {"--passes", "--pipeline", "--output", "--seed", "--view", "--memory-budget", "--inputs"}) {
     if (parsed.all(once).size() > 1) throw UsageError(std::string(once) + " is given twice");
   }
   PassManagerOptions options;
@@ -279,6 +282,11 @@ int run_lower(const Args& raw) {
   options.dump = &dumps;
 
   const Graph graph = read_graph_arg(parsed.positional[0]);
+  if (parsed.has("--inputs")) {
+    if (!options.verify_numerics) throw UsageError("--inputs is for --verify-numerics' runs");
+    options.numeric_inputs = std::make_shared<const std::map<std::string, interp::Tensor>>(
+        read_input_files(graph, parsed.all("--inputs")[0], "--inputs"));
+  }
   options.propagate = dim_overrides(graph, parsed.all("--dim"));
   // An ONNX model's ops have the ONNX registry's shape rules (every pass that needs only shape
   // rules runs on them; decompose and complex-rewrite say they do not apply to ONNX ops).

@@ -222,28 +222,6 @@ std::string npy_path(const std::string& dir, const std::string& name) {
   return dir + "/" + name + ".npy";
 }
 
-// Inputs from DIR/NAME.npy, for every placeholder or constant (get_attr: a model's parameters
-// and buffers) that has such a file; a file that names neither is an error (a typo would
-// otherwise be silently generated over).
-void load_inputs(const Graph& graph, const std::string& dir, interp::RunOptions& options) {
-  std::error_code ec;
-  if (!std::filesystem::is_directory(dir, ec))
-    throw UsageError("--inputs: " + quote(dir) + " is no folder");
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() != ".npy") continue;
-    const std::string name = entry.path().stem().string();
-    const Node* n = graph.find(name);
-    if (!n || (n->op != NodeOp::Placeholder && n->op != NodeOp::GetAttr)) {
-      throw UsageError("--inputs: " + quote(entry.path().string()) +
-                       " names no input or constant of the graph");
-    }
-    interp::Tensor t = interp::read_npy(entry.path().string());
-    if (n->dtype && t.dtype() != *n->dtype) t = t.to(*n->dtype);
-    options.inputs[name] = t;
-  }
-  if (ec) throw UsageError("--inputs: cannot list " + quote(dir) + ": " + ec.message());
-}
-
 // An output's tensors as DIR/NAME.npy (a list's items as NAME_0, NAME_1, ...).
 void save_outputs(const std::string& dir, const std::string& name, const interp::RValue& v) {
   if (v.is_tensor()) {
@@ -298,6 +276,31 @@ void for_each_output(const Graph& graph, const interp::RValue& out,
 }
 
 }  // namespace
+
+// Inputs from DIR/NAME.npy, for every placeholder or constant (get_attr: a model's parameters
+// and buffers) that has such a file; a file that names neither is an error (a typo would
+// otherwise be silently generated over). `flag` names the flag in errors.
+std::map<std::string, interp::Tensor> read_input_files(const Graph& graph, const std::string& dir,
+                                                       const std::string& flag) {
+  std::map<std::string, interp::Tensor> out;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError(flag + ": " + quote(dir) + " is no folder");
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() != ".npy") continue;
+    const std::string name = entry.path().stem().string();
+    const Node* n = graph.find(name);
+    if (!n || (n->op != NodeOp::Placeholder && n->op != NodeOp::GetAttr)) {
+      throw UsageError(flag + ": " + quote(entry.path().string()) +
+                       " names no input or constant of the graph");
+    }
+    interp::Tensor t = interp::read_npy(entry.path().string());
+    if (n->dtype && t.dtype() != *n->dtype) t = t.to(*n->dtype);
+    out[name] = t;
+  }
+  if (ec) throw UsageError(flag + ": cannot list " + quote(dir) + ": " + ec.message());
+  return out;
+}
 
 std::string run_flags_help() { return format_flags(kRunFlags); }
 
@@ -363,7 +366,8 @@ std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&)) 
                        did_you_mean(name, inputs));
     }
   }
-  if (parsed.has("--inputs")) load_inputs(graph, parsed.all("--inputs").back(), options);
+  if (parsed.has("--inputs"))
+    options.inputs = read_input_files(graph, parsed.all("--inputs").back(), "--inputs");
   return plan;
 }
 

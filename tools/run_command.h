@@ -26,6 +26,12 @@ struct RunPlan {
 // `usage` and returns nullopt for --help. Throws UsageError or Error on bad input.
 std::optional<RunPlan> plan_run(const Args& args, void (*usage)(std::ostream&));
 
+// The tensors of DIR/NAME.npy by NAME, each an input or constant (placeholder or get_attr) of
+// graph, converted to its dtype (`run --inputs`, `lower --inputs`). Throws UsageError naming
+// `flag` for a missing folder or a file that names no input or constant.
+std::map<std::string, interp::Tensor> read_input_files(const Graph& graph, const std::string& dir,
+                                                       const std::string& flag);
+
 // `symshape run`'s flags as help lines.
 std::string run_flags_help();
 

@@ -27,6 +27,10 @@
 
 namespace symshape {
 
+namespace interp {
+class Tensor;
+}
+
 // A pass failed: it broke an invariant, or its input is one it must refuse (a provably false
 // assert). Names the pass and, where there is one, the node.
 class PassError : public Error {
@@ -183,6 +187,10 @@ struct PassManagerOptions {
   // The bytes each of --verify-numerics' runs may hold at once (RunOptions::memory_budget; the
   // default is `run`'s, 8 GiB). A graph that does not fit fails the pass naming the tensor.
   int64_t memory_budget = int64_t{8} << 30;
+  // --verify-numerics' values of inputs and constants (placeholder or get_attr nodes, by name),
+  // as `symshape run --inputs` gives them: a model's own parameters and input. The others are
+  // generated from `seed`. A size at which a given tensor does not fit is not run.
+  std::shared_ptr<const std::map<std::string, interp::Tensor>> numeric_inputs;
   // Print the graph (canonical JSON) before / after these passes to `dump`.
   std::vector<std::string> dump_before, dump_after;
   std::ostream* dump = nullptr;

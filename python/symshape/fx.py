@@ -344,6 +344,22 @@ def _shape_env(gm):
 _PARAMETER = "symshape_parameter"
 
 
+def _kernel_meta(node, val):
+    """node's metadata as PyTorch's kernels give it, where the trace recorded another.
+    PyTorch 1.13's meta function of native_batch_norm in inference (training=False, its fake
+    tracing) gives save_mean and save_invstd the running statistics' shape [C]; its CPU kernel,
+    and its symbolic tracing, give them none: [0]."""
+    if (node.op == "call_function" and node.target is operator.getitem
+            and isinstance(val, torch.Tensor) and node.args[1] in (1, 2)
+            and isinstance(node.args[0], torch.fx.Node)
+            and node.args[0].target is torch.ops.aten.native_batch_norm.default):
+        bn_args = node.args[0].args
+        training = bn_args[5] if len(bn_args) > 5 else node.args[0].kwargs.get("training")
+        if training is False and val.dim() == 1 and val.shape[0] != 0:
+            return torch.empty((0,), dtype=val.dtype)
+    return val
+
+
 class _Exporter:
     def __init__(self, gm, placeholder_names, dynamic):
         """placeholder_names: the names to give the placeholders, in order; dynamic: for each
@@ -513,7 +529,7 @@ class _Exporter:
             scope = _module_path(n)
             if scope:
                 e["scope"] = scope
-            val = n.meta.get("val")
+            val = _kernel_meta(n, n.meta.get("val"))
             if isinstance(val, torch.Tensor):
                 e["dtype"] = str(val.dtype).replace("torch.", "")
                 e["shape"] = [self.size(s) for s in val.shape]

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "symshape/interp.h"
 #include "symshape/ir.h"
 #include "symshape/passes.h"
 #include "tests/cli/cli_runner.h"
@@ -114,6 +115,59 @@ TEST(LowerCli, JsonReport) {
     }
     EXPECT_TRUE(p["guards_added"].empty());
   }
+}
+
+TEST(LowerCli, VerifyNumericsReadsGivenInputsAndRunsAtTheSizesTheyBind) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("symshape_lower_inputs_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  // x at batch 2 and seq 8 (the hints are 4 and 16), and the constant w.
+  interp::write_npy((dir / "x.npy").string(), interp::Tensor::zeros(DType::Float32, {2, 8, 32}));
+  interp::write_npy((dir / "w.npy").string(), interp::Tensor::zeros(DType::Float32, {32, 32}));
+  CliResult generated = run_lower({"examples/cleanup_demo.json", "--verify-numerics", "--json"});
+  CliResult given = run_lower(
+      {"examples/cleanup_demo.json", "--verify-numerics", "--json", "--inputs", dir.string()});
+  ASSERT_EQ(generated.exit_code, 0) << generated.err;
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  const nlohmann::json a = nlohmann::json::parse(generated.out);
+  const nlohmann::json b = nlohmann::json::parse(given.out);
+  ASSERT_EQ(a["passes"].size(), b["passes"].size());
+  size_t checked = 0;
+  for (size_t i = 0; i < a["passes"].size(); ++i) {
+    if (!a["passes"][i]["changed"]) continue;
+    ++checked;
+    // Generated: the hints, two more batches and two more seqs. Given: x binds batch 2 and
+    // seq 8, so one run.
+    EXPECT_EQ(a["passes"][i]["numeric_runs"], 5) << a["passes"][i];
+    EXPECT_EQ(b["passes"][i]["numeric_runs"], 1) << b["passes"][i];
+  }
+  EXPECT_GT(checked, 0u);
+
+  // An x that fits no size: nothing is compared, and that is an error, not a pass verified.
+  interp::write_npy((dir / "x.npy").string(), interp::Tensor::zeros(DType::Float32, {2, 8, 31}));
+  CliResult unfit =
+      run_lower({"examples/cleanup_demo.json", "--verify-numerics", "--inputs", dir.string()});
+  EXPECT_EQ(unfit.exit_code, 1);
+  EXPECT_NE(unfit.err.find("--verify-numerics: the graph before it does not run on the given "
+                           "inputs (at the hints: "),
+            std::string::npos)
+      << unfit.err;
+
+  CliResult alone = run_lower({"examples/cleanup_demo.json", "--inputs", dir.string()});
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.err.find("--inputs is for --verify-numerics' runs"), std::string::npos)
+      << alone.err;
+  interp::write_npy((dir / "y.npy").string(), interp::Tensor::zeros(DType::Float32, {2}));
+  CliResult stray =
+      run_lower({"examples/cleanup_demo.json", "--verify-numerics", "--inputs", dir.string()});
+  EXPECT_EQ(stray.exit_code, 2);
+  EXPECT_NE(stray.err.find("y.npy' names no input or constant of the graph"), std::string::npos)
+      << stray.err;
+  CliResult missing = run_lower(
+      {"examples/cleanup_demo.json", "--verify-numerics", "--inputs", (dir / "nope").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("is no folder"), std::string::npos) << missing.err;
+  fs::remove_all(dir);
 }
 
 TEST(LowerCli, DumpBeforeAndAfter) {

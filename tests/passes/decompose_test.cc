@@ -97,6 +97,11 @@ TEST_P(Decompositions, GiveTheSameNumbersAndTheSameSymbolicShape) {
 
 constexpr const char* kGetitem0 = R"(
   {"name": "first", "op": "call_function", "target": "operator.getitem", "args": [{"node": "op"}, 0]},)";
+// Items 1 and 2 of op, read by nothing: a trace keeps them (make_fx's batch norms).
+constexpr const char* kGetitem0AndUnread = R"(
+  {"name": "first", "op": "call_function", "target": "operator.getitem", "args": [{"node": "op"}, 0]},
+  {"name": "second", "op": "call_function", "target": "operator.getitem", "args": [{"node": "op"}, 1]},
+  {"name": "third", "op": "call_function", "target": "operator.getitem", "args": [{"node": "op"}, 2]},)";
 constexpr const char* kSrcRow = R"(
   {"name": "src_row", "op": "call_function", "target": "aten.select.int", "args": [{"node": "src"}, 0, 0]},)";
 
@@ -158,6 +163,12 @@ INSTANTIATE_TEST_SUITE_P(
             "aten._native_batch_norm_legit_no_training.default",
             R"([{"node": "img"}, null, {"node": "ch"}, {"node": "ch"}, {"node": "pos"}, 0.1, 1e-5])",
             "", "", kGetitem0, "first"},
+        // The statistics' getitems that nothing reads go with the op (they kept it before).
+        DecompCase{
+            "_native_batch_norm_legit_unread_items",
+            "aten._native_batch_norm_legit_no_training.default",
+            R"([{"node": "img"}, {"node": "ch"}, null, {"node": "ch"}, {"node": "pos"}, 0.1, 1e-5])",
+            "", "", kGetitem0AndUnread, "first", "_native_batch_norm_legit_no_training"},
         DecompCase{
             "instance_norm", "aten.instance_norm.default",
             R"([{"node": "img"}, {"node": "ch"}, {"node": "ch"}, null, null, true, 0.1, 1e-5, false])"},

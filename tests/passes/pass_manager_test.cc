@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 
+#include "symshape/interp.h"
 #include "tests/passes/pass_test_util.h"
 
 namespace symshape::pass_test {
@@ -186,6 +187,58 @@ TEST(PassManagerChecks, NumericsCatchAChangeOfNumbersOnly) {
   EXPECT_NE(res.error.find("changed the numbers at the hints: output[0], element"),
             std::string::npos)
       << res.error;
+}
+
+TEST(PassManagerChecks, NumericsRunOnTheGivenInputsOnlyAtTheSizesTheyBind) {
+  // relu(x) + x and relu(x) - x agree where x is zero: a given x of zeros (as `lower --inputs`
+  // gives a model's own input) is what the runs see, at the sizes it binds only: batch 2 and seq
+  // 8, once (the run at batch 2, one of the two other sizes of batch, is the same run; the other
+  // sizes do not fit x).
+  PassRegistry r = with(std::make_unique<TestPass>("add-to-sub", [](PassContext& ctx) {
+    NodeId out = by_name(ctx, "out");
+    ctx.rewrite_call(out, ctx.graph().node(out).args, {}, "aten.sub.Tensor");
+  }));
+  PassManagerOptions options;
+  options.verify_numerics = true;
+  options.numeric_inputs = std::make_shared<const std::map<std::string, interp::Tensor>>(
+      std::map<std::string, interp::Tensor>{{"x", interp::Tensor::zeros(DType::Float32, {2, 8})}});
+  PassManager manager(r, options);
+  manager.add("add-to-sub");
+  ShapeEnv env;
+  LowerResult res = manager.run(parse_graph(kGraph), env);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.reports[0].numeric_runs, 1u);
+  // Generated, x is not zero: the same pass changes the numbers.
+  EXPECT_FALSE(run_one(r, "add-to-sub", true).ok);
+}
+
+TEST(PassManagerChecks, NumericsGiveEveryRunTheGivenValuesOfAnInputTheGraphWrites) {
+  // x.add_(1) writes the given x: the run after the pass starts from x's given zeros too, not
+  // from the ones the run before left in it (which gave 4 after, 2 before).
+  const char* graph = R"({"format": "symshape-graph", "version": 1,
+ "dims": {"batch": {"min": 2, "max": 64, "hint": 4}},
+ "nodes": [
+  {"name": "x", "op": "placeholder", "dtype": "float32", "shape": ["batch", 8]},
+  {"name": "w", "op": "call_function", "target": "aten.add_.Tensor", "args": [{"node": "x"}, 1]},
+  {"name": "h", "op": "call_function", "target": "aten.relu.default", "args": [{"node": "w"}]},
+  {"name": "out", "op": "call_function", "target": "aten.add.Tensor", "args": [{"node": "h"}, {"node": "x"}]},
+  {"name": "output", "op": "output", "args": [[{"node": "out"}]]}]})";
+  PassRegistry r = with(std::make_unique<TestPass>("rename-op", [](PassContext& ctx) {
+    NodeId h = by_name(ctx, "h");
+    ctx.rewrite_call(h, ctx.graph().node(h).args, {}, "aten.relu.default");
+  }));
+  const interp::Tensor x = interp::Tensor::zeros(DType::Float32, {4, 8});
+  PassManagerOptions options;
+  options.verify_numerics = true;
+  options.numeric_inputs = std::make_shared<const std::map<std::string, interp::Tensor>>(
+      std::map<std::string, interp::Tensor>{{"x", x}});
+  PassManager manager(r, options);
+  manager.add("rename-op");
+  ShapeEnv env;
+  LowerResult res = manager.run(parse_graph(graph), env);
+  ASSERT_TRUE(res.ok) << res.error;
+  EXPECT_EQ(res.reports[0].numeric_runs, 1u);
+  EXPECT_EQ(x.flat(0).as_double(), 0.0);  // the given tensor is left as it was
 }
 
 TEST(PassManagerChecks, NumericsRunAtTheHintsAndTwoSizesPerDim) {

@@ -9,6 +9,7 @@ with CI set, a missing torch is a failure.
 import contextlib
 import io
 import json
+import operator
 import os
 import subprocess
 import tempfile
@@ -198,6 +199,31 @@ class FxConversionTest(unittest.TestCase):
             for node, want in zip(outputs, expected):
                 got = np.load(os.path.join(d, "out", conv.node_names[node] + ".npy"))
                 np.testing.assert_allclose(got, want.numpy(), rtol=1e-6)
+
+    def test_from_fx_gives_batch_norm_statistics_in_inference_the_kernels_shape(self):
+        """PyTorch 1.13's fake tracing records native_batch_norm(training=False)'s save_mean and
+        save_invstd as [C]; its CPU kernel (and the shape rule) give [0]. The converted graph
+        declares [0], so it checks (lower and check refused it: "declared shape [4] but the rule
+        computed [0]")."""
+        from torch.fx.experimental.proxy_tensor import make_fx
+
+        bn = torch.nn.BatchNorm2d(4).eval()
+        state = [bn.weight.detach(), bn.bias.detach(), bn.running_mean, bn.running_var]
+
+        def f(x, w, b, mean, var):
+            return torch.ops.aten.native_batch_norm.default(x, w, b, mean, var, False, 0.1,
+                                                            1e-5)
+
+        x = torch.randn(2, 4, 3, 3)
+        eager = f(x, *state)
+        gm = make_fx(f, tracing_mode="fake")(x, *state)
+        conv = symshape.fx.from_fx(gm, input_names=["x", "w", "b", "mean", "var"])
+        shapes = {n["name"]: n.get("shape") for n in conv.graph_dict["nodes"]}
+        items = [n for n in gm.graph.nodes if n.target is operator.getitem]
+        self.assertEqual([shapes[conv.node_names[n]] for n in items],
+                         [list(t.shape) for t in eager])
+        self.assertEqual(str(conv.check()["output"]), "(float32[2, 4, 3, 3], float32[0], "
+                         "float32[0])")
 
     def test_command_line(self):
         with tempfile.TemporaryDirectory() as d:

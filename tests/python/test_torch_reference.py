@@ -376,17 +376,38 @@ def mismatch(expected, actual):
     return None
 
 
+def build(name):
+    """MODELS[name] as the tests run it: (the model in eval mode with random weights and batch
+    norm statistics, its input, the trace mode), the same on every call."""
+    make_model, make_input, mode = MODELS[name]
+    torch.manual_seed(0)
+    gen = torch.Generator().manual_seed(1)
+    model = make_model()
+    randomize_batch_norms(model, gen)
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model, make_input(), mode
+
+
+def save_graph_and_inputs(conv, args, d):
+    """Writes conv's graph as d/graph.json and its arguments (trace's) as d/inputs/NAME.npy, one
+    per placeholder, as `run --inputs` and `lower --inputs` read them; returns both paths."""
+    graph_path = os.path.join(d, "graph.json")
+    conv.save(graph_path)
+    inputs_dir = os.path.join(d, "inputs")
+    os.makedirs(inputs_dir)
+    placeholders = [conv.node_names[n] for n in conv.gm.graph.nodes if n.op == "placeholder"]
+    if len(placeholders) != len(args):
+        raise AssertionError(f"{len(placeholders)} placeholders for {len(args)} arguments")
+    for pname, value in zip(placeholders, args):
+        np.save(os.path.join(inputs_dir, pname + ".npy"), value.detach().numpy())
+    return graph_path, inputs_dir
+
+
 class TorchReferenceTest(unittest.TestCase):
     def check_model(self, name):
-        make_model, make_input, mode = MODELS[name]
-        torch.manual_seed(0)
-        gen = torch.Generator().manual_seed(1)
-        model = make_model()
-        randomize_batch_norms(model, gen)
-        model.eval()
-        for p in model.parameters():
-            p.requires_grad_(False)
-        x = make_input()
+        model, x, mode = build(name)
         start = time.monotonic()
         conv, args = trace(model, x, mode)
         traced = time.monotonic()
@@ -401,16 +422,8 @@ class TorchReferenceTest(unittest.TestCase):
                                    atol=1e-5)
         referenced = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"torchref_{name}_") as d:
-            graph_path = os.path.join(d, "graph.json")
-            conv.save(graph_path)
-            inputs_dir = os.path.join(d, "inputs")
+            graph_path, inputs_dir = save_graph_and_inputs(conv, args, d)
             nodes_dir = os.path.join(d, "nodes")
-            os.makedirs(inputs_dir)
-            placeholders = [conv.node_names[n] for n in conv.gm.graph.nodes
-                            if n.op == "placeholder"]
-            self.assertEqual(len(placeholders), len(args))
-            for pname, value in zip(placeholders, args):
-                np.save(os.path.join(inputs_dir, pname + ".npy"), value.detach().numpy())
             cmd = [CLI, "run", graph_path, "--inputs", inputs_dir, "--save-nodes", nodes_dir]
             cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
             proc = subprocess.run(cmd, capture_output=True, text=True)

@@ -1,0 +1,102 @@
+"""decompose, checked by --verify-numerics, on every model of the node-by-node test.
+
+Each model of test_torch_reference.MODELS (built, traced and converted as that test does, with
+its parameters and input) goes through
+
+    symshape lower graph.json --passes decompose --verify-numerics --inputs DIR --json
+
+with DIR holding the model's own parameters and input (as `run --inputs` reads them), so the
+reference interpreter runs the graph before and after the pass on the model's numbers, once, at
+the traced sizes (the given tensors bind every dim). The pass must succeed, have changed the
+graph, and have compared its outputs in at least one run.
+
+One model per test method, each its own ctest process (python_torchdecompose_<model> in
+cmake/python.cmake):
+
+    PYTHONPATH=build/python SYMSHAPE_CLI=build/bin/symshape \\
+        /usr/bin/python3 -m unittest -v test_torch_decompose.TorchDecomposeTest.test_resnet18
+
+Each test prints one line to stderr: the nodes before and after, the decompositions and the
+times. Skips as test_torch_reference does.
+"""
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import test_torch_reference as ref
+from test_torch_reference import CLI, MODELS
+
+# Models whose decompose --verify-numerics cannot pass yet, each with the precise cause;
+# unittest.expectedFailure marks them (an unexpected success fails the run: take the model off).
+EXPECTED_FAILURES = {
+    # The graph before the pass runs wrong in the interpreter (issue 29's layouts, the node-by-node
+    # test's expected failure of the same model): its _reshape_alias nodes read values that the
+    # interpreter laid out otherwise than the trace's metadata. The graph after decompose (views
+    # as view, native_layer_norm as reductions) computes PyTorch's output: run on the model's
+    # parameters, it agrees with the eager model within 3e-6 (swin_t, with decompose{skip=inplace})
+    # and 4e-7 (maxvit_t), where the graph before differs by 0.14 and 0.65.
+    "swin_t": "the interpreter misruns the graph before (layouts); and as_strided_ (below)",
+    "maxvit_t": "the interpreter misruns the graph before (layouts)",
+    # mean.dim's result goes through as_strided_ (to its own sizes and strides) before the head:
+    # functionalize, which decompose's `inplace` runs, refuses in-place view ops. The
+    # `functionalize` branch makes them out-of-place views; with it, convnext_tiny passes (and
+    # swin_t meets the layouts cause above): take convnext_tiny off once it is merged.
+    # decompose{skip=inplace} passes here already.
+    "convnext_tiny": "functionalize refuses aten.as_strided_",
+}
+
+
+def setUpModule():
+    ref.setUpModule()
+
+
+class TorchDecomposeTest(unittest.TestCase):
+    def check_model(self, name):
+        model, x, mode = ref.build(name)
+        start = time.monotonic()
+        conv, args = ref.trace(model, x, mode)
+        traced = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix=f"torchdecompose_{name}_") as d:
+            graph_path, inputs_dir = ref.save_graph_and_inputs(conv, args, d)
+            cmd = [CLI, "lower", graph_path, "--passes", "decompose", "--verify-numerics",
+                   "--inputs", inputs_dir, "--json"]
+            cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        lowered = time.monotonic()
+        lower_cpu = (cpu_after.ru_utime + cpu_after.ru_stime - cpu_before.ru_utime -
+                     cpu_before.ru_stime)
+        self.assertEqual(proc.returncode, 0, f"{name}: {' '.join(cmd[1:])} exited "
+                         f"{proc.returncode}: {proc.stderr.strip()}")
+        (report,) = json.loads(proc.stdout)["passes"]
+        counters = report["counters"]
+        print(f"\n{name}: decompose {report['nodes_before']} -> {report['nodes_after']} nodes "
+              f"({', '.join(f'{k}: {v}' for k, v in counters.items())}), numerics checked in "
+              f"{report['numeric_runs']} run(s); traced {mode} in {traced - start:.1f}s, lower "
+              f"{lowered - traced:.1f}s ({lower_cpu:.1f}s CPU); this process "
+              f"{time.process_time():.1f}s CPU", file=sys.stderr)
+        self.assertTrue(report["changed"], f"{name}: decompose changed nothing")
+        self.assertGreaterEqual(report["numeric_runs"], 1,
+                                f"{name}: the graph before decompose ran at no size")
+
+
+def _model_test(name):
+    def test(self):
+        self.check_model(name)
+
+    test.__name__ = f"test_{name}"
+    test.__doc__ = f"{name}: decompose keeps the model's numbers (--verify-numerics)"
+    return unittest.expectedFailure(test) if name in EXPECTED_FAILURES else test
+
+
+for _name in MODELS:
+    setattr(TorchDecomposeTest, f"test_{_name}", _model_test(_name))
+
+
+if __name__ == "__main__":
+    unittest.main()
