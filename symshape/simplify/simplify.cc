@@ -16,10 +16,6 @@ namespace detail {
 
 namespace {
 
-// How many times in a row a rewritten node may be simplified again: a guard against rules that
-// would take turns undoing each other, never reached by the rules as written.
-constexpr int kMaxDepth = 16;
-
 struct RunMap : GiNaC::map_function {
   explicit RunMap(Simplifier& s) : s(s) {}
   ex operator()(const ex& e) override { return s.run(e); }
@@ -37,17 +33,34 @@ unsigned Simplifier::calls_in(const ex& e) {
 
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e)) return e;
-  if (auto it = memo_.find(e); it != memo_.end()) return it->second;
-  if (!active_.emplace(e, true).second) return e;
+  if (auto it = clean_.find(e); it != clean_.end()) return it->second;
+  if (auto it = memo_.find(e); it != memo_.end()) {
+    if (!it->second.clean) cut();
+    return it->second.result;
+  }
+  if (!active_.emplace(e, true).second) {
+    cut();
+    return e;
+  }
   struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
     GiNaC::exhashmap<bool>& active;
     const ex e;
     ~Leave() { active.erase(e); }
   } leave{active_, e};
+  const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
-  memo_.emplace(e, r);
-  memo_.emplace(r, r);
+  const bool clean = cuts_ == cuts_before;
+  memo_.emplace(e, Memo{r, clean});
+  if (clean) clean_.emplace(e, r);
+  // r as its own simplified form: assumed, not computed, so for this call only.
+  memo_.emplace(r, Memo{r, false});
   return r;
+}
+
+void Simplifier::begin_call() {
+  memo_.clear();
+  active_.clear();
+  depth_ = 0;
 }
 
 namespace {
@@ -280,7 +293,7 @@ ex Simplifier::recombine(const ex& e) {
                            : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
       ex candidate = poly_normal(cur - t + replacement);
       ++depth_;
-      candidate = depth_ < kMaxDepth ? run(candidate) : candidate;
+      candidate = below_depth_cap() ? run(candidate) : candidate;
       --depth_;
       // Taken when smaller, or as small and with fewer terms: s + (-s) % 64 is
       // 64*((s + 63)//64).
@@ -436,7 +449,7 @@ ex Simplifier::relate_offsets(const ex& e) {
     }
     rest.push_back(*best);
     ex out = poly_normal(sum_of(rest));
-    if (depth_ < kMaxDepth) {
+    if (below_depth_cap()) {
       ++depth_;
       out = run(out);
       --depth_;
@@ -469,7 +482,7 @@ ex Simplifier::run_function(const ex& e) {
   } catch (const Error&) {
     r = cur;  // a rule built a division by zero: keep the call as it is
   }
-  if (!r.is_equal(cur) && depth_ < kMaxDepth) {
+  if (!r.is_equal(cur) && below_depth_cap()) {
     ++depth_;
     r = run(r);
     --depth_;
@@ -881,6 +894,22 @@ Cond simplify(const Cond& c, const Facts& facts) {
   SimplifyScope scope;
   detail::Simplifier s(facts);
   return detail::simplify_cond(s, c);
+}
+
+Simplification::Simplification(const Facts& facts)
+    : s_(std::make_unique<detail::Simplifier>(facts)) {}
+Simplification::~Simplification() = default;
+
+Expr Simplification::simplify(const Expr& e) {
+  SimplifyScope scope;
+  s_->begin_call();
+  return Expr(detail::simplify_substituted(*s_, e.ex()));
+}
+
+Cond Simplification::simplify(const Cond& c) {
+  SimplifyScope scope;
+  s_->begin_call();
+  return detail::simplify_cond(*s_, c);
 }
 
 }  // namespace symshape
