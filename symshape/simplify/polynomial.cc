@@ -203,8 +203,16 @@ ex sum_of(const std::vector<ex>& terms) {
 Term split_term(const ex& t) {
   if (is_number(t)) return {GiNaC::ex_to<GiNaC::numeric>(t), ex(1)};
   if (is_mul(t)) {
-    const ex& last = t.op(t.nops() - 1);  // GiNaC keeps the numeric coefficient last
-    if (is_number(last)) return {GiNaC::ex_to<GiNaC::numeric>(last), t / last};
+    const size_t n = t.nops();
+    const ex& last = t.op(n - 1);  // GiNaC keeps the numeric coefficient last
+    if (is_number(last)) {
+      // The other factors, without dividing (t / last builds and evaluates a second product).
+      if (n == 2) return {GiNaC::ex_to<GiNaC::numeric>(last), t.op(0)};
+      GiNaC::exvector rest;
+      rest.reserve(n - 1);
+      for (size_t i = 0; i + 1 < n; ++i) rest.push_back(t.op(i));
+      return {GiNaC::ex_to<GiNaC::numeric>(last), GiNaC::dynallocate<GiNaC::mul>(rest)};
+    }
   }
   return {GiNaC::numeric(1), t};
 }
