@@ -131,6 +131,9 @@ class Simplifier {
   ModularSet modular(const ex& e);
   // prove(lhs op rhs), cached for the call.
   Truth decide(RelOp op, const ex& lhs, const ex& rhs);
+  // Whether lhs op rhs is shown to hold: decide() is True, asked only when no sample point
+  // the facts allow is a counterexample (see refuted_by_sample).
+  bool shown(RelOp op, const ex& lhs, const ex& rhs);
   bool nonzero(const ex& e);
   bool positive(const ex& e);
   bool nonnegative(const ex& e);
@@ -151,6 +154,7 @@ class Simplifier {
   ex relate_offsets(const ex& e);
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
+  bool refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs);
   const std::vector<std::pair<ex, ex>>& normalized_facts();
 
   // A simplified form remembered for the current call; `clean` when it is what run() computes

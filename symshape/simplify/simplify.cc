@@ -589,21 +589,21 @@ bool Simplifier::nonzero(const ex& e) {
     }
     if (all) return true;
   }
-  return decide(RelOp::Ne, e, 0) == Truth::True;
+  return shown(RelOp::Ne, e, 0);
 }
 
 bool Simplifier::positive(const ex& e) {
   ValueRange r = range(e);
   if (r.lo() && *r.lo() > 0) return true;
   if ((r.hi() && *r.hi() <= 0) || range_is_exact(e)) return false;
-  return decide(RelOp::Gt, e, 0) == Truth::True;
+  return shown(RelOp::Gt, e, 0);
 }
 
 bool Simplifier::nonnegative(const ex& e) {
   ValueRange r = range(e);
   if (r.lo() && *r.lo() >= 0) return true;
   if ((r.hi() && *r.hi() < 0) || range_is_exact(e)) return false;
-  return decide(RelOp::Ge, e, 0) == Truth::True;
+  return shown(RelOp::Ge, e, 0);
 }
 
 bool Simplifier::below_divisor(const ex& n, const ex& d) {
@@ -611,7 +611,101 @@ bool Simplifier::below_divisor(const ex& n, const ex& d) {
   if (rn.lo() && rd.hi() && *rn.lo() >= *rd.hi()) return false;  // n >= d everywhere
   if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative(n);
   if (range_is_exact(n) && range_is_exact(d)) return false;
-  return nonnegative(n) && decide(RelOp::Lt, n, d) == Truth::True;
+  return nonnegative(n) && shown(RelOp::Lt, n, d);
+}
+
+namespace {
+
+// e's value where each symbol takes its value in `at` (by identity); nullopt when e divides by
+// zero there, has a non-integer coefficient, or a symbol without a value.
+std::optional<Int> value_at(const ex& e, const std::vector<std::pair<ex, Int>>& at) {
+  if (is_number(e)) {
+    if (!is_integer(e)) return std::nullopt;
+    return int_of(e);
+  }
+  if (is_symbol(e)) {
+    for (const auto& [symbol, v] : at) {
+      if (symbol.is_equal(e)) return v;
+    }
+    return std::nullopt;
+  }
+  if (is_add(e) || is_mul(e)) {
+    Int acc = is_add(e) ? 0 : 1;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      std::optional<Int> v = value_at(e.op(i), at);
+      if (!v) return std::nullopt;
+      acc = is_add(e) ? acc + *v : acc * *v;
+    }
+    return acc;
+  }
+  if (is_power(e)) {
+    if (!is_integer(e.op(1)) || int_of(e.op(1)) < 0 || int_of(e.op(1)) > 64) return std::nullopt;
+    std::optional<Int> b = value_at(e.op(0), at);
+    if (!b) return std::nullopt;
+    return cln::expt_pos(*b, cln::cl_I_to_ulong(int_of(e.op(1))));
+  }
+  const Fn f = call_of(e);
+  if (f == Fn::None) return std::nullopt;
+  std::optional<Int> a = value_at(e.op(0), at), b = value_at(e.op(1), at);
+  if (!a || !b) return std::nullopt;
+  switch (f) {
+    case Fn::FloorDiv: return *b == 0 ? std::nullopt : std::optional<Int>(floor_div(*a, *b));
+    case Fn::Mod: return *b == 0 ? std::nullopt : std::optional<Int>(cln::mod(*a, *b));
+    case Fn::CeilDiv: return *b == 0 ? std::nullopt : std::optional<Int>(-floor_div(-*a, *b));
+    case Fn::Max: return cln::max(*a, *b);
+    case Fn::Min: return cln::min(*a, *b);
+    case Fn::None: break;
+  }
+  return std::nullopt;
+}
+
+bool holds(RelOp op, const Int& v) {  // v op 0
+  switch (op) {
+    case RelOp::Eq: return v == 0;
+    case RelOp::Ne: return v != 0;
+    case RelOp::Lt: return v < 0;
+    case RelOp::Le: return v <= 0;
+    case RelOp::Gt: return v > 0;
+    case RelOp::Ge: return v >= 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+// A point the facts allow where lhs op rhs is false: prove() (sound) cannot show the relation
+// then, and is not asked. Only under facts that are ranges alone (no assumption, no
+// divisibility fact), where a point is allowed exactly when each symbol lies in its range. The
+// points: every symbol at the low end of its range (the high end or 0 when it has none), then
+// at distinct small and larger offsets from there (kept within the range).
+bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
+  if (!facts_.assumptions().empty() || !facts_.divisibility().empty()) return false;
+  const ex d = lhs - rhs;
+  std::vector<std::pair<ex, Int>> at;
+  std::vector<ValueRange> ranges;
+  for (const std::string& name : Expr(d).free_symbols()) {
+    at.emplace_back(Expr::symbol(name).ex(), Int(0));
+    ranges.push_back(facts_.range_of(name));
+  }
+  for (int k = 0; k < 3; ++k) {
+    for (size_t i = 0; i < at.size(); ++i) {
+      const ValueRange& r = ranges[i];
+      const long step = k == 0   ? 0
+                        : k == 1 ? 1 + static_cast<long>(i * 3 % 7)
+                                 : 9 + 13 * static_cast<long>(i);
+      Int v = r.lo() ? *r.lo() + step : r.hi() ? *r.hi() - step : Int(step);
+      if (r.hi() && v > *r.hi()) v = *r.hi();
+      if (r.lo() && v < *r.lo()) v = *r.lo();
+      at[i].second = v;
+    }
+    std::optional<Int> v = value_at(d, at);
+    if (v && !holds(op, *v)) return true;
+  }
+  return false;
+}
+
+bool Simplifier::shown(RelOp op, const ex& lhs, const ex& rhs) {
+  return !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
 }
 
 bool Simplifier::term_multiple_by_divisors(const ex& t, const Int& c) const {
@@ -675,18 +769,6 @@ bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
 // ---- conditions ------------------------------------------------------------------------------
 
 namespace {
-
-bool holds(RelOp op, const Int& v) {  // v op 0
-  switch (op) {
-    case RelOp::Eq: return v == 0;
-    case RelOp::Ne: return v != 0;
-    case RelOp::Lt: return v < 0;
-    case RelOp::Le: return v <= 0;
-    case RelOp::Gt: return v > 0;
-    case RelOp::Ge: return v >= 0;
-  }
-  return false;
-}
 
 // `m op 0` written with its constant on the right, and turned around when every other
 // coefficient is negative: x - 2 < 0 is `x < 2`, -x - 2 < 0 is `x > -2`.
