@@ -184,7 +184,8 @@ Answer run_bounds(const ParsedArgs& args, const std::string& input, Given* given
   std::optional<Facts> storage;
   const Facts& facts = facts_or_build(args, given, storage);
   // Simplifying first lets range analysis see through cancellations such as (4*x + 3)//4.
-  ValueRange r = bound(simplify(e, facts), facts);
+  ValueRange r =
+      bound(given != nullptr ? given->simplification.simplify(e) : simplify(e, facts), facts);
   Answer a{r.str()};
   a.fields["lo"] = end_json(r.lo());
   a.fields["hi"] = end_json(r.hi());

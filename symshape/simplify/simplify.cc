@@ -101,9 +101,18 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 
 namespace {
 
+// The nodes of e's tree (e's preorder walk, without GiNaC's iterator, whose stack of iterators
+// cost more than the count). Iterative: a nest of calls can be deep.
 size_t node_count(const ex& e) {
+  if (e.nops() == 0) return 1;
   size_t n = 0;
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) ++n;
+  std::vector<ex> todo{e};
+  while (!todo.empty()) {
+    const ex x = std::move(todo.back());
+    todo.pop_back();
+    ++n;
+    for (size_t i = 0; i < x.nops(); ++i) todo.push_back(x.op(i));
+  }
   return n;
 }
 
@@ -227,6 +236,12 @@ std::optional<DivisionTerm> division_term(const ex& t) {
     const ex& d = factors[i].op(1);
     if (is_integer(d)) {
       // (k*c) * (E // c): the multiplier is k, an integer.
+      if (is_number(rest) && !d.is_zero()) {  // the common case, without building a quotient
+        const GiNaC::numeric m =
+            GiNaC::ex_to<GiNaC::numeric>(rest) / GiNaC::ex_to<GiNaC::numeric>(d);
+        if (m.is_integer()) return DivisionTerm{factors[i], m};
+        continue;
+      }
       ex m = poly_normal(rest / d);
       if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
     } else if (auto q = poly_quotient(poly_normal(rest), d)) {
