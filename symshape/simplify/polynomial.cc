@@ -217,12 +217,21 @@ Term split_term(const ex& t) {
   return {GiNaC::numeric(1), t};
 }
 
+GiNaC::numeric coefficient_of(const ex& t) {
+  if (is_number(t)) return GiNaC::ex_to<GiNaC::numeric>(t);
+  if (is_mul(t)) {
+    const ex& last = t.op(t.nops() - 1);
+    if (is_number(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
+  }
+  return GiNaC::numeric(1);
+}
+
 Int integer_content(const ex& e) {
   Int g = 0;
   for (const ex& t : terms_of(e)) {
-    Term term = split_term(t);
-    if (!term.coeff.is_integer()) return 1;
-    g = cln::gcd(g, int_of(term.coeff));
+    const GiNaC::numeric coeff = coefficient_of(t);
+    if (!coeff.is_integer()) return 1;
+    g = cln::gcd(g, int_of(coeff));
     if (g == 1) break;
   }
   return g;

@@ -67,6 +67,8 @@ struct Term {
   ex rest;
 };
 Term split_term(const ex& t);
+// split_term(t).coeff, without building the rest.
+GiNaC::numeric coefficient_of(const ex& t);
 // The gcd of the integer coefficients of a polynomial with integer coefficients (0 for 0).
 Int integer_content(const ex& e);
 

@@ -797,7 +797,7 @@ Cond oriented(RelOp op, const ex& m) {
       continue;
     }
     rest.push_back(t);
-    if (!split_term(t).coeff.is_negative()) all_negative = false;
+    if (!coefficient_of(t).is_negative()) all_negative = false;
   }
   ex lhs = sum_of(rest);
   if (all_negative && !rest.empty()) return Cond::rel(reverse(op), Expr(-lhs), Expr(k));
@@ -812,7 +812,7 @@ Cond oriented(RelOp op, const ex& m) {
 std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   std::vector<ex> terms = terms_of(d);
   for (const ex& t : terms) {
-    if (!split_term(t).coeff.is_integer()) return std::nullopt;
+    if (!coefficient_of(t).is_integer()) return std::nullopt;
   }
   if (op == RelOp::Eq || op == RelOp::Ne) {
     Int g = 0, k = 0;
@@ -820,7 +820,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
       if (is_integer(t)) {
         k = int_of(t);
       } else {
-        g = cln::gcd(g, int_of(split_term(t).coeff));
+        g = cln::gcd(g, int_of(coefficient_of(t)));
       }
     }
     if (g <= 1 || !divides(g, k)) return std::nullopt;
@@ -832,7 +832,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   std::vector<Int> candidates;
   for (const ex& t : terms) {
     if (is_integer(t)) continue;
-    Int c = cln::abs(int_of(split_term(t).coeff));
+    Int c = cln::abs(int_of(coefficient_of(t)));
     if (c > 1) candidates.push_back(c);
   }
   std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
@@ -850,7 +850,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   for (const Int& g : tried) {
     std::vector<ex> multiples, others;
     for (const ex& t : terms) {
-      if (!is_integer(t) && divides(g, int_of(split_term(t).coeff))) {
+      if (!is_integer(t) && divides(g, int_of(coefficient_of(t)))) {
         multiples.push_back(t);
       } else {
         others.push_back(t);
