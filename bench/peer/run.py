@@ -35,6 +35,7 @@ import warnings
 import operator
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -234,20 +235,21 @@ def run_classes(args):
     ok = True
     total_ours = total_peer = 0.0
     count = 0
-    # The batch run `reps` times, each in a process of its own (a class's CPU time well above a
-    # tick): one batch shares simplified sub-expressions between its lines, so a batch holding
-    # the class several times would time lookups.
+    # The batch holds the class `reps` times (a class's CPU time well above a tick), each
+    # repetition with its symbols renamed (s0 -> s0_r1, ...): one batch shares simplified
+    # sub-expressions between its lines, so repeating the same lines would time lookups.
     reps = 1 if args.quick else 8
+    names = re.compile(r"\b(" + "|".join(SYMBOLS) + r")\b")
     for name, exprs in classes.items():
-        ours_s = 0.0
-        for _ in range(reps):
-            out, err, code, rep_s = run_child([symshape, "expr", "simplify", "--batch", "-"],
-                                              "\n".join(exprs) + "\n")
-            if code != 0:
-                print(f"classes: symshape failed on {name}: {err.strip()[:500]}")
-                return False
-            ours_s += rep_s - start_s
-        ours_s = max(ours_s, 1e-9) / reps
+        lines = list(exprs)
+        for r in range(1, reps):
+            lines += [names.sub(lambda m: f"{m.group(1)}_r{r}", e) for e in exprs]
+        out, err, code, ours_s = run_child([symshape, "expr", "simplify", "--batch", "-"],
+                                           "\n".join(lines) + "\n")
+        if code != 0:
+            print(f"classes: symshape failed on {name}: {err.strip()[:500]}")
+            return False
+        ours_s = max(ours_s - start_s, 1e-9) / reps
         simplified = out.splitlines()[:len(exprs)]
         ev, err, code, _ = run_child([symshape, "expr", "eval", "--batch", "-"] + bindings,
                                      "\n".join(simplified) + "\n")
