@@ -28,8 +28,9 @@ Cond simplify(const Cond& c, const Facts& facts);
 // Kept: each sub-expression's simplified form when computing it did not depend on the call it
 // was computed in (see detail::Simplifier), and the ranges and decisions the rules asked for.
 // Each result equals its expression wherever the facts hold, as simplify()'s does; it is
-// simplify()'s result except, rarely, an equal form of the same or smaller size. facts must
-// outlive it and must not change while it is used.
+// simplify()'s result except, rarely, an equal form of the same or smaller size. What it keeps
+// is bounded (past about 260,000 entries it starts afresh). facts must outlive it and must not
+// change while it is used.
 class Simplification {
  public:
   explicit Simplification(const Facts& facts);

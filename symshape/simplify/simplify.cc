@@ -61,6 +61,15 @@ void Simplifier::begin_call() {
   memo_.clear();
   active_.clear();
   depth_ = 0;
+  // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
+  // is what computing afresh gives, so dropping changes no answer, only the cost).
+  constexpr size_t kMaxKept = size_t{1} << 18;
+  if (clean_.size() + ranges_.size() + decisions_.size() + calls_.size() > kMaxKept) {
+    clean_.clear();
+    ranges_.clear();
+    decisions_.clear();
+    calls_.clear();
+  }
 }
 
 namespace {
