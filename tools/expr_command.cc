@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "symshape/expr.h"
@@ -41,21 +42,29 @@ struct Answer {
   nlohmann::ordered_json fields = nlohmann::ordered_json::object();
 };
 
+// What --batch builds once for all its lines: the facts of --range and --assume, and one
+// Simplification under them (a sub-expression met on an earlier line is not simplified again).
+struct Given {
+  explicit Given(Facts f) : facts(std::move(f)), simplification(facts) {}
+  Facts facts;
+  Simplification simplification;
+};
+
 struct Action {
   std::string_view name;
   std::string_view usage;    // the arguments after `symshape expr <name>`
   std::string_view summary;  // one line for the help
   bool takes_facts;          // accepts --range and --assume
   // Throws UsageError or Error on bad input. `input` is the first positional (standard input's
-  // text for `-`). `facts`: the facts of --range and --assume when already built (--batch
+  // text for `-`). `given`: the facts of --range and --assume when already built (--batch
   // builds them once), else nullptr.
-  Answer (*run)(const ParsedArgs& args, const std::string& input, const Facts* facts);
+  Answer (*run)(const ParsedArgs& args, const std::string& input, Given* given);
 };
 
-Answer run_simplify(const ParsedArgs& args, const std::string& input, const Facts* facts);
-Answer run_bounds(const ParsedArgs& args, const std::string& input, const Facts* facts);
-Answer run_prove(const ParsedArgs& args, const std::string& input, const Facts* facts);
-Answer run_eval(const ParsedArgs& args, const std::string& input, const Facts* facts);
+Answer run_simplify(const ParsedArgs& args, const std::string& input, Given* given);
+Answer run_bounds(const ParsedArgs& args, const std::string& input, Given* given);
+Answer run_prove(const ParsedArgs& args, const std::string& input, Given* given);
+Answer run_eval(const ParsedArgs& args, const std::string& input, Given* given);
 
 constexpr Action kActions[] = {
     {"simplify", "EXPR [--range NAME=LO..HI]... [--assume COND]... [--json]",
@@ -148,16 +157,17 @@ Facts facts_from(const ParsedArgs& args) {
 }
 
 // The given facts, or those of args built into `storage`.
-const Facts& facts_or_build(const ParsedArgs& args, const Facts* given,
+const Facts& facts_or_build(const ParsedArgs& args, const Given* given,
                             std::optional<Facts>& storage) {
-  if (given != nullptr) return *given;
+  if (given != nullptr) return given->facts;
   storage.emplace(facts_from(args));
   return *storage;
 }
 
-Answer run_simplify(const ParsedArgs& args, const std::string& input, const Facts* given) {
+Answer run_simplify(const ParsedArgs& args, const std::string& input, Given* given) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr simplify EXPR)");
   Expr e = parse_expr_text(input);
+  if (given != nullptr) return {given->simplification.simplify(e).str()};
   std::optional<Facts> storage;
   const Facts& facts = facts_or_build(args, given, storage);
   return {simplify(e, facts).str()};
@@ -168,20 +178,21 @@ nlohmann::ordered_json end_json(const std::optional<Int>& v) {
   return v ? int_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-Answer run_bounds(const ParsedArgs& args, const std::string& input, const Facts* given) {
+Answer run_bounds(const ParsedArgs& args, const std::string& input, Given* given) {
   expect_positionals(args, 1, "EXPR (usage: symshape expr bounds EXPR)");
   Expr e = parse_expr_text(input);
   std::optional<Facts> storage;
   const Facts& facts = facts_or_build(args, given, storage);
   // Simplifying first lets range analysis see through cancellations such as (4*x + 3)//4.
-  ValueRange r = bound(simplify(e, facts), facts);
+  ValueRange r =
+      bound(given != nullptr ? given->simplification.simplify(e) : simplify(e, facts), facts);
   Answer a{r.str()};
   a.fields["lo"] = end_json(r.lo());
   a.fields["hi"] = end_json(r.hi());
   return a;
 }
 
-Answer run_prove(const ParsedArgs& args, const std::string& input, const Facts* given) {
+Answer run_prove(const ParsedArgs& args, const std::string& input, Given* given) {
   expect_positionals(args, 1, "COND (usage: symshape expr prove COND)");
   Cond c = parse_cond_text(input, "condition");
   std::optional<Facts> storage;
@@ -198,7 +209,7 @@ Answer run_prove(const ParsedArgs& args, const std::string& input, const Facts* 
   return a;
 }
 
-Answer run_eval(const ParsedArgs& args, const std::string& input, const Facts* /*facts*/) {
+Answer run_eval(const ParsedArgs& args, const std::string& input, Given* /*given*/) {
   if (args.positional.empty())
     throw UsageError("missing EXPR (usage: symshape expr eval EXPR NAME=INT...)");
   const std::string& text = input;
@@ -291,8 +302,8 @@ int run_batch(const Action& action, const ParsedArgs& parsed) {
     if (!in) throw UsageError("cannot read --batch file " + quote(path));
     text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   }
-  std::optional<Facts> facts;
-  if (action.takes_facts) facts.emplace(facts_from(parsed));
+  std::optional<Given> given;
+  if (action.takes_facts) given.emplace(facts_from(parsed));
   const bool json = parsed.has("--json");
   ParsedArgs line_args = parsed;
   std::string out;
@@ -322,7 +333,7 @@ int run_batch(const Action& action, const ParsedArgs& parsed) {
     std::optional<Answer> answer;
     std::string error;
     try {
-      answer = action.run(line_args, input, facts ? &*facts : nullptr);
+      answer = action.run(line_args, input, given ? &*given : nullptr);
     } catch (const UsageError& e) {
       error = e.what();
     } catch (const Error& e) {

@@ -207,8 +207,25 @@ Expr& Expr::operator+=(const Expr& o) { return *this = *this + o; }
 Expr& Expr::operator-=(const Expr& o) { return *this = *this - o; }
 Expr& Expr::operator*=(const Expr& o) { return *this = *this * o; }
 
-Expr operator+(const Expr& a, const Expr& b) { return Expr(a.e_ + b.e_); }
-Expr operator-(const Expr& a, const Expr& b) { return Expr(a.e_ - b.e_); }
+// Two constants add in CLN, without building a sum first (as operator* does for products).
+Expr operator+(const Expr& a, const Expr& b) {
+  using detail::is_exactly;
+  using GiNaC::ex_to;
+  using GiNaC::numeric;
+  if (is_exactly<numeric>(a.e_) && is_exactly<numeric>(b.e_)) {
+    return Expr(GiNaC::ex(ex_to<numeric>(a.e_).add_dyn(ex_to<numeric>(b.e_))));
+  }
+  return Expr(a.e_ + b.e_);
+}
+Expr operator-(const Expr& a, const Expr& b) {
+  using detail::is_exactly;
+  using GiNaC::ex_to;
+  using GiNaC::numeric;
+  if (is_exactly<numeric>(a.e_) && is_exactly<numeric>(b.e_)) {
+    return Expr(GiNaC::ex(ex_to<numeric>(a.e_).sub_dyn(ex_to<numeric>(b.e_))));
+  }
+  return Expr(a.e_ - b.e_);
+}
 Expr operator*(const Expr& a, const Expr& b) {
   // Most products in the shape rules (strides, element counts) have a constant factor. Two
   // constants multiply in CLN, and a factor 1 drops, as GiNaC's evaluation of the product would
@@ -226,7 +243,12 @@ Expr operator*(const Expr& a, const Expr& b) {
   }
   return Expr(a.e_ * b.e_);
 }
-Expr operator-(const Expr& a) { return Expr(-a.e_); }
+Expr operator-(const Expr& a) {
+  if (detail::is_exactly<GiNaC::numeric>(a.e_)) {
+    return Expr(GiNaC::ex(GiNaC::ex_to<GiNaC::numeric>(a.e_).mul_dyn(GiNaC::numeric(-1))));
+  }
+  return Expr(-a.e_);
+}
 
 Expr floordiv(const Expr& a, const Expr& b) { return Expr(ss_floordiv(a.ex(), b.ex())); }
 Expr mod(const Expr& a, const Expr& b) { return Expr(ss_mod(a.ex(), b.ex())); }

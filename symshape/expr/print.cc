@@ -156,8 +156,38 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
 
 }  // namespace
 
+namespace {
+
+// The rank of a number (0), a symbol (1) or a function call (4), which are their own monomials;
+// -1 for the rest, whose rank is read from their monomial.
+int atom_rank(const ex& e) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
+  if (detail::is_exactly<GiNaC::symbol>(e)) return 1;
+  if (detail::is_exactly<GiNaC::function>(e)) return 4;
+  return -1;
+}
+
+}  // namespace
+
 int canonical_compare(const ex& a, const ex& b) {
   if (a.is_equal(b)) return 0;
+  // Two atoms (the common case when sorting terms and factors) compare without building their
+  // monomials: the order is the one below.
+  if (const int ra = atom_rank(a), rb = atom_rank(b); ra >= 0 && rb >= 0) {
+    if (ra != rb) return sign(ra - rb);
+    if (ra == 1) {
+      return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
+          GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
+    }
+    if (ra == 4) {
+      Fn fa = function_of(a), fb = function_of(b);
+      if (fa != fb) return sign(static_cast<int>(fa) - static_cast<int>(fb));
+      for (size_t i = 0; i < a.nops() && i < b.nops(); ++i) {
+        if (int c = canonical_compare(a.op(i), b.op(i))) return c;
+      }
+      return sign(static_cast<int>(a.nops()) - static_cast<int>(b.nops()));
+    }
+  }
   const Monomial ma = monomial(a), mb = monomial(b);
   int ra = rank(a, ma), rb = rank(b, mb);
   if (ra != rb) return sign(ra - rb);

@@ -65,7 +65,7 @@ bool looks_negative(const ex& d) {
   std::vector<ex> terms = terms_of(d);
   if (terms.empty()) return false;
   for (const ex& t : terms) {
-    if (split_term(t).coeff.is_nonneg_integer()) return false;
+    if (coefficient_of(t).is_nonneg_integer()) return false;
   }
   return true;
 }
@@ -124,9 +124,9 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const ex& n, const Int& c)
   std::vector<Int> candidates;
   for (const ex& t : terms) {
     if (is_integer(t)) continue;
-    Term term = split_term(t);
-    if (!term.coeff.is_integer()) return std::nullopt;
-    Int g = cln::gcd(int_of(term.coeff), c);
+    const GiNaC::numeric coeff = coefficient_of(t);
+    if (!coeff.is_integer()) return std::nullopt;
+    Int g = cln::gcd(int_of(coeff), c);
     if (g > 1 && g < c) candidates.push_back(g);
   }
   std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
@@ -135,8 +135,7 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const ex& n, const Int& c)
     if (i > 0 && candidates[i - 1] == g) continue;
     std::vector<ex> multiples, others;
     for (const ex& t : terms) {
-      Term term = split_term(t);
-      if (!is_integer(t) && divides(g, int_of(term.coeff))) {
+      if (!is_integer(t) && divides(g, int_of(coefficient_of(t)))) {
         multiples.push_back(t);
       } else {
         others.push_back(t);
@@ -268,8 +267,8 @@ std::optional<ex> negated_numerator(const ex& n) {
   bool found = false;
   for (const ex& t : terms_of(n)) {
     if (is_integer(t)) continue;
-    Term term = split_term(t);
-    if (!term.coeff.is_integer() || !term.coeff.is_negative()) return std::nullopt;
+    const GiNaC::numeric coeff = coefficient_of(t);
+    if (!coeff.is_integer() || !coeff.is_negative()) return std::nullopt;
     found = true;
   }
   if (!found) return std::nullopt;

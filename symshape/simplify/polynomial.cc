@@ -203,18 +203,35 @@ ex sum_of(const std::vector<ex>& terms) {
 Term split_term(const ex& t) {
   if (is_number(t)) return {GiNaC::ex_to<GiNaC::numeric>(t), ex(1)};
   if (is_mul(t)) {
-    const ex& last = t.op(t.nops() - 1);  // GiNaC keeps the numeric coefficient last
-    if (is_number(last)) return {GiNaC::ex_to<GiNaC::numeric>(last), t / last};
+    const size_t n = t.nops();
+    const ex& last = t.op(n - 1);  // GiNaC keeps the numeric coefficient last
+    if (is_number(last)) {
+      // The other factors, without dividing (t / last builds and evaluates a second product).
+      if (n == 2) return {GiNaC::ex_to<GiNaC::numeric>(last), t.op(0)};
+      GiNaC::exvector rest;
+      rest.reserve(n - 1);
+      for (size_t i = 0; i + 1 < n; ++i) rest.push_back(t.op(i));
+      return {GiNaC::ex_to<GiNaC::numeric>(last), GiNaC::dynallocate<GiNaC::mul>(rest)};
+    }
   }
   return {GiNaC::numeric(1), t};
+}
+
+GiNaC::numeric coefficient_of(const ex& t) {
+  if (is_number(t)) return GiNaC::ex_to<GiNaC::numeric>(t);
+  if (is_mul(t)) {
+    const ex& last = t.op(t.nops() - 1);
+    if (is_number(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
+  }
+  return GiNaC::numeric(1);
 }
 
 Int integer_content(const ex& e) {
   Int g = 0;
   for (const ex& t : terms_of(e)) {
-    Term term = split_term(t);
-    if (!term.coeff.is_integer()) return 1;
-    g = cln::gcd(g, int_of(term.coeff));
+    const GiNaC::numeric coeff = coefficient_of(t);
+    if (!coeff.is_integer()) return 1;
+    g = cln::gcd(g, int_of(coeff));
     if (g == 1) break;
   }
   return g;

@@ -67,6 +67,8 @@ struct Term {
   ex rest;
 };
 Term split_term(const ex& t);
+// split_term(t).coeff, without building the rest.
+GiNaC::numeric coefficient_of(const ex& t);
 // The gcd of the integer coefficients of a polynomial with integer coefficients (0 for 0).
 Int integer_content(const ex& e);
 
@@ -102,14 +104,24 @@ bool divides(const Int& d, const Int& n);  // d != 0
 
 // ---- the simplifier (simplify.cc) -------------------------------------------------------------
 
-// One simplify() call: the facts, memo tables and the questions the rules ask (ranges first,
-// prove only when a range does not settle it).
+// One simplify() call, or a run of them under the same facts (symshape::Simplification): the
+// facts, memo tables and the questions the rules ask (ranges first, prove only when a range does
+// not settle it).
+//
+// What depends only on the expression and the facts (ranges, decisions, the calls a skeleton
+// holds) is kept across calls. So is a simplified form, when computing it met no cycle cut, no
+// depth cap and no memo entry of the kind below: it is then what run() computes afresh.
+// Within one call, a result r is also remembered as its own simplified form (an assumed
+// fixpoint) and a node already being simplified further up the stack is left as it is; a
+// result that used either is remembered for that call only.
 class Simplifier {
  public:
   explicit Simplifier(const Facts& facts) : facts_(facts) {}
 
   // e simplified (memoized; rewritten nodes are simplified again, up to a depth cap).
   ex run(const ex& e);
+  // Starts another top-level call: forgets what held only within the last one.
+  void begin_call();
 
   const Facts& facts() const { return facts_; }
   // skeleton_calls(e), remembered for the call (the rules of a sum ask it of the same sums).
@@ -121,6 +133,9 @@ class Simplifier {
   ModularSet modular(const ex& e);
   // prove(lhs op rhs), cached for the call.
   Truth decide(RelOp op, const ex& lhs, const ex& rhs);
+  // Whether lhs op rhs is shown to hold: decide() is True, asked only when no sample point
+  // the facts allow is a counterexample (see refuted_by_sample).
+  bool shown(RelOp op, const ex& lhs, const ex& rhs);
   bool nonzero(const ex& e);
   bool positive(const ex& e);
   bool nonnegative(const ex& e);
@@ -141,10 +156,32 @@ class Simplifier {
   ex relate_offsets(const ex& e);
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
+  bool refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs);
   const std::vector<std::pair<ex, ex>>& normalized_facts();
 
+  // A simplified form remembered for the current call; `clean` when it is what run() computes
+  // afresh (see the class comment).
+  struct Memo {
+    ex result;
+    bool clean;
+  };
+  // A cycle cut, a depth cap or a use of a call-only memo entry: the results being computed
+  // depend on the call they are computed in.
+  void cut() { ++cuts_; }
+  bool below_depth_cap() {
+    if (depth_ < kMaxDepth) return true;
+    cut();
+    return false;
+  }
+
+  // How many times in a row a rewritten node may be simplified again: a guard against rules
+  // that would take turns undoing each other, never reached by the rules as written.
+  static constexpr int kMaxDepth = 16;
+
   const Facts& facts_;
-  GiNaC::exhashmap<ex> memo_;
+  GiNaC::exhashmap<Memo> memo_;
+  GiNaC::exhashmap<ex> clean_;  // kept across calls
+  unsigned long cuts_ = 0;
   // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;

@@ -16,10 +16,6 @@ namespace detail {
 
 namespace {
 
-// How many times in a row a rewritten node may be simplified again: a guard against rules that
-// would take turns undoing each other, never reached by the rules as written.
-constexpr int kMaxDepth = 16;
-
 struct RunMap : GiNaC::map_function {
   explicit RunMap(Simplifier& s) : s(s) {}
   ex operator()(const ex& e) override { return s.run(e); }
@@ -37,17 +33,43 @@ unsigned Simplifier::calls_in(const ex& e) {
 
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e)) return e;
-  if (auto it = memo_.find(e); it != memo_.end()) return it->second;
-  if (!active_.emplace(e, true).second) return e;
+  if (auto it = clean_.find(e); it != clean_.end()) return it->second;
+  if (auto it = memo_.find(e); it != memo_.end()) {
+    if (!it->second.clean) cut();
+    return it->second.result;
+  }
+  if (!active_.emplace(e, true).second) {
+    cut();
+    return e;
+  }
   struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
     GiNaC::exhashmap<bool>& active;
     const ex e;
     ~Leave() { active.erase(e); }
   } leave{active_, e};
+  const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
-  memo_.emplace(e, r);
-  memo_.emplace(r, r);
+  const bool clean = cuts_ == cuts_before;
+  memo_.emplace(e, Memo{r, clean});
+  if (clean) clean_.emplace(e, r);
+  // r as its own simplified form: assumed, not computed, so for this call only.
+  memo_.emplace(r, Memo{r, false});
   return r;
+}
+
+void Simplifier::begin_call() {
+  memo_.clear();
+  active_.clear();
+  depth_ = 0;
+  // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
+  // is what computing afresh gives, so dropping changes no answer, only the cost).
+  constexpr size_t kMaxKept = size_t{1} << 18;
+  if (clean_.size() + ranges_.size() + decisions_.size() + calls_.size() > kMaxKept) {
+    clean_.clear();
+    ranges_.clear();
+    decisions_.clear();
+    calls_.clear();
+  }
 }
 
 namespace {
@@ -88,9 +110,18 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 
 namespace {
 
+// The nodes of e's tree (e's preorder walk, without GiNaC's iterator, whose stack of iterators
+// cost more than the count). Iterative: a nest of calls can be deep.
 size_t node_count(const ex& e) {
+  if (e.nops() == 0) return 1;
   size_t n = 0;
-  for (auto it = e.preorder_begin(); it != e.preorder_end(); ++it) ++n;
+  std::vector<ex> todo{e};
+  while (!todo.empty()) {
+    const ex x = std::move(todo.back());
+    todo.pop_back();
+    ++n;
+    for (size_t i = 0; i < x.nops(); ++i) todo.push_back(x.op(i));
+  }
   return n;
 }
 
@@ -214,6 +245,12 @@ std::optional<DivisionTerm> division_term(const ex& t) {
     const ex& d = factors[i].op(1);
     if (is_integer(d)) {
       // (k*c) * (E // c): the multiplier is k, an integer.
+      if (is_number(rest) && !d.is_zero()) {  // the common case, without building a quotient
+        const GiNaC::numeric m =
+            GiNaC::ex_to<GiNaC::numeric>(rest) / GiNaC::ex_to<GiNaC::numeric>(d);
+        if (m.is_integer()) return DivisionTerm{factors[i], m};
+        continue;
+      }
       ex m = poly_normal(rest / d);
       if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
     } else if (auto q = poly_quotient(poly_normal(rest), d)) {
@@ -280,7 +317,7 @@ ex Simplifier::recombine(const ex& e) {
                            : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
       ex candidate = poly_normal(cur - t + replacement);
       ++depth_;
-      candidate = depth_ < kMaxDepth ? run(candidate) : candidate;
+      candidate = below_depth_cap() ? run(candidate) : candidate;
       --depth_;
       // Taken when smaller, or as small and with fewer terms: s + (-s) % 64 is
       // 64*((s + 63)//64).
@@ -436,7 +473,7 @@ ex Simplifier::relate_offsets(const ex& e) {
     }
     rest.push_back(*best);
     ex out = poly_normal(sum_of(rest));
-    if (depth_ < kMaxDepth) {
+    if (below_depth_cap()) {
       ++depth_;
       out = run(out);
       --depth_;
@@ -469,7 +506,7 @@ ex Simplifier::run_function(const ex& e) {
   } catch (const Error&) {
     r = cur;  // a rule built a division by zero: keep the call as it is
   }
-  if (!r.is_equal(cur) && depth_ < kMaxDepth) {
+  if (!r.is_equal(cur) && below_depth_cap()) {
     ++depth_;
     r = run(r);
     --depth_;
@@ -576,21 +613,21 @@ bool Simplifier::nonzero(const ex& e) {
     }
     if (all) return true;
   }
-  return decide(RelOp::Ne, e, 0) == Truth::True;
+  return shown(RelOp::Ne, e, 0);
 }
 
 bool Simplifier::positive(const ex& e) {
   ValueRange r = range(e);
   if (r.lo() && *r.lo() > 0) return true;
   if ((r.hi() && *r.hi() <= 0) || range_is_exact(e)) return false;
-  return decide(RelOp::Gt, e, 0) == Truth::True;
+  return shown(RelOp::Gt, e, 0);
 }
 
 bool Simplifier::nonnegative(const ex& e) {
   ValueRange r = range(e);
   if (r.lo() && *r.lo() >= 0) return true;
   if ((r.hi() && *r.hi() < 0) || range_is_exact(e)) return false;
-  return decide(RelOp::Ge, e, 0) == Truth::True;
+  return shown(RelOp::Ge, e, 0);
 }
 
 bool Simplifier::below_divisor(const ex& n, const ex& d) {
@@ -598,7 +635,101 @@ bool Simplifier::below_divisor(const ex& n, const ex& d) {
   if (rn.lo() && rd.hi() && *rn.lo() >= *rd.hi()) return false;  // n >= d everywhere
   if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative(n);
   if (range_is_exact(n) && range_is_exact(d)) return false;
-  return nonnegative(n) && decide(RelOp::Lt, n, d) == Truth::True;
+  return nonnegative(n) && shown(RelOp::Lt, n, d);
+}
+
+namespace {
+
+// e's value where each symbol takes its value in `at` (by identity); nullopt when e divides by
+// zero there, has a non-integer coefficient, or a symbol without a value.
+std::optional<Int> value_at(const ex& e, const std::vector<std::pair<ex, Int>>& at) {
+  if (is_number(e)) {
+    if (!is_integer(e)) return std::nullopt;
+    return int_of(e);
+  }
+  if (is_symbol(e)) {
+    for (const auto& [symbol, v] : at) {
+      if (symbol.is_equal(e)) return v;
+    }
+    return std::nullopt;
+  }
+  if (is_add(e) || is_mul(e)) {
+    Int acc = is_add(e) ? 0 : 1;
+    for (size_t i = 0; i < e.nops(); ++i) {
+      std::optional<Int> v = value_at(e.op(i), at);
+      if (!v) return std::nullopt;
+      acc = is_add(e) ? acc + *v : acc * *v;
+    }
+    return acc;
+  }
+  if (is_power(e)) {
+    if (!is_integer(e.op(1)) || int_of(e.op(1)) < 0 || int_of(e.op(1)) > 64) return std::nullopt;
+    std::optional<Int> b = value_at(e.op(0), at);
+    if (!b) return std::nullopt;
+    return cln::expt_pos(*b, cln::cl_I_to_ulong(int_of(e.op(1))));
+  }
+  const Fn f = call_of(e);
+  if (f == Fn::None) return std::nullopt;
+  std::optional<Int> a = value_at(e.op(0), at), b = value_at(e.op(1), at);
+  if (!a || !b) return std::nullopt;
+  switch (f) {
+    case Fn::FloorDiv: return *b == 0 ? std::nullopt : std::optional<Int>(floor_div(*a, *b));
+    case Fn::Mod: return *b == 0 ? std::nullopt : std::optional<Int>(cln::mod(*a, *b));
+    case Fn::CeilDiv: return *b == 0 ? std::nullopt : std::optional<Int>(-floor_div(-*a, *b));
+    case Fn::Max: return cln::max(*a, *b);
+    case Fn::Min: return cln::min(*a, *b);
+    case Fn::None: break;
+  }
+  return std::nullopt;
+}
+
+bool holds(RelOp op, const Int& v) {  // v op 0
+  switch (op) {
+    case RelOp::Eq: return v == 0;
+    case RelOp::Ne: return v != 0;
+    case RelOp::Lt: return v < 0;
+    case RelOp::Le: return v <= 0;
+    case RelOp::Gt: return v > 0;
+    case RelOp::Ge: return v >= 0;
+  }
+  return false;
+}
+
+}  // namespace
+
+// A point the facts allow where lhs op rhs is false: prove() (sound) cannot show the relation
+// then, and is not asked. Only under facts that are ranges alone (no assumption, no
+// divisibility fact), where a point is allowed exactly when each symbol lies in its range. The
+// points: every symbol at the low end of its range (the high end or 0 when it has none), then
+// at distinct small and larger offsets from there (kept within the range).
+bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
+  if (!facts_.assumptions().empty() || !facts_.divisibility().empty()) return false;
+  const ex d = lhs - rhs;
+  std::vector<std::pair<ex, Int>> at;
+  std::vector<ValueRange> ranges;
+  for (const std::string& name : Expr(d).free_symbols()) {
+    at.emplace_back(Expr::symbol(name).ex(), Int(0));
+    ranges.push_back(facts_.range_of(name));
+  }
+  for (int k = 0; k < 3; ++k) {
+    for (size_t i = 0; i < at.size(); ++i) {
+      const ValueRange& r = ranges[i];
+      const long step = k == 0   ? 0
+                        : k == 1 ? 1 + static_cast<long>(i * 3 % 7)
+                                 : 9 + 13 * static_cast<long>(i);
+      Int v = r.lo() ? *r.lo() + step : r.hi() ? *r.hi() - step : Int(step);
+      if (r.hi() && v > *r.hi()) v = *r.hi();
+      if (r.lo() && v < *r.lo()) v = *r.lo();
+      at[i].second = v;
+    }
+    std::optional<Int> v = value_at(d, at);
+    if (v && !holds(op, *v)) return true;
+  }
+  return false;
+}
+
+bool Simplifier::shown(RelOp op, const ex& lhs, const ex& rhs) {
+  return !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
 }
 
 bool Simplifier::term_multiple_by_divisors(const ex& t, const Int& c) const {
@@ -663,18 +794,6 @@ bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
 
 namespace {
 
-bool holds(RelOp op, const Int& v) {  // v op 0
-  switch (op) {
-    case RelOp::Eq: return v == 0;
-    case RelOp::Ne: return v != 0;
-    case RelOp::Lt: return v < 0;
-    case RelOp::Le: return v <= 0;
-    case RelOp::Gt: return v > 0;
-    case RelOp::Ge: return v >= 0;
-  }
-  return false;
-}
-
 // `m op 0` written with its constant on the right, and turned around when every other
 // coefficient is negative: x - 2 < 0 is `x < 2`, -x - 2 < 0 is `x > -2`.
 Cond oriented(RelOp op, const ex& m) {
@@ -687,7 +806,7 @@ Cond oriented(RelOp op, const ex& m) {
       continue;
     }
     rest.push_back(t);
-    if (!split_term(t).coeff.is_negative()) all_negative = false;
+    if (!coefficient_of(t).is_negative()) all_negative = false;
   }
   ex lhs = sum_of(rest);
   if (all_negative && !rest.empty()) return Cond::rel(reverse(op), Expr(-lhs), Expr(k));
@@ -702,7 +821,7 @@ Cond oriented(RelOp op, const ex& m) {
 std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   std::vector<ex> terms = terms_of(d);
   for (const ex& t : terms) {
-    if (!split_term(t).coeff.is_integer()) return std::nullopt;
+    if (!coefficient_of(t).is_integer()) return std::nullopt;
   }
   if (op == RelOp::Eq || op == RelOp::Ne) {
     Int g = 0, k = 0;
@@ -710,7 +829,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
       if (is_integer(t)) {
         k = int_of(t);
       } else {
-        g = cln::gcd(g, int_of(split_term(t).coeff));
+        g = cln::gcd(g, int_of(coefficient_of(t)));
       }
     }
     if (g <= 1 || !divides(g, k)) return std::nullopt;
@@ -722,7 +841,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   std::vector<Int> candidates;
   for (const ex& t : terms) {
     if (is_integer(t)) continue;
-    Int c = cln::abs(int_of(split_term(t).coeff));
+    Int c = cln::abs(int_of(coefficient_of(t)));
     if (c > 1) candidates.push_back(c);
   }
   std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
@@ -740,7 +859,7 @@ std::optional<Cond> divide_relation(Simplifier& s, RelOp op, const ex& d) {
   for (const Int& g : tried) {
     std::vector<ex> multiples, others;
     for (const ex& t : terms) {
-      if (!is_integer(t) && divides(g, int_of(split_term(t).coeff))) {
+      if (!is_integer(t) && divides(g, int_of(coefficient_of(t)))) {
         multiples.push_back(t);
       } else {
         others.push_back(t);
@@ -910,6 +1029,22 @@ Cond simplify(const Cond& c, const Facts& facts) {
   SimplifyScope scope;
   detail::Simplifier s(facts);
   return detail::simplify_cond(s, c);
+}
+
+Simplification::Simplification(const Facts& facts)
+    : s_(std::make_unique<detail::Simplifier>(facts)) {}
+Simplification::~Simplification() = default;
+
+Expr Simplification::simplify(const Expr& e) {
+  SimplifyScope scope;
+  s_->begin_call();
+  return Expr(detail::simplify_substituted(*s_, e.ex()));
+}
+
+Cond Simplification::simplify(const Cond& c) {
+  SimplifyScope scope;
+  s_->begin_call();
+  return detail::simplify_cond(*s_, c);
 }
 
 }  // namespace symshape
