@@ -1,6 +1,6 @@
 // The difference constraints among the facts (`x - y <= c`, and bounds `x <= c`, `-x <= c`),
 // kept closed under shortest paths so that the tightest bound they imply on any `x - y` is one
-// lookup away. Internal to Facts.
+// lookup away. Internal to Facts, prove() and the ShapeEnv.
 #pragma once
 
 #include <cln/rational.h>
@@ -11,6 +11,8 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "symshape/prove.h"
 
 namespace symshape::detail {
 
@@ -42,6 +44,14 @@ bool difference_sides(const Terms& terms, Unit unit, const std::string*& plus,
   }
   return true;
 }
+
+// `plus - minus + k op 0` (either symbol may be missing, not both) decided by the facts'
+// difference closure (Facts::difference_range) and the disequalities of the pair
+// (Facts::excluded_differences): prove()'s first tier. An answer (Unknown included) when the
+// closure decides the goal or holds every fact connected to it, as then no tier of prove() can
+// do better; nullopt when the closure cannot tell.
+std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::string* plus,
+                                       const std::string* minus, const Int& k);
 
 // Weights (and range ends) must lie within [-kDifferenceLimit, kDifferenceLimit]: a path's
 // length then stays far inside int64 for every graph the closure agrees to hold.
