@@ -273,12 +273,32 @@ std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e) {
 
 }  // namespace detail
 
+namespace {
+
+// `d op 0` for a constant d: a relation whose symbols cancel (a fact rewritten by a replacement,
+// `s1 + 2 != s0` with s1 -> s0 + 3). A true one says nothing, so it is captured whole and its
+// symbols stay exact; a false one is not (the general prover finds the contradiction).
+bool constant_relation_holds(RelOp op, const Rat& d) {
+  switch (op) {
+    case RelOp::Eq: return cln::zerop(d);
+    case RelOp::Ne: return !cln::zerop(d);
+    case RelOp::Lt: return cln::minusp(d);
+    case RelOp::Le: return !cln::plusp(d);
+    case RelOp::Gt: return cln::plusp(d);
+    case RelOp::Ge: return !cln::minusp(d);
+  }
+  return false;
+}
+
+}  // namespace
+
 // A relation linear over symbols becomes one or two `d >= 0` bounds (strict ones gain 1, as the
 // values are integers).
 bool Facts::add_linear(const Cond& c) {
   if (c.op() == RelOp::Ne) return false;
   auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
-  if (!lin || lin->terms.empty() || lin->terms.size() > kMaxLinearTerms) return false;
+  if (lin && lin->terms.empty()) return constant_relation_holds(c.op(), lin->constant);
+  if (!lin || lin->terms.size() > kMaxLinearTerms) return false;
   Int scale = cln::denominator(lin->constant);
   for (const auto& [name, k] : lin->terms) scale = cln::lcm(scale, cln::denominator(k));
   LinearBound d;
@@ -410,6 +430,21 @@ namespace {
 
 constexpr size_t kMaxSubstitutions = 32;
 
+// a comes after b in creation order as names tell it: names that differ only in their trailing
+// number compare by that number (s10 after s9, as the ShapeEnv creates them), others as text.
+bool later_name(std::string_view a, std::string_view b) {
+  auto stem = [](std::string_view n) {
+    size_t i = n.size();
+    while (i > 0 && n[i - 1] >= '0' && n[i - 1] <= '9') --i;
+    return i;
+  };
+  const size_t sa = stem(a), sb = stem(b);
+  if (a.substr(0, sa) == b.substr(0, sb) && a.size() - sa != b.size() - sb) {
+    return a.size() - sa > b.size() - sb;  // more digits: a larger number (s10 after s9)
+  }
+  return a > b;
+}
+
 }  // namespace
 
 void Facts::add_substitution(const Cond& c) {
@@ -437,7 +472,7 @@ void Facts::add_substitution(const Cond& c) {
     GiNaC::ex rest = d - terms[i];
     if (rest.has(x) || detail::is_exactly<GiNaC::numeric>(rest)) continue;  // constants: ranges
     std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
-    if (!best.empty() && name < best) continue;  // the later name is eliminated
+    if (!best.empty() && later_name(best, name)) continue;  // the later name is eliminated
     best = name;
     best_rest = rest;
     best_sign = sign;
@@ -597,6 +632,7 @@ bool Facts::add_disequality(const Cond& c) {
   const std::string* plus = nullptr;
   const std::string* minus = nullptr;
   auto unit = [](const cln::cl_RA& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
+  if (lin && lin->terms.empty()) return constant_relation_holds(RelOp::Ne, lin->constant);
   if (!lin || cln::denominator(lin->constant) != 1 ||
       !detail::difference_sides(lin->terms, unit, plus, minus) || !plus) {
     return false;
