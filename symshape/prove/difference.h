@@ -49,9 +49,13 @@ bool difference_sides(const Terms& terms, Unit unit, const std::string*& plus,
 // difference closure (Facts::difference_range) and the disequalities of the pair
 // (Facts::excluded_differences): prove()'s first tier. An answer (Unknown included) when the
 // closure decides the goal or holds every fact connected to it, as then no tier of prove() can
-// do better; nullopt when the closure cannot tell.
+// do better; nullopt when the closure cannot tell. pairwise: an Unknown is final also when only
+// disequalities on narrow pairs, each read by its own pair, keep the closure from being exact
+// (Facts::DifferenceRange::exact_pairwise): what the ShapeEnv accepts, as every Unknown there is
+// settled by a guard at the hints, which satisfy every fact.
 std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::string* plus,
-                                       const std::string* minus, const Int& k);
+                                       const std::string* minus, const Int& k,
+                                       bool pairwise = false);
 
 // Weights (and range ends) must lie within [-kDifferenceLimit, kDifferenceLimit]: a path's
 // length then stays far inside int64 for every graph the closure agrees to hold.

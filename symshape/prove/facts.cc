@@ -63,7 +63,7 @@ void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
   std::sort(symbols.begin(), symbols.end());
   symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
   for (const std::string& s : symbols) divisibility_by_symbol_[s].push_back(index);
-  link(symbols, true);
+  link(symbols, kMissingFact);
   if (dividend.is_symbol() && divisor.is_constant()) {
     // Two constant divisors of one symbol combine into their lcm.
     Int d = cln::abs(*divisor.constant());
@@ -162,7 +162,7 @@ void Facts::exclude_endpoint(const Cond& c) {
 }
 
 void Facts::assume(const Cond& c) {
-  bool captured = false;  // whole, as difference edges
+  Inexactness inexact = kMissingFact;  // kExact: captured whole, as difference edges
   switch (c.kind()) {
     case Cond::Kind::True: return;
     case Cond::Kind::And:
@@ -205,13 +205,13 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
-      captured = c.op() == RelOp::Ne ? add_disequality(c) : add_linear(c);
+      inexact = c.op() == RelOp::Ne ? add_disequality(c) : add_linear(c) ? kExact : kMissingFact;
       if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
   }
   const std::vector<std::string> symbols = c.free_symbols();
-  link(symbols, !captured);
+  link(symbols, inexact);
   size_t index = assumptions_.size();
   assumptions_.push_back(c);
   for (const std::string& s : symbols) by_symbol_[s].push_back(index);
@@ -534,7 +534,7 @@ std::optional<Facts::Difference> Facts::difference_of(const LinearBound& b) {
 
 void Facts::add_range_edges(const std::string& symbol, const ValueRange& r) {
   if (!fits_closure(r)) {
-    link({symbol}, true);  // an end the closure cannot hold
+    link({symbol}, kMissingFact);  // an end the closure cannot hold
     return;
   }
   if (r.lo()) differences_.push_back({symbol, "", -*difference_weight(*r.lo()), true});
@@ -553,27 +553,27 @@ size_t Facts::component(const std::string& symbol) {
   auto [it, inserted] = component_of_.emplace(symbol, parent_.size());
   if (inserted) {
     parent_.push_back(it->second);
-    inexact_.push_back(!fits_closure(range_of(symbol)));
+    inexact_.push_back(fits_closure(range_of(symbol)) ? kExact : kMissingFact);
   }
   return root(it->second);
 }
 
-void Facts::link(const std::vector<std::string>& symbols, bool inexact) {
+void Facts::link(const std::vector<std::string>& symbols, Inexactness inexact) {
   if (symbols.empty()) return;
   size_t r = component(symbols.front());
   for (size_t i = 1; i < symbols.size(); ++i) {
     size_t other = component(symbols[i]);
     if (other == r) continue;
     parent_[other] = r;
-    inexact_[r] = inexact_[r] || inexact_[other];
+    inexact_[r] |= inexact_[other];
   }
-  inexact_[r] = inexact_[r] || inexact;
+  inexact_[r] |= inexact;
 }
 
-bool Facts::exact_symbol(std::string_view symbol) const {
+uint8_t Facts::inexactness(std::string_view symbol) const {
   auto it = component_of_.find(symbol);
-  if (it == component_of_.end()) return fits_closure(range_of(symbol));
-  return !inexact_[root(it->second)];
+  if (it == component_of_.end()) return fits_closure(range_of(symbol)) ? kExact : kMissingFact;
+  return inexact_[root(it->second)];
 }
 
 Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_view y) const {
@@ -607,15 +607,18 @@ Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_v
   std::optional<int64_t> hi = closure.upper(ny, nx), neg_lo = closure.upper(nx, ny);
   out.range = ValueRange(neg_lo ? std::optional<Int>(Int(-*neg_lo)) : std::nullopt,
                          hi ? std::optional<Int>(Int(*hi)) : std::nullopt);
-  out.exact = !contradicted_ && exact_symbol(x) && (y.empty() || exact_symbol(y));
+  const uint8_t inexact = inexactness(x) | (y.empty() ? uint8_t{0} : inexactness(y));
+  out.exact = !contradicted_ && inexact == kExact;
+  out.exact_pairwise = !contradicted_ && (inexact & kMissingFact) == 0;
   return out;
 }
 
 namespace {
 
-// Disequalities on a pair whose difference ranges over fewer values than this stay with the
-// general prover: a few of them can together force a value (a, b, c in [0, 1], pairwise
-// distinct, is impossible), which a per-pair index does not see.
+// Disequalities on a pair whose difference ranges over fewer values than this make their
+// component's ranges inexact (the general prover splits them): a few of them can together force
+// a value (a, b, c in [0, 1], pairwise distinct, is impossible), which a per-pair index does not
+// see. They are indexed all the same, so their own pair reads them first.
 constexpr int64_t kLooseDisequalityWidth = 64;
 
 std::string pair_key(std::string_view x, std::string_view y) {
@@ -627,15 +630,17 @@ std::string pair_key(std::string_view x, std::string_view y) {
 
 }  // namespace
 
-bool Facts::add_disequality(const Cond& c) {
+Facts::Inexactness Facts::add_disequality(const Cond& c) {
   auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
   const std::string* plus = nullptr;
   const std::string* minus = nullptr;
   auto unit = [](const cln::cl_RA& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
-  if (lin && lin->terms.empty()) return constant_relation_holds(RelOp::Ne, lin->constant);
+  if (lin && lin->terms.empty()) {
+    return constant_relation_holds(RelOp::Ne, lin->constant) ? kExact : kMissingFact;
+  }
   if (!lin || cln::denominator(lin->constant) != 1 ||
       !detail::difference_sides(lin->terms, unit, plus, minus) || !plus) {
-    return false;
+    return kMissingFact;
   }
   // plus - minus + k != 0: plus - minus != -k; ordered so that x comes before y ("" last).
   std::string x = *plus, y = minus ? *minus : std::string();
@@ -645,13 +650,11 @@ bool Facts::add_disequality(const Cond& c) {
     v = -v;
   }
   const ValueRange r = difference_range(x, y).range;
-  if (!r.lo() || !r.hi() || *r.hi() - *r.lo() >= kLooseDisequalityWidth) {
-    std::vector<Int>& values = disequal_[pair_key(x, y)];
-    auto at = std::lower_bound(values.begin(), values.end(), v);
-    if (at == values.end() || *at != v) values.insert(at, v);
-    return true;
-  }
-  return false;
+  std::vector<Int>& values = disequal_[pair_key(x, y)];
+  auto at = std::lower_bound(values.begin(), values.end(), v);
+  if (at == values.end() || *at != v) values.insert(at, v);
+  const bool loose = !r.lo() || !r.hi() || *r.hi() - *r.lo() >= kLooseDisequalityWidth;
+  return loose ? kExact : kNarrowDisequality;
 }
 
 const std::vector<Int>& Facts::excluded_differences(std::string_view x, std::string_view y) const {

@@ -1137,7 +1137,7 @@ void reset_prove_limit() { limit_hit = false; }
 bool prove_limit_hit() { return limit_hit; }
 
 std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::string* plus,
-                                       const std::string* minus, const Int& k) {
+                                       const std::string* minus, const Int& k, bool pairwise) {
   Facts::DifferenceRange r = plus ? facts.difference_range(*plus, minus ? *minus : "")
                                   : facts.difference_range(*minus, "");
   if (r.range.is_empty()) return std::nullopt;
@@ -1174,7 +1174,7 @@ std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::
     }
   }
   Truth t = decide_range(op, range, true);
-  if (t != Truth::Unknown || r.exact) return t;
+  if (t != Truth::Unknown || r.exact || (pairwise && r.exact_pairwise)) return t;
   return std::nullopt;
 }
 
