@@ -519,22 +519,6 @@ Truth decide_with_facts(const ShapeEnv& env, const std::vector<Cond>& forms, con
 
 namespace {
 
-// e as a symbol plus an integer constant (`s3`, `s3 + 4`, `s3 - 1`), read off GiNaC's sum
-// without building anything; nullopt for any other form.
-struct SymbolOffset {
-  std::string name;
-  Int offset;
-};
-
-std::optional<SymbolOffset> symbol_offset(const GiNaC::ex& e) {
-  auto name = [](const GiNaC::ex& x) { return GiNaC::ex_to<GiNaC::symbol>(x).get_name(); };
-  if (detail::is_exactly<GiNaC::symbol>(e)) return SymbolOffset{name(e), 0};
-  if (!detail::is_exactly<GiNaC::add>(e) || e.nops() != 2) return std::nullopt;
-  GiNaC::ex x = e.op(0), k = e.op(1);  // a sum's constant is its last operand
-  if (!detail::is_exactly<GiNaC::symbol>(x) || !detail::is_int(k)) return std::nullopt;
-  return SymbolOffset{name(x), detail::int_of(k)};
-}
-
 bool holds(RelOp op, const Int& d) {  // d op 0
   switch (op) {
     case RelOp::Eq: return d == 0;
@@ -559,9 +543,10 @@ struct ShapeEnv::DifferenceGoal {
 
 std::optional<ShapeEnv::DifferenceGoal> ShapeEnv::difference_goal(const Cond& c) const {
   if (c.kind() != Cond::Kind::Rel) return std::nullopt;
+  using detail::SymbolOffset;
   auto read = [](const Cond& rel, std::optional<SymbolOffset>& l, std::optional<SymbolOffset>& r) {
-    l = symbol_offset(rel.lhs().ex());
-    r = symbol_offset(rel.rhs().ex());
+    l = detail::symbol_offset(rel.lhs().ex());
+    r = detail::symbol_offset(rel.rhs().ex());
     return l && r;
   };
   std::optional<SymbolOffset> l, r;
@@ -671,7 +656,7 @@ void ShapeEnv::add_guard(const Cond& guard, const Provenance& where) {
                 " under an assumption: only static decisions are allowed there");
   }
   guards_.push_back({guard, where});
-  record("guard " + guard.str() + at(where));
+  if (options_.log) record("guard " + guard.str() + at(where));
   learn(guard);
 }
 
@@ -844,6 +829,15 @@ void ShapeEnv::learn(const Cond& c) {
     }
     facts_.assume(function_of(d.ex()) == Fn::Mod ? (d == 0) : c);
     learn_equality(c.lhs(), c.rhs());
+    return;
+  }
+  // `x + a op y + b` over two symbols: no bound on one symbol (linear_in_one), and nothing to
+  // substitute unless a replacement names one of them; read without building the difference.
+  auto x = detail::symbol_offset(c.lhs().ex()), y = detail::symbol_offset(c.rhs().ex());
+  if (x && y && x->name != y->name) {
+    const bool replaced = !replacements_.empty() &&
+                          (replacements_.count(x->name) != 0 || replacements_.count(y->name) != 0);
+    facts_.assume(replaced ? substitute(c) : c);
     return;
   }
   Expr d = c.lhs() - c.rhs();

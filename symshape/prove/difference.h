@@ -24,6 +24,20 @@ struct LinearOverSymbols {
 };
 std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e);
 
+// e as a symbol plus an integer constant (`s3`, `s3 + 4`, `s3 - 1`), read off GiNaC's sum
+// without building anything; nullopt for any other form.
+struct SymbolOffset {
+  GiNaC::ex symbol;
+  std::string name;
+  cln::cl_I offset;
+};
+std::optional<SymbolOffset> symbol_offset(const GiNaC::ex& e);
+
+// lhs - rhs of a relation as linear_over_symbols reads its expansion (the same terms in the same
+// order); a relation between two symbols plus constants (`s3 + 4 < s7`) is read without building
+// the difference.
+std::optional<LinearOverSymbols> linear_difference(const GiNaC::ex& lhs, const GiNaC::ex& rhs);
+
 // The names of the terms of coefficient +1 and -1 in a sum of one or two (name, coefficient)
 // terms, where unit(coefficient) is 1, -1, or 0 for any other: false when it is no difference
 // (a coefficient other than +-1, or two of one sign).

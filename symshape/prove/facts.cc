@@ -149,6 +149,19 @@ std::optional<std::pair<std::string, ValueRange>> symbol_bound(const Cond& c) {
 
 }  // namespace
 
+// c's free symbols, sorted; a relation between two symbols plus constants read directly.
+std::vector<std::string> symbols_of(const Cond& c) {
+  if (c.kind() == Cond::Kind::Rel) {
+    auto l = detail::symbol_offset(c.lhs().ex()), r = detail::symbol_offset(c.rhs().ex());
+    if (l && r) {
+      if (l->name == r->name) return {l->name};
+      return l->name < r->name ? std::vector<std::string>{l->name, r->name}
+                               : std::vector<std::string>{r->name, l->name};
+    }
+  }
+  return c.free_symbols();
+}
+
 // `x != k` on a lone symbol whose range ends at k: the range loses that end ([0, 5] -> [1, 5]).
 void Facts::exclude_endpoint(const Cond& c) {
   if (c.op() != RelOp::Ne) return;
@@ -210,7 +223,7 @@ void Facts::assume(const Cond& c) {
       break;
     }
   }
-  const std::vector<std::string> symbols = c.free_symbols();
+  const std::vector<std::string> symbols = symbols_of(c);
   link(symbols, inexact);
   size_t index = assumptions_.size();
   assumptions_.push_back(c);
@@ -271,6 +284,29 @@ std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e) {
   return LinearOverSymbols{std::move(terms), constant};
 }
 
+std::optional<SymbolOffset> symbol_offset(const GiNaC::ex& e) {
+  auto name = [](const GiNaC::ex& x) { return GiNaC::ex_to<GiNaC::symbol>(x).get_name(); };
+  if (is_exactly<GiNaC::symbol>(e)) return SymbolOffset{e, name(e), 0};
+  if (!is_exactly<GiNaC::add>(e) || e.nops() != 2) return std::nullopt;
+  GiNaC::ex x = e.op(0), k = e.op(1);  // a sum's constant is its last operand
+  if (!is_exactly<GiNaC::symbol>(x) || !is_int(k)) return std::nullopt;
+  return SymbolOffset{x, name(x), int_of(k)};
+}
+
+std::optional<LinearOverSymbols> linear_difference(const GiNaC::ex& lhs, const GiNaC::ex& rhs) {
+  auto l = symbol_offset(lhs), r = symbol_offset(rhs);
+  if (!l || !r || l->name == r->name) return linear_over_symbols((lhs - rhs).expand());
+  // A sum orders its terms by GiNaC's comparison of them (here, of the two symbols).
+  LinearOverSymbols out;
+  if (l->symbol.compare(r->symbol) < 0) {
+    out.terms = {{l->name, 1}, {r->name, -1}};
+  } else {
+    out.terms = {{r->name, -1}, {l->name, 1}};
+  }
+  out.constant = l->offset - r->offset;
+  return out;
+}
+
 }  // namespace detail
 
 namespace {
@@ -296,7 +332,7 @@ bool constant_relation_holds(RelOp op, const Rat& d) {
 // values are integers).
 bool Facts::add_linear(const Cond& c) {
   if (c.op() == RelOp::Ne) return false;
-  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+  auto lin = detail::linear_difference(c.lhs().ex(), c.rhs().ex());
   if (lin && lin->terms.empty()) return constant_relation_holds(c.op(), lin->constant);
   if (!lin || lin->terms.size() > kMaxLinearTerms) return false;
   Int scale = cln::denominator(lin->constant);
@@ -631,7 +667,7 @@ std::string pair_key(std::string_view x, std::string_view y) {
 }  // namespace
 
 Facts::Inexactness Facts::add_disequality(const Cond& c) {
-  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+  auto lin = detail::linear_difference(c.lhs().ex(), c.rhs().ex());
   const std::string* plus = nullptr;
   const std::string* minus = nullptr;
   auto unit = [](const cln::cl_RA& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };

@@ -146,7 +146,7 @@ Truth by_ranges(const Cond& rel, const Facts& facts) {
 // (Facts::difference_range; detail::decide_difference): a lookup, where the tiers below linearize
 // the facts. nullopt when the goal is not of that form or the closure cannot tell.
 std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
-  auto lin = detail::linear_over_symbols((rel.lhs().ex() - rel.rhs().ex()).expand());
+  auto lin = detail::linear_difference(rel.lhs().ex(), rel.rhs().ex());
   const std::string* plus = nullptr;  // the term of coefficient 1, and the one of -1
   const std::string* minus = nullptr;
   auto unit = [](const Rat& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
