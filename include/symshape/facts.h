@@ -81,10 +81,14 @@ class Facts {
   // value x - y takes under the facts connected to x and y, as no other fact (a sum, a product,
   // a division, a divisibility, a `!=`, a disjunction) constrains them; the general prover cannot
   // do better then. The whole line, not exact, when the closure cannot answer (the facts
-  // contradict each other, or the closure is full).
+  // contradict each other, or the closure is full). exact_pairwise: exact but for disequalities
+  // on pairs whose difference had a narrow range when they were assumed (each is in
+  // excluded_differences, read by its own pair, but a few of them can together rule out more:
+  // a, b, c in [0, 2], pairwise distinct, a != 1 and b != 1 force c == 1).
   struct DifferenceRange {
     ValueRange range = ValueRange::all();
     bool exact = false;
+    bool exact_pairwise = false;
   };
   DifferenceRange difference_range(std::string_view x, std::string_view y) const;
   // The values v for which `x - y != v` is assumed (`x != v` when y is empty): the assumed
@@ -127,18 +131,21 @@ class Facts {
   void exclude_endpoint(const Cond& c);
   // False when c is not captured whole as difference edges.
   bool add_linear(const Cond& c);
-  // `x - y != v` (or `x != v`) indexed by its pair; false when c is no such disequality, or when
-  // its pair's range is narrow enough that disequalities could combine (then the general prover
-  // keeps it).
-  bool add_disequality(const Cond& c);
+  // What keeps a component's difference ranges from being exact (bits): a fact the closure lacks,
+  // or a disequality on a narrow pair (indexed, but a few such can combine).
+  enum Inexactness : uint8_t { kExact = 0, kMissingFact = 1, kNarrowDisequality = 2 };
+  // `x - y != v` (or `x != v`) indexed by its pair; kMissingFact when c is no such disequality,
+  // kNarrowDisequality when its pair's range is narrow enough that disequalities could combine
+  // (the general prover splits it then).
+  Inexactness add_disequality(const Cond& c);
   // The bound as a difference edge; nullopt when it is not one (or its constant is too large).
   static std::optional<Difference> difference_of(const LinearBound& b);
   void add_range_edges(const std::string& symbol, const ValueRange& r);
-  // Marks the symbols as connected by a fact (and the fact as one the closure lacks: inexact).
-  void link(const std::vector<std::string>& symbols, bool inexact);
+  // Marks the symbols as connected by a fact (and the fact's inexactness as their component's).
+  void link(const std::vector<std::string>& symbols, Inexactness inexact);
   size_t component(const std::string& symbol);
   size_t root(size_t i) const;
-  bool exact_symbol(std::string_view symbol) const;
+  uint8_t inexactness(std::string_view symbol) const;
   void add_substitution(const Cond& c);
   void requeue(std::string_view symbol) const;
   void requeue_fact(size_t index) const;
@@ -170,8 +177,8 @@ class Facts {
   mutable std::shared_ptr<detail::DifferenceClosure> closure_;
   std::map<std::string, size_t, std::less<>> component_of_;
   mutable std::vector<size_t> parent_;
-  std::vector<bool> inexact_;
-  bool contradicted_ = false;  // `False` was assumed
+  std::vector<uint8_t> inexact_;  // Inexactness bits, by component root
+  bool contradicted_ = false;     // `False` was assumed
   uint64_t version_ = 0;
   Identity identity_;
 };

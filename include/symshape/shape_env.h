@@ -264,6 +264,12 @@ class ShapeEnv {
   // replacements, simplified (what evaluate() guards, so it is not simplified twice).
   Truth decide_static(const Cond& c, const Facts& facts, bool use_cache,
                       Cond* simplified = nullptr);
+  // A relation `x + k op y` between two symbols (difference_goal), decided from the difference
+  // closure without simplify(): decide_difference gives prove()'s first tier's answer, nullopt
+  // when the general path must decide (it may know more).
+  struct DifferenceGoal;
+  std::optional<DifferenceGoal> difference_goal(const Cond& c) const;
+  std::optional<Truth> decide_difference(const DifferenceGoal& goal, const Facts& facts) const;
   // Learns from a condition now known to hold: replacements, ranges, divisibility, facts.
   void learn(const Cond& c);
   void learn_equality(const Expr& lhs, const Expr& rhs);

@@ -1,6 +1,6 @@
 // The difference constraints among the facts (`x - y <= c`, and bounds `x <= c`, `-x <= c`),
 // kept closed under shortest paths so that the tightest bound they imply on any `x - y` is one
-// lookup away. Internal to Facts.
+// lookup away. Internal to Facts, prove() and the ShapeEnv.
 #pragma once
 
 #include <cln/rational.h>
@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "symshape/prove.h"
+
 namespace symshape::detail {
 
 // e as sum(coefficient * symbol) + constant with rational coefficients (a symbol may repeat only
@@ -21,6 +23,20 @@ struct LinearOverSymbols {
   cln::cl_RA constant;
 };
 std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e);
+
+// e as a symbol plus an integer constant (`s3`, `s3 + 4`, `s3 - 1`), read off GiNaC's sum
+// without building anything; nullopt for any other form.
+struct SymbolOffset {
+  GiNaC::ex symbol;
+  std::string name;
+  cln::cl_I offset;
+};
+std::optional<SymbolOffset> symbol_offset(const GiNaC::ex& e);
+
+// lhs - rhs of a relation as linear_over_symbols reads its expansion (the same terms in the same
+// order); a relation between two symbols plus constants (`s3 + 4 < s7`) is read without building
+// the difference.
+std::optional<LinearOverSymbols> linear_difference(const GiNaC::ex& lhs, const GiNaC::ex& rhs);
 
 // The names of the terms of coefficient +1 and -1 in a sum of one or two (name, coefficient)
 // terms, where unit(coefficient) is 1, -1, or 0 for any other: false when it is no difference
@@ -42,6 +58,18 @@ bool difference_sides(const Terms& terms, Unit unit, const std::string*& plus,
   }
   return true;
 }
+
+// `plus - minus + k op 0` (either symbol may be missing, not both) decided by the facts'
+// difference closure (Facts::difference_range) and the disequalities of the pair
+// (Facts::excluded_differences): prove()'s first tier. An answer (Unknown included) when the
+// closure decides the goal or holds every fact connected to it, as then no tier of prove() can
+// do better; nullopt when the closure cannot tell. pairwise: an Unknown is final also when only
+// disequalities on narrow pairs, each read by its own pair, keep the closure from being exact
+// (Facts::DifferenceRange::exact_pairwise): what the ShapeEnv accepts, as every Unknown there is
+// settled by a guard at the hints, which satisfy every fact.
+std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::string* plus,
+                                       const std::string* minus, const Int& k,
+                                       bool pairwise = false);
 
 // Weights (and range ends) must lie within [-kDifferenceLimit, kDifferenceLimit]: a path's
 // length then stays far inside int64 for every graph the closure agrees to hold.

@@ -63,7 +63,7 @@ void Facts::add_divisibility(const Expr& dividend, const Expr& divisor) {
   std::sort(symbols.begin(), symbols.end());
   symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
   for (const std::string& s : symbols) divisibility_by_symbol_[s].push_back(index);
-  link(symbols, true);
+  link(symbols, kMissingFact);
   if (dividend.is_symbol() && divisor.is_constant()) {
     // Two constant divisors of one symbol combine into their lcm.
     Int d = cln::abs(*divisor.constant());
@@ -149,6 +149,19 @@ std::optional<std::pair<std::string, ValueRange>> symbol_bound(const Cond& c) {
 
 }  // namespace
 
+// c's free symbols, sorted; a relation between two symbols plus constants read directly.
+std::vector<std::string> symbols_of(const Cond& c) {
+  if (c.kind() == Cond::Kind::Rel) {
+    auto l = detail::symbol_offset(c.lhs().ex()), r = detail::symbol_offset(c.rhs().ex());
+    if (l && r) {
+      if (l->name == r->name) return {l->name};
+      return l->name < r->name ? std::vector<std::string>{l->name, r->name}
+                               : std::vector<std::string>{r->name, l->name};
+    }
+  }
+  return c.free_symbols();
+}
+
 // `x != k` on a lone symbol whose range ends at k: the range loses that end ([0, 5] -> [1, 5]).
 void Facts::exclude_endpoint(const Cond& c) {
   if (c.op() != RelOp::Ne) return;
@@ -162,7 +175,7 @@ void Facts::exclude_endpoint(const Cond& c) {
 }
 
 void Facts::assume(const Cond& c) {
-  bool captured = false;  // whole, as difference edges
+  Inexactness inexact = kMissingFact;  // kExact: captured whole, as difference edges
   switch (c.kind()) {
     case Cond::Kind::True: return;
     case Cond::Kind::And:
@@ -205,13 +218,13 @@ void Facts::assume(const Cond& c) {
           }
         }
       }
-      captured = c.op() == RelOp::Ne ? add_disequality(c) : add_linear(c);
+      inexact = c.op() == RelOp::Ne ? add_disequality(c) : add_linear(c) ? kExact : kMissingFact;
       if (c.op() == RelOp::Eq) add_substitution(c);
       break;
     }
   }
-  const std::vector<std::string> symbols = c.free_symbols();
-  link(symbols, !captured);
+  const std::vector<std::string> symbols = symbols_of(c);
+  link(symbols, inexact);
   size_t index = assumptions_.size();
   assumptions_.push_back(c);
   for (const std::string& s : symbols) by_symbol_[s].push_back(index);
@@ -271,14 +284,57 @@ std::optional<LinearOverSymbols> linear_over_symbols(const GiNaC::ex& e) {
   return LinearOverSymbols{std::move(terms), constant};
 }
 
+std::optional<SymbolOffset> symbol_offset(const GiNaC::ex& e) {
+  auto name = [](const GiNaC::ex& x) { return GiNaC::ex_to<GiNaC::symbol>(x).get_name(); };
+  if (is_exactly<GiNaC::symbol>(e)) return SymbolOffset{e, name(e), 0};
+  if (!is_exactly<GiNaC::add>(e) || e.nops() != 2) return std::nullopt;
+  GiNaC::ex x = e.op(0), k = e.op(1);  // a sum's constant is its last operand
+  if (!is_exactly<GiNaC::symbol>(x) || !is_int(k)) return std::nullopt;
+  return SymbolOffset{x, name(x), int_of(k)};
+}
+
+std::optional<LinearOverSymbols> linear_difference(const GiNaC::ex& lhs, const GiNaC::ex& rhs) {
+  auto l = symbol_offset(lhs), r = symbol_offset(rhs);
+  if (!l || !r || l->name == r->name) return linear_over_symbols((lhs - rhs).expand());
+  // A sum orders its terms by GiNaC's comparison of them (here, of the two symbols).
+  LinearOverSymbols out;
+  if (l->symbol.compare(r->symbol) < 0) {
+    out.terms = {{l->name, 1}, {r->name, -1}};
+  } else {
+    out.terms = {{r->name, -1}, {l->name, 1}};
+  }
+  out.constant = l->offset - r->offset;
+  return out;
+}
+
 }  // namespace detail
+
+namespace {
+
+// `d op 0` for a constant d: a relation whose symbols cancel (a fact rewritten by a replacement,
+// `s1 + 2 != s0` with s1 -> s0 + 3). A true one says nothing, so it is captured whole and its
+// symbols stay exact; a false one is not (the general prover finds the contradiction).
+bool constant_relation_holds(RelOp op, const Rat& d) {
+  switch (op) {
+    case RelOp::Eq: return cln::zerop(d);
+    case RelOp::Ne: return !cln::zerop(d);
+    case RelOp::Lt: return cln::minusp(d);
+    case RelOp::Le: return !cln::plusp(d);
+    case RelOp::Gt: return cln::plusp(d);
+    case RelOp::Ge: return !cln::minusp(d);
+  }
+  return false;
+}
+
+}  // namespace
 
 // A relation linear over symbols becomes one or two `d >= 0` bounds (strict ones gain 1, as the
 // values are integers).
 bool Facts::add_linear(const Cond& c) {
   if (c.op() == RelOp::Ne) return false;
-  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
-  if (!lin || lin->terms.empty() || lin->terms.size() > kMaxLinearTerms) return false;
+  auto lin = detail::linear_difference(c.lhs().ex(), c.rhs().ex());
+  if (lin && lin->terms.empty()) return constant_relation_holds(c.op(), lin->constant);
+  if (!lin || lin->terms.size() > kMaxLinearTerms) return false;
   Int scale = cln::denominator(lin->constant);
   for (const auto& [name, k] : lin->terms) scale = cln::lcm(scale, cln::denominator(k));
   LinearBound d;
@@ -410,6 +466,21 @@ namespace {
 
 constexpr size_t kMaxSubstitutions = 32;
 
+// a comes after b in creation order as names tell it: names that differ only in their trailing
+// number compare by that number (s10 after s9, as the ShapeEnv creates them), others as text.
+bool later_name(std::string_view a, std::string_view b) {
+  auto stem = [](std::string_view n) {
+    size_t i = n.size();
+    while (i > 0 && n[i - 1] >= '0' && n[i - 1] <= '9') --i;
+    return i;
+  };
+  const size_t sa = stem(a), sb = stem(b);
+  if (a.substr(0, sa) == b.substr(0, sb) && a.size() - sa != b.size() - sb) {
+    return a.size() - sa > b.size() - sb;  // more digits: a larger number (s10 after s9)
+  }
+  return a > b;
+}
+
 }  // namespace
 
 void Facts::add_substitution(const Cond& c) {
@@ -437,7 +508,7 @@ void Facts::add_substitution(const Cond& c) {
     GiNaC::ex rest = d - terms[i];
     if (rest.has(x) || detail::is_exactly<GiNaC::numeric>(rest)) continue;  // constants: ranges
     std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
-    if (!best.empty() && name < best) continue;  // the later name is eliminated
+    if (!best.empty() && later_name(best, name)) continue;  // the later name is eliminated
     best = name;
     best_rest = rest;
     best_sign = sign;
@@ -499,7 +570,7 @@ std::optional<Facts::Difference> Facts::difference_of(const LinearBound& b) {
 
 void Facts::add_range_edges(const std::string& symbol, const ValueRange& r) {
   if (!fits_closure(r)) {
-    link({symbol}, true);  // an end the closure cannot hold
+    link({symbol}, kMissingFact);  // an end the closure cannot hold
     return;
   }
   if (r.lo()) differences_.push_back({symbol, "", -*difference_weight(*r.lo()), true});
@@ -518,27 +589,27 @@ size_t Facts::component(const std::string& symbol) {
   auto [it, inserted] = component_of_.emplace(symbol, parent_.size());
   if (inserted) {
     parent_.push_back(it->second);
-    inexact_.push_back(!fits_closure(range_of(symbol)));
+    inexact_.push_back(fits_closure(range_of(symbol)) ? kExact : kMissingFact);
   }
   return root(it->second);
 }
 
-void Facts::link(const std::vector<std::string>& symbols, bool inexact) {
+void Facts::link(const std::vector<std::string>& symbols, Inexactness inexact) {
   if (symbols.empty()) return;
   size_t r = component(symbols.front());
   for (size_t i = 1; i < symbols.size(); ++i) {
     size_t other = component(symbols[i]);
     if (other == r) continue;
     parent_[other] = r;
-    inexact_[r] = inexact_[r] || inexact_[other];
+    inexact_[r] |= inexact_[other];
   }
-  inexact_[r] = inexact_[r] || inexact;
+  inexact_[r] |= inexact;
 }
 
-bool Facts::exact_symbol(std::string_view symbol) const {
+uint8_t Facts::inexactness(std::string_view symbol) const {
   auto it = component_of_.find(symbol);
-  if (it == component_of_.end()) return fits_closure(range_of(symbol));
-  return !inexact_[root(it->second)];
+  if (it == component_of_.end()) return fits_closure(range_of(symbol)) ? kExact : kMissingFact;
+  return inexact_[root(it->second)];
 }
 
 Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_view y) const {
@@ -572,15 +643,18 @@ Facts::DifferenceRange Facts::difference_range(std::string_view x, std::string_v
   std::optional<int64_t> hi = closure.upper(ny, nx), neg_lo = closure.upper(nx, ny);
   out.range = ValueRange(neg_lo ? std::optional<Int>(Int(-*neg_lo)) : std::nullopt,
                          hi ? std::optional<Int>(Int(*hi)) : std::nullopt);
-  out.exact = !contradicted_ && exact_symbol(x) && (y.empty() || exact_symbol(y));
+  const uint8_t inexact = inexactness(x) | (y.empty() ? uint8_t{0} : inexactness(y));
+  out.exact = !contradicted_ && inexact == kExact;
+  out.exact_pairwise = !contradicted_ && (inexact & kMissingFact) == 0;
   return out;
 }
 
 namespace {
 
-// Disequalities on a pair whose difference ranges over fewer values than this stay with the
-// general prover: a few of them can together force a value (a, b, c in [0, 1], pairwise
-// distinct, is impossible), which a per-pair index does not see.
+// Disequalities on a pair whose difference ranges over fewer values than this make their
+// component's ranges inexact (the general prover splits them): a few of them can together force
+// a value (a, b, c in [0, 1], pairwise distinct, is impossible), which a per-pair index does not
+// see. They are indexed all the same, so their own pair reads them first.
 constexpr int64_t kLooseDisequalityWidth = 64;
 
 std::string pair_key(std::string_view x, std::string_view y) {
@@ -592,14 +666,17 @@ std::string pair_key(std::string_view x, std::string_view y) {
 
 }  // namespace
 
-bool Facts::add_disequality(const Cond& c) {
-  auto lin = detail::linear_over_symbols((c.lhs().ex() - c.rhs().ex()).expand());
+Facts::Inexactness Facts::add_disequality(const Cond& c) {
+  auto lin = detail::linear_difference(c.lhs().ex(), c.rhs().ex());
   const std::string* plus = nullptr;
   const std::string* minus = nullptr;
   auto unit = [](const cln::cl_RA& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
+  if (lin && lin->terms.empty()) {
+    return constant_relation_holds(RelOp::Ne, lin->constant) ? kExact : kMissingFact;
+  }
   if (!lin || cln::denominator(lin->constant) != 1 ||
       !detail::difference_sides(lin->terms, unit, plus, minus) || !plus) {
-    return false;
+    return kMissingFact;
   }
   // plus - minus + k != 0: plus - minus != -k; ordered so that x comes before y ("" last).
   std::string x = *plus, y = minus ? *minus : std::string();
@@ -609,13 +686,11 @@ bool Facts::add_disequality(const Cond& c) {
     v = -v;
   }
   const ValueRange r = difference_range(x, y).range;
-  if (!r.lo() || !r.hi() || *r.hi() - *r.lo() >= kLooseDisequalityWidth) {
-    std::vector<Int>& values = disequal_[pair_key(x, y)];
-    auto at = std::lower_bound(values.begin(), values.end(), v);
-    if (at == values.end() || *at != v) values.insert(at, v);
-    return true;
-  }
-  return false;
+  std::vector<Int>& values = disequal_[pair_key(x, y)];
+  auto at = std::lower_bound(values.begin(), values.end(), v);
+  if (at == values.end() || *at != v) values.insert(at, v);
+  const bool loose = !r.lo() || !r.hi() || *r.hi() - *r.lo() >= kLooseDisequalityWidth;
+  return loose ? kExact : kNarrowDisequality;
 }
 
 const std::vector<Int>& Facts::excluded_differences(std::string_view x, std::string_view y) const {

@@ -143,12 +143,10 @@ Truth by_ranges(const Cond& rel, const Facts& facts) {
 // ---- tier 0: difference facts -----------------------------------------------------------------
 
 // `x - y + k op 0` (either symbol may be missing) decided by the facts' difference closure
-// (Facts::difference_range): a lookup, where the tiers below linearize the facts. An answer
-// (Unknown included) when the closure decides the goal or holds every fact connected to it, as
-// then no tier can do better; nullopt when the goal is not of that form or the closure cannot
-// tell.
+// (Facts::difference_range; detail::decide_difference): a lookup, where the tiers below linearize
+// the facts. nullopt when the goal is not of that form or the closure cannot tell.
 std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
-  auto lin = detail::linear_over_symbols((rel.lhs().ex() - rel.rhs().ex()).expand());
+  auto lin = detail::linear_difference(rel.lhs().ex(), rel.rhs().ex());
   const std::string* plus = nullptr;  // the term of coefficient 1, and the one of -1
   const std::string* minus = nullptr;
   auto unit = [](const Rat& a) { return a == 1 ? 1 : a == -1 ? -1 : 0; };
@@ -156,45 +154,7 @@ std::optional<Truth> by_differences(const Cond& rel, const Facts& facts) {
       !detail::difference_sides(lin->terms, unit, plus, minus)) {
     return std::nullopt;
   }
-  const Int k = cln::the<Int>(lin->constant);
-  Facts::DifferenceRange r = plus ? facts.difference_range(*plus, minus ? *minus : "")
-                                  : facts.difference_range(*minus, "");
-  if (r.range.is_empty()) return std::nullopt;
-  ValueRange range = (plus ? r.range : -r.range) + ValueRange::point(k);
-  // The goal's value is D + k with D == x - y (the pair's order in the disequality index):
-  // each excluded value of D is excluded from the goal's value, and an excluded end of the range
-  // moves inward.
-  const std::string& a = plus ? *plus : *minus;
-  const std::string b = plus && minus ? *minus : std::string();
-  const bool swapped = !b.empty() && b < a;
-  const std::vector<Int>& excluded =
-      swapped ? facts.excluded_differences(b, a) : facts.excluded_differences(a, b);
-  std::vector<Int> values;  // excluded values of the goal's left side d (d op 0)
-  for (const Int& v : excluded) {
-    const Int d = swapped ? -v : v;  // a value of a - b
-    values.push_back((plus ? d : -d) + k);
-  }
-  if (!values.empty()) {
-    std::sort(values.begin(), values.end());
-    while (range.lo() && std::binary_search(values.begin(), values.end(), *range.lo()) &&
-           (!range.hi() || *range.lo() < *range.hi())) {
-      range = ValueRange(*range.lo() + 1, range.hi());
-    }
-    while (range.hi() && std::binary_search(values.begin(), values.end(), *range.hi()) &&
-           (!range.lo() || *range.lo() < *range.hi())) {
-      range = ValueRange(range.lo(), *range.hi() - 1);
-    }
-    if (range.is_point() && std::binary_search(values.begin(), values.end(), *range.lo())) {
-      return std::nullopt;  // every value excluded: the facts contradict; the prover says so
-    }
-    if (std::binary_search(values.begin(), values.end(), Int(0))) {
-      if (rel.op() == RelOp::Eq) return Truth::False;
-      if (rel.op() == RelOp::Ne) return Truth::True;
-    }
-  }
-  Truth t = decide_range(rel.op(), range, true);
-  if (t != Truth::Unknown || r.exact) return t;
-  return std::nullopt;
+  return detail::decide_difference(facts, rel.op(), plus, minus, cln::the<Int>(lin->constant));
 }
 
 // ---- tier 2: linear reasoning ----------------------------------------------------------------
@@ -1175,6 +1135,49 @@ bool& inside_simplify() {
 }
 void reset_prove_limit() { limit_hit = false; }
 bool prove_limit_hit() { return limit_hit; }
+
+std::optional<Truth> decide_difference(const Facts& facts, RelOp op, const std::string* plus,
+                                       const std::string* minus, const Int& k, bool pairwise) {
+  Facts::DifferenceRange r = plus ? facts.difference_range(*plus, minus ? *minus : "")
+                                  : facts.difference_range(*minus, "");
+  if (r.range.is_empty()) return std::nullopt;
+  ValueRange range = (plus ? r.range : -r.range) + ValueRange::point(k);
+  // The goal's value is D + k with D == x - y (the pair's order in the disequality index):
+  // each excluded value of D is excluded from the goal's value, and an excluded end of the range
+  // moves inward.
+  const std::string& a = plus ? *plus : *minus;
+  const std::string b = plus && minus ? *minus : std::string();
+  const bool swapped = !b.empty() && b < a;
+  const std::vector<Int>& excluded =
+      swapped ? facts.excluded_differences(b, a) : facts.excluded_differences(a, b);
+  std::vector<Int> values;  // excluded values of the goal's left side d (d op 0)
+  for (const Int& v : excluded) {
+    const Int d = swapped ? -v : v;  // a value of a - b
+    values.push_back((plus ? d : -d) + k);
+  }
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    while (range.lo() && std::binary_search(values.begin(), values.end(), *range.lo()) &&
+           (!range.hi() || *range.lo() < *range.hi())) {
+      range = ValueRange(*range.lo() + 1, range.hi());
+    }
+    while (range.hi() && std::binary_search(values.begin(), values.end(), *range.hi()) &&
+           (!range.lo() || *range.lo() < *range.hi())) {
+      range = ValueRange(range.lo(), *range.hi() - 1);
+    }
+    if (range.is_point() && std::binary_search(values.begin(), values.end(), *range.lo())) {
+      return std::nullopt;  // every value excluded: the facts contradict; the prover says so
+    }
+    if (std::binary_search(values.begin(), values.end(), Int(0))) {
+      if (op == RelOp::Eq) return Truth::False;
+      if (op == RelOp::Ne) return Truth::True;
+    }
+  }
+  Truth t = decide_range(op, range, true);
+  if (t != Truth::Unknown || r.exact || (pairwise && r.exact_pairwise)) return t;
+  return std::nullopt;
+}
+
 }  // namespace detail
 
 Truth prove(const Cond& c, const Facts& facts) {

@@ -9,6 +9,7 @@
 #include "symshape/expr.h"
 #include "symshape/facts.h"
 #include "symshape/prove.h"
+#include "symshape/prove/difference.h"
 #include "symshape/shape_env.h"
 #include "tests/prove/prove_test_util.h"
 
@@ -16,6 +17,8 @@ namespace symshape {
 namespace {
 
 using prove_test::C;
+
+const std::string kB = "b";
 
 const char* const kOps[] = {"<", "<=", ">", ">=", "==", "!="};
 
@@ -287,6 +290,63 @@ TEST(DifferenceClosure, DisequalitiesDecideTheirPair) {
   EXPECT_EQ(prove(C("p5 == q5 + 2"), f), Truth::False);
   EXPECT_EQ(prove(C("p5 == x + 5"), f), Truth::False);
   EXPECT_EQ(prove(C("p5 == x + 6"), f), Truth::Unknown);
+}
+
+// A disequality on a narrow pair is indexed too (its own pair reads it), but its component is
+// exact only pairwise: a few such can force a value the index does not see, which the general
+// prover finds by splitting them.
+TEST(DifferenceClosure, NarrowDisequalitiesAreExactOnlyPairwise) {
+  Facts f;  // symbols >= 1
+  f.assume(C("y <= x + 5"));
+  f.assume(C("x <= y + 1"));
+  f.assume(C("y != x + 5"));  // y - x in [-1, 5]: narrow
+  EXPECT_EQ(f.excluded_differences("x", "y"), std::vector<Int>{Int(-5)});
+  Facts::DifferenceRange r = f.difference_range("y", "x");
+  EXPECT_FALSE(r.exact);
+  EXPECT_TRUE(r.exact_pairwise);
+  EXPECT_EQ(prove(C("y < x + 5"), f), Truth::True);
+  EXPECT_EQ(prove(C("y == x + 5"), f), Truth::False);
+
+  // a, b in [0, 1], a != b and a != 0: b == 0, which no pair's index tells.
+  Facts g{ValueRange::all()};
+  for (const char* v : {"a", "b"}) g.set_range(v, ValueRange::closed(0, 1));
+  for (const char* fact : {"a != b", "a != 0"}) g.assume(C(fact));
+  Facts::DifferenceRange b = g.difference_range("b", "");
+  EXPECT_FALSE(b.exact);
+  EXPECT_TRUE(b.exact_pairwise);
+  EXPECT_EQ(detail::decide_difference(g, RelOp::Eq, &kB, nullptr, Int(0), true), Truth::Unknown);
+  EXPECT_EQ(detail::decide_difference(g, RelOp::Eq, &kB, nullptr, Int(0), false), std::nullopt);
+  EXPECT_EQ(prove(C("b == 0"), g), Truth::True);  // the general prover splits a != b
+  // A fact the closure lacks leaves no pairwise exactness either.
+  g.assume(C("a + b <= 3"));
+  EXPECT_FALSE(g.difference_range("b", "").exact_pairwise);
+}
+
+// A relation whose symbols cancel (a fact rewritten by a replacement) says nothing when it
+// holds: the component stays exact. One that fails is a fact the closure cannot hold.
+TEST(DifferenceClosure, RelationsWhoseSymbolsCancel) {
+  Facts f;
+  f.assume(C("x - y <= 4"));
+  f.assume(C("x + 2 != x"));
+  f.assume(C("x + 1 > x"));
+  f.assume(C("2*(x + 1) == 2*x + 2"));
+  EXPECT_TRUE(f.difference_range("x", "y").exact);
+  f.assume(C("x + 1 < x"));
+  EXPECT_FALSE(f.difference_range("x", "y").exact);
+  EXPECT_FALSE(f.difference_range("x", "y").exact_pairwise);
+}
+
+// An equality is kept as a rewrite of its later name, by creation order as the names tell it:
+// s164 after s95 (as the ShapeEnv would replace it), not as text.
+TEST(DifferenceClosure, EqualitiesRewriteTheLaterName) {
+  Facts f;
+  f.assume(C("s95 + 6 == s164"));
+  f.assume(C("a == b + 1"));
+  f.assume(C("s7 == t2 + 3"));
+  EXPECT_EQ(f.substitutions().count("s164"), 1u);
+  EXPECT_EQ(f.substitutions().count("s95"), 0u);
+  EXPECT_EQ(f.substitutions().count("b"), 1u);
+  EXPECT_EQ(f.substitutions().count("t2"), 1u);  // different stems: as text
 }
 
 }  // namespace
