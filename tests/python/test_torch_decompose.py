@@ -33,22 +33,7 @@ from test_torch_reference import CLI, MODELS
 
 # Models whose decompose --verify-numerics cannot pass yet, each with the precise cause;
 # unittest.expectedFailure marks them (an unexpected success fails the run: take the model off).
-EXPECTED_FAILURES = {
-    # The graph before the pass runs wrong in the interpreter (issue 29's layouts, the node-by-node
-    # test's expected failure of the same model): its _reshape_alias nodes read values that the
-    # interpreter laid out otherwise than the trace's metadata. The graph after decompose (views
-    # as view, native_layer_norm as reductions) computes PyTorch's output: run on the model's
-    # parameters, it agrees with the eager model within 3e-6 (swin_t, with decompose{skip=inplace})
-    # and 4e-7 (maxvit_t), where the graph before differs by 0.14 and 0.65.
-    "swin_t": "the interpreter misruns the graph before (layouts); and as_strided_ (below)",
-    "maxvit_t": "the interpreter misruns the graph before (layouts)",
-    # mean.dim's result goes through as_strided_ (to its own sizes and strides) before the head:
-    # functionalize, which decompose's `inplace` runs, refuses in-place view ops. The
-    # `functionalize` branch makes them out-of-place views; with it, convnext_tiny passes (and
-    # swin_t meets the layouts cause above): take convnext_tiny off once it is merged.
-    # decompose{skip=inplace} passes here already.
-    "convnext_tiny": "functionalize refuses aten.as_strided_",
-}
+EXPECTED_FAILURES = {}
 
 
 def setUpModule():
