@@ -288,25 +288,11 @@ int64_t Tensor::storage_index(std::span<const int64_t> index) const {
 }
 
 Scalar Tensor::at(std::span<const int64_t> index) const {
-  const size_t k = static_cast<size_t>(storage_index(index));
-  switch (scalar_kind(dtype_)) {
-    case Scalar::Kind::Bool: return Scalar::of_bool(storage_->ints[k] != 0);
-    case Scalar::Kind::Int: return Scalar::of_int(storage_->ints[k]);
-    case Scalar::Kind::Float: return Scalar::of_float(storage_->reals[k]);
-    case Scalar::Kind::Complex: return Scalar::of_complex(storage_->complexes[k]);
-  }
-  return {};
+  return at_position(storage_index(index));
 }
 
 void Tensor::set(std::span<const int64_t> index, const Scalar& v) {
-  const size_t k = static_cast<size_t>(storage_index(index));
-  Scalar c = cast(v, dtype_);
-  switch (scalar_kind(dtype_)) {
-    case Scalar::Kind::Bool:
-    case Scalar::Kind::Int: storage_->ints[k] = c.i; break;
-    case Scalar::Kind::Float: storage_->reals[k] = c.f; break;
-    case Scalar::Kind::Complex: storage_->complexes[k] = c.c; break;
-  }
+  set_position(storage_index(index), v);
 }
 
 namespace {
