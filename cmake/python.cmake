@@ -96,14 +96,19 @@ if(SYMSHAPE_PYTHON)
     WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
   set_tests_properties(python_torchref PROPERTIES
     LABELS python TIMEOUT 120 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
-  foreach(model IN LISTS SYMSHAPE_TORCHREF_MODELS)
-    add_test(NAME python_torchref_${model}
-      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
-              test_torch_reference.TorchReferenceTest.test_${model}
-      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
-    set_tests_properties(python_torchref_${model} PROPERTIES
-      LABELS "python;torchref" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
-  endforeach()
+  # One ctest test per model of MODELS, each its own process (python_PREFIX_MODEL, running
+  # TESTCASE.test_MODEL of tests/python), so that a crash names its model.
+  function(symshape_add_model_tests prefix testcase label)
+    foreach(model IN LISTS ARGN)
+      add_test(NAME python_${prefix}_${model}
+        COMMAND "${Python3_EXECUTABLE}" -m unittest -v ${testcase}.test_${model}
+        WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
+      set_tests_properties(python_${prefix}_${model} PROPERTIES
+        LABELS "python;${label}" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
+    endforeach()
+  endfunction()
+  symshape_add_model_tests(torchref test_torch_reference.TorchReferenceTest torchref
+    ${SYMSHAPE_TORCHREF_MODELS})
   # MaxViT runs at 224x224 (its partition size needs it): the slowest by far.
   set_tests_properties(python_torchref_maxvit_t PROPERTIES TIMEOUT 600)
 
@@ -119,24 +124,12 @@ if(SYMSHAPE_PYTHON)
     WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
   set_tests_properties(python_lowered PROPERTIES
     LABELS python TIMEOUT 120 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
-  foreach(model IN LISTS SYMSHAPE_LOWERED_MODELS)
-    add_test(NAME python_lowered_${model}
-      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
-              test_lowered_models.LoweredModelsTest.test_${model}
-      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
-    set_tests_properties(python_lowered_${model} PROPERTIES
-      LABELS "python;lowered" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
-  endforeach()
+  symshape_add_model_tests(lowered test_lowered_models.LoweredModelsTest lowered
+    ${SYMSHAPE_LOWERED_MODELS})
   # decompose --verify-numerics on the same models, with their own parameters and inputs
   # (tests/python/test_torch_decompose.py): one ctest test per model likewise.
-  foreach(model IN LISTS SYMSHAPE_TORCHREF_MODELS)
-    add_test(NAME python_torchdecompose_${model}
-      COMMAND "${Python3_EXECUTABLE}" -m unittest -v
-              test_torch_decompose.TorchDecomposeTest.test_${model}
-      WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/tests/python")
-    set_tests_properties(python_torchdecompose_${model} PROPERTIES
-      LABELS "python;torchref" TIMEOUT 300 ENVIRONMENT "${SYMSHAPE_TORCHREF_ENV}")
-  endforeach()
+  symshape_add_model_tests(torchdecompose test_torch_decompose.TorchDecomposeTest torchref
+    ${SYMSHAPE_TORCHREF_MODELS})
   set_tests_properties(python_torchdecompose_maxvit_t PROPERTIES TIMEOUT 600)
 endif()
 
