@@ -29,7 +29,7 @@ import time
 import unittest
 
 import test_torch_reference as ref
-from test_torch_reference import CLI, MODELS
+from test_torch_reference import CLI
 
 # Models whose decompose --verify-numerics cannot pass yet, each with the precise cause;
 # unittest.expectedFailure marks them (an unexpected success fails the run: take the model off).
@@ -70,17 +70,8 @@ class TorchDecomposeTest(unittest.TestCase):
                                 f"{name}: the graph before decompose ran at no size")
 
 
-def _model_test(name):
-    def test(self):
-        self.check_model(name)
-
-    test.__name__ = f"test_{name}"
-    test.__doc__ = f"{name}: decompose keeps the model's numbers (--verify-numerics)"
-    return unittest.expectedFailure(test) if name in EXPECTED_FAILURES else test
-
-
-for _name in MODELS:
-    setattr(TorchDecomposeTest, f"test_{_name}", _model_test(_name))
+ref.add_model_tests(TorchDecomposeTest, "decompose keeps the model's numbers (--verify-numerics)",
+                    EXPECTED_FAILURES)
 
 
 if __name__ == "__main__":

@@ -473,17 +473,22 @@ class TorchReferenceTest(unittest.TestCase):
         self.assertEqual(m.group(1).split(), list(MODELS))
 
 
-def _model_test(name):
-    def test(self):
-        self.check_model(name)
+def add_model_tests(case, what, expected_failures):
+    """Gives the TestCase `case` a test_NAME per model of MODELS, calling case.check_model(NAME),
+    documented as "NAME: " + what; those in expected_failures (NAME -> cause) are marked
+    unittest.expectedFailure."""
+    for name in MODELS:
+        def test(self, name=name):
+            self.check_model(name)
 
-    test.__name__ = f"test_{name}"
-    test.__doc__ = f"{name}: every tensor-valued node agrees with PyTorch"
-    return unittest.expectedFailure(test) if name in EXPECTED_FAILURES else test
+        test.__name__ = f"test_{name}"
+        test.__doc__ = f"{name}: {what}"
+        setattr(case, test.__name__,
+                unittest.expectedFailure(test) if name in expected_failures else test)
 
 
-for _name in MODELS:
-    setattr(TorchReferenceTest, f"test_{_name}", _model_test(_name))
+add_model_tests(TorchReferenceTest, "every tensor-valued node agrees with PyTorch",
+                EXPECTED_FAILURES)
 
 
 if __name__ == "__main__":
