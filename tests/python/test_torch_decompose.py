@@ -20,7 +20,6 @@ Each test prints one line to stderr: the nodes before and after, the decompositi
 times. Skips as test_torch_reference does.
 """
 import json
-import os
 import resource
 import subprocess
 import sys
