@@ -84,6 +84,10 @@ set(CPACK_DEBIAN_PACKAGE_DEPENDS "libginac-dev, libcln-dev, nlohmann-json3-dev, 
 if(SYMSHAPE_WITH_ONNX)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, libonnx-dev, libprotobuf-dev")
 endif()
+if(JEMALLOC_FOUND)
+  # The CLI's allocator (dpkg-shlibdeps finds it too, when it is installed).
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, libjemalloc2")
+endif()
 if(SYMSHAPE_PYTHON)
   # The extension is built for one CPython minor version (its ABI tag is in the file name).
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, python3 (>= ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}~), python3 (<< ${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}.99~)")
