@@ -14,6 +14,7 @@
 #include "symshape/facts.h"
 #include "symshape/prove.h"
 #include "symshape/ranges.h"
+#include "symshape/ranges/bound.h"
 
 namespace symshape::detail {
 
@@ -157,6 +158,8 @@ class Simplifier {
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
   bool refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs);
+  // range(e) and modular(e) from one analysis, remembered.
+  const RangeAndModular& analysis(const ex& e);
   const std::vector<std::pair<ex, ex>>& normalized_facts();
 
   // A simplified form remembered for the current call; `clean` when it is what run() computes
@@ -186,8 +189,8 @@ class Simplifier {
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
   GiNaC::exhashmap<unsigned> calls_;
-  GiNaC::exhashmap<ValueRange> ranges_;
-  GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
+  GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
+  GiNaC::exhashmap<Truth> decisions_;         // keyed by the list {op, lhs, rhs}
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
 };

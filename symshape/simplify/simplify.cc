@@ -553,25 +553,35 @@ ex Simplifier::apply_rules(const ex& e) {
 
 ValueRange Simplifier::range(const ex& e) {
   if (is_integer(e)) return ValueRange::point(int_of(e));
+  return analysis(e).range;
+}
+
+ModularSet Simplifier::modular(const ex& e) { return analysis(e).modular; }
+
+// One analysis of e gives both its range and its modular set (range_and_modular_set, the same
+// answers as bound_with(e, facts, {}) and modular_set(e, facts)); the rules ask both of the same
+// sub-terms (mod_by_constant asks the modular set, then the range).
+const RangeAndModular& Simplifier::analysis(const ex& e) {
   if (auto it = ranges_.find(e); it != ranges_.end()) return it->second;
-  ValueRange r;
+  RangeAndModular both;
   try {
     // Without bounds by projection over the relations: costly on every sub-term, and the
     // rules that need a relation ask prove().
-    r = detail::bound_with(Expr(e), facts_, {});
+    both = detail::range_and_modular_set(Expr(e), facts_);
   } catch (const Error&) {
-    r = ValueRange::all();
+    // One of the two refused (a possibly-zero divisor): each on its own, as each would be asked.
+    try {
+      both.range = detail::bound_with(Expr(e), facts_, {});
+    } catch (const Error&) {
+      both.range = ValueRange::all();
+    }
+    try {
+      both.modular = modular_set(Expr(e), facts_);
+    } catch (const Error&) {
+      both.modular = {};
+    }
   }
-  ranges_.emplace(e, r);
-  return r;
-}
-
-ModularSet Simplifier::modular(const ex& e) {
-  try {
-    return modular_set(Expr(e), facts_);
-  } catch (const Error&) {
-    return {};
-  }
+  return ranges_.emplace(e, std::move(both)).first->second;
 }
 
 bool Simplifier::range_is_exact(const ex& e) const {
