@@ -6,6 +6,7 @@
 #include <ginac/ginac.h>
 
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -190,7 +191,23 @@ class Simplifier {
   GiNaC::exhashmap<bool> active_;
   GiNaC::exhashmap<unsigned> calls_;
   GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
-  GiNaC::exhashmap<Truth> decisions_;         // keyed by the list {op, lhs, rhs}
+  // decide() and shown() answers, by question (no GiNaC list built to key them).
+  struct Question {
+    RelOp op;
+    bool shown;  // shown()'s answer (True or False), else decide()'s
+    ex lhs, rhs;
+    bool operator==(const Question& o) const {
+      return op == o.op && shown == o.shown && lhs.is_equal(o.lhs) && rhs.is_equal(o.rhs);
+    }
+  };
+  struct QuestionHash {
+    size_t operator()(const Question& q) const {
+      size_t h = q.lhs.gethash();
+      h = h * 1000003u ^ q.rhs.gethash();
+      return h * 31u + static_cast<size_t>(q.op) * 2u + (q.shown ? 1u : 0u);
+    }
+  };
+  std::unordered_map<Question, Truth, QuestionHash> decisions_;
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
 };

@@ -591,7 +591,7 @@ bool Simplifier::range_is_exact(const ex& e) const {
 }
 
 Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
-  ex key = GiNaC::lst{static_cast<int>(op), lhs, rhs};
+  Question key{op, false, lhs, rhs};
   if (auto it = decisions_.find(key); it != decisions_.end()) return it->second;
   Truth t;
   try {
@@ -599,7 +599,7 @@ Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
   } catch (const Error&) {
     t = Truth::Unknown;
   }
-  decisions_.emplace(key, t);
+  decisions_.emplace(std::move(key), t);
   return t;
 }
 
@@ -693,6 +693,18 @@ std::optional<Int> value_at(const ex& e, const std::vector<std::pair<ex, Int>>& 
   return std::nullopt;
 }
 
+// The distinct symbols of e (by identity), each with the value 0.
+void collect_symbols(const ex& e, std::vector<std::pair<ex, Int>>& out) {
+  if (is_symbol(e)) {
+    for (const auto& [symbol, v] : out) {
+      if (symbol.is_equal(e)) return;
+    }
+    out.emplace_back(e, Int(0));
+    return;
+  }
+  for (size_t i = 0, n = e.nops(); i < n; ++i) collect_symbols(e.op(i), out);
+}
+
 bool holds(RelOp op, const Int& v) {  // v op 0
   switch (op) {
     case RelOp::Eq: return v == 0;
@@ -714,12 +726,21 @@ bool holds(RelOp op, const Int& v) {  // v op 0
 // at distinct small and larger offsets from there (kept within the range).
 bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
   if (!facts_.assumptions().empty() || !facts_.divisibility().empty()) return false;
-  const ex d = lhs - rhs;
+  // lhs - rhs, whose value is asked; against a constant, lhs's value less it (the same symbols
+  // and the same value, without building the difference).
+  const bool constant_rhs = is_integer(rhs);
+  const ex d = constant_rhs ? lhs : lhs - rhs;
+  const Int offset = constant_rhs ? int_of(rhs) : Int(0);
   std::vector<std::pair<ex, Int>> at;
+  collect_symbols(d, at);
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) {
+    return GiNaC::ex_to<GiNaC::symbol>(a.first).get_name() <
+           GiNaC::ex_to<GiNaC::symbol>(b.first).get_name();
+  });
   std::vector<ValueRange> ranges;
-  for (const std::string& name : Expr(d).free_symbols()) {
-    at.emplace_back(Expr::symbol(name).ex(), Int(0));
-    ranges.push_back(facts_.range_of(name));
+  ranges.reserve(at.size());
+  for (const auto& [symbol, value] : at) {
+    ranges.push_back(facts_.range_of(GiNaC::ex_to<GiNaC::symbol>(symbol).get_name()));
   }
   for (int k = 0; k < 3; ++k) {
     for (size_t i = 0; i < at.size(); ++i) {
@@ -733,13 +754,23 @@ bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
       at[i].second = v;
     }
     std::optional<Int> v = value_at(d, at);
-    if (v && !holds(op, *v)) return true;
+    if (v && !holds(op, *v - offset)) return true;
   }
   return false;
 }
 
 bool Simplifier::shown(RelOp op, const ex& lhs, const ex& rhs) {
-  return !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
+  Question key{op, true, lhs, rhs};
+  if (auto it = decisions_.find(key); it != decisions_.end()) return it->second == Truth::True;
+  bool yes;
+  if (auto it = decisions_.find(Question{op, false, lhs, rhs}); it != decisions_.end()) {
+    // Decided already: a sample point can refute only what prove() (sound) did not show.
+    yes = it->second == Truth::True;
+  } else {
+    yes = !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
+  }
+  decisions_.emplace(std::move(key), yes ? Truth::True : Truth::False);
+  return yes;
 }
 
 bool Simplifier::term_multiple_by_divisors(const ex& t, const Int& c) const {
@@ -776,6 +807,24 @@ const std::vector<std::pair<ex, ex>>& Simplifier::normalized_facts() {
 }
 
 bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
+  if (facts_.divisibility().empty()) {
+    // No known divisor of a symbol and no fact (p, q): only the coefficients can be multiples
+    // of d, read without splitting the terms.
+    if (!is_integer(d)) return false;
+    const Int c = cln::abs(int_of(d));
+    if (c == 0) return false;
+    if (c == 1) return true;
+    if (t.is_zero()) return false;
+    auto multiple = [&](const ex& term) {
+      const GiNaC::numeric k = coefficient_of(term);
+      return k.is_integer() && divides(c, cln::the<Int>(k.to_cl_N()));
+    };
+    if (!is_add(t)) return multiple(t);
+    for (size_t i = 0, n = t.nops(); i < n; ++i) {
+      if (!multiple(t.op(i))) return false;
+    }
+    return true;
+  }
   if (is_integer(d)) {
     Int c = cln::abs(int_of(d));
     if (c == 0) return false;
