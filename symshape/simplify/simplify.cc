@@ -723,7 +723,9 @@ bool holds(RelOp op, const Int& v) {  // v op 0
 // then, and is not asked. Only under facts that are ranges alone (no assumption, no
 // divisibility fact), where a point is allowed exactly when each symbol lies in its range. The
 // points: every symbol at the low end of its range (the high end or 0 when it has none), then
-// at distinct small and larger offsets from there (kept within the range).
+// at distinct small, larger and far offsets from there (kept within the range). The far point
+// refutes the bounds the rules ask of unbounded sizes (x//8 < 4, x + 5 < 16), which prove() would
+// only fail to show.
 bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
   if (!facts_.assumptions().empty() || !facts_.divisibility().empty()) return false;
   // lhs - rhs, whose value is asked; against a constant, lhs's value less it (the same symbols
@@ -742,12 +744,13 @@ bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
   for (const auto& [symbol, value] : at) {
     ranges.push_back(facts_.range_of(GiNaC::ex_to<GiNaC::symbol>(symbol).get_name()));
   }
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     for (size_t i = 0; i < at.size(); ++i) {
       const ValueRange& r = ranges[i];
       const long step = k == 0   ? 0
                         : k == 1 ? 1 + static_cast<long>(i * 3 % 7)
-                                 : 9 + 13 * static_cast<long>(i);
+                        : k == 2 ? 9 + 13 * static_cast<long>(i)
+                                 : 1000 + 37 * static_cast<long>(i);
       Int v = r.lo() ? *r.lo() + step : r.hi() ? *r.hi() - step : Int(step);
       if (r.hi() && v > *r.hi()) v = *r.hi();
       if (r.lo() && v < *r.lo()) v = *r.lo();
