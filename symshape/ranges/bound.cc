@@ -64,12 +64,27 @@ Kind kind_of(const GiNaC::ex& e) {
   return Kind::Other;
 }
 
+using InfoMemo = GiNaC::exhashmap<Info>;
+
 class Analyzer {
  public:
-  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {})
-      : facts_(facts), options_(options) {}
+  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {},
+                    InfoMemo* memo = nullptr)
+      : facts_(facts), options_(options), memo_(memo) {}
 
+  // A node's analysis at the top level of the walk (not inside a rewritten sum or a case split,
+  // where it depends on the walk) is a function of the node: remembered in memo_ when there is
+  // one.
   Info visit(const GiNaC::ex& e) {
+    if (memo_ == nullptr || depth_ != 0 || splitting_ || e.nops() == 0) return visit_node(e);
+    if (auto it = memo_->find(e); it != memo_->end()) return it->second;
+    Info i = visit_node(e);
+    memo_->emplace(e, i);
+    return i;
+  }
+
+ private:
+  Info visit_node(const GiNaC::ex& e) {
     switch (kind_of(e)) {
       case Kind::Numeric: return visit_numeric(e);
       case Kind::Symbol: return visit_symbol(e);
@@ -84,7 +99,6 @@ class Analyzer {
     return unknown();  // not an expression of ours
   }
 
- private:
   static Info visit_numeric(const GiNaC::ex& e) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
     if (n.is_integer()) {
@@ -551,6 +565,7 @@ class Analyzer {
   const detail::BoundOptions options_;
   std::vector<std::pair<std::string, Info>> symbols_;
   int depth_ = 0;
+  InfoMemo* memo_;
 };
 
 }  // namespace
@@ -614,8 +629,18 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
   return r;
 }
 
-RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
-  Analyzer a(facts, BoundOptions{});
+struct AnalysisMemo::Table {
+  InfoMemo infos;
+};
+AnalysisMemo::AnalysisMemo() : table_(std::make_unique<Table>()) {}
+AnalysisMemo::~AnalysisMemo() = default;
+size_t AnalysisMemo::size() const { return table_->infos.size(); }
+void AnalysisMemo::clear() { table_->infos.clear(); }
+
+namespace {
+
+RangeAndModular range_and_modular_with(const Expr& e, const Facts& facts, InfoMemo* memo) {
+  Analyzer a(facts, BoundOptions{}, memo);
   const Info plain = a.visit(e.ex());
   const bool range_wants = !plain.range.value_range().is_point();
   const bool modular_wants = congruence_unknown(plain);
@@ -623,6 +648,16 @@ RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
   if (range_wants || modular_wants) rewritten = rewritten_analysis(a, e, facts);
   return {narrowed(plain, range_wants ? rewritten : std::nullopt),
           congruence(plain, modular_wants ? rewritten : std::nullopt)};
+}
+
+}  // namespace
+
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
+  return range_and_modular_with(e, facts, nullptr);
+}
+
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts, AnalysisMemo& memo) {
+  return range_and_modular_with(e, facts, &memo.table().infos);
 }
 
 }  // namespace detail

@@ -190,6 +190,7 @@ class Simplifier {
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
   GiNaC::exhashmap<unsigned> calls_;
+  AnalysisMemo analysis_memo_;                // the sub-terms' analyses behind ranges_
   GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
   // decide() and shown() answers, by question (no GiNaC list built to key them).
   struct Question {

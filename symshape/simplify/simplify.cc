@@ -567,7 +567,9 @@ const RangeAndModular& Simplifier::analysis(const ex& e) {
   try {
     // Without bounds by projection over the relations: costly on every sub-term, and the
     // rules that need a relation ask prove().
-    both = detail::range_and_modular_set(Expr(e), facts_);
+    // The memo is bounded like the tables begin_call() bounds: past the bound, dropped whole.
+    if (analysis_memo_.size() > (size_t{1} << 16)) analysis_memo_.clear();
+    both = detail::range_and_modular_set(Expr(e), facts_, analysis_memo_);
   } catch (const Error&) {
     // One of the two refused (a possibly-zero divisor): each on its own, as each would be asked.
     try {
