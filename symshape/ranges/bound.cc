@@ -110,17 +110,18 @@ class Analyzer {
   }
 
   Info visit_symbol(const GiNaC::ex& e) {
-    std::string name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
-    // A symbol often occurs several times; the facts' lookups by name cost more than this scan.
+    // A symbol often occurs several times; the facts' lookups by name cost more than this scan
+    // (by identity: one name is one interned symbol, and its name is not copied).
     for (const auto& [seen, info] : symbols_) {
-      if (seen == name) return info;
+      if (seen.is_equal(e)) return info;
     }
+    const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
         known.modulus > 1 ? Congruence{Num::of(known.modulus), Num::of(known.base)} : Congruence{};
     Info info = integral(
         Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
-    symbols_.emplace_back(std::move(name), info);
+    symbols_.emplace_back(e, info);
     return info;
   }
 
@@ -283,7 +284,7 @@ class Analyzer {
     const Num L = Num::of(l);
     Range out = Range::empty();
     splitting_ = true;
-    symbols_.emplace_back("%q", Info{});
+    symbols_.emplace_back(q, Info{});
     const size_t slot = symbols_.size() - 1;
     // e rewritten once with the remainder a symbol r, each case then putting its value in, when
     // every choice of the rewrite is the same whatever r is (see SplitRewrite): building the
@@ -563,7 +564,7 @@ class Analyzer {
   bool splitting_ = false;
   const Facts& facts_;
   const detail::BoundOptions options_;
-  std::vector<std::pair<std::string, Info>> symbols_;
+  std::vector<std::pair<GiNaC::ex, Info>> symbols_;
   int depth_ = 0;
   InfoMemo* memo_;
 };
