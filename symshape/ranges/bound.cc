@@ -64,12 +64,27 @@ Kind kind_of(const GiNaC::ex& e) {
   return Kind::Other;
 }
 
+using InfoMemo = GiNaC::exhashmap<Info>;
+
 class Analyzer {
  public:
-  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {})
-      : facts_(facts), options_(options) {}
+  explicit Analyzer(const Facts& facts, const detail::BoundOptions& options = {},
+                    InfoMemo* memo = nullptr)
+      : facts_(facts), options_(options), memo_(memo) {}
 
+  // A node's analysis at the top level of the walk (not inside a rewritten sum or a case split,
+  // where it depends on the walk) is a function of the node: remembered in memo_ when there is
+  // one.
   Info visit(const GiNaC::ex& e) {
+    if (memo_ == nullptr || depth_ != 0 || splitting_ || e.nops() == 0) return visit_node(e);
+    if (auto it = memo_->find(e); it != memo_->end()) return it->second;
+    Info i = visit_node(e);
+    memo_->emplace(e, i);
+    return i;
+  }
+
+ private:
+  Info visit_node(const GiNaC::ex& e) {
     switch (kind_of(e)) {
       case Kind::Numeric: return visit_numeric(e);
       case Kind::Symbol: return visit_symbol(e);
@@ -84,7 +99,6 @@ class Analyzer {
     return unknown();  // not an expression of ours
   }
 
- private:
   static Info visit_numeric(const GiNaC::ex& e) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(e);
     if (n.is_integer()) {
@@ -96,17 +110,18 @@ class Analyzer {
   }
 
   Info visit_symbol(const GiNaC::ex& e) {
-    std::string name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
-    // A symbol often occurs several times; the facts' lookups by name cost more than this scan.
+    // A symbol often occurs several times; the facts' lookups by name cost more than this scan
+    // (by identity: one name is one interned symbol, and its name is not copied).
     for (const auto& [seen, info] : symbols_) {
-      if (seen == name) return info;
+      if (seen.is_equal(e)) return info;
     }
+    const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
         known.modulus > 1 ? Congruence{Num::of(known.modulus), Num::of(known.base)} : Congruence{};
     Info info = integral(
         Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
-    symbols_.emplace_back(std::move(name), info);
+    symbols_.emplace_back(e, info);
     return info;
   }
 
@@ -264,12 +279,18 @@ class Analyzer {
 
   Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l) {
     static const GiNaC::ex q = Expr::symbol("%q").ex();  // no parsed name has a %
+    static const GiNaC::ex r = Expr::symbol("%r").ex();
     const Info xi = visit_symbol(x);
     const Num L = Num::of(l);
     Range out = Range::empty();
     splitting_ = true;
-    symbols_.emplace_back("%q", Info{});
+    symbols_.emplace_back(q, Info{});
     const size_t slot = symbols_.size() - 1;
+    // e rewritten once with the remainder a symbol r, each case then putting its value in, when
+    // every choice of the rewrite is the same whatever r is (see SplitRewrite): building the
+    // rewrite per case cost more than bounding it.
+    std::optional<GiNaC::ex> shared;
+    bool shared_tried = false;
     for (Int rem = 0; rem < l; rem = rem + 1) {
       Num rn = Num::of(rem);
       // x == L*q + rem within x's range and congruence.
@@ -284,7 +305,19 @@ class Analyzer {
       symbols_[slot].second = integral(qr, Congruence{});
       GiNaC::ex rewritten;
       try {
-        rewritten = split_rewrite(e, x, q, l, rem);
+        if (!shared_tried) {
+          // Built at the first case that needs it, so that it throws where that case would.
+          shared_tried = true;
+          SplitRewrite t{x, q, l, detail::ex_of(l) * q + r, &r};
+          GiNaC::ex built = t.run(e);
+          if (t.uniform) shared = std::move(built);
+        }
+        if (shared) {
+          rewritten =
+              shared->subs(GiNaC::exmap{{r, detail::ex_of(rem)}}, GiNaC::subs_options::no_pattern);
+        } else {
+          rewritten = SplitRewrite{x, q, l, detail::ex_of(l) * q + detail::ex_of(rem)}.run(e);
+        }
       } catch (const Error&) {
         out = Range::all();
         break;
@@ -298,50 +331,69 @@ class Analyzer {
   }
 
   // e with x == l*q + rem put in, divisions by constants that divide q's coefficient split.
-  static GiNaC::ex split_rewrite(const GiNaC::ex& e, const GiNaC::ex& x, const GiNaC::ex& q,
-                                 const Int& l, const Int& rem) {
-    if (e.is_equal(x)) return detail::ex_of(l) * q + detail::ex_of(rem);
-    if (!e.has(x)) return e;
-    Fn f = function_of(e);
-    if (f == Fn::None) return rebuild(e, x, q, l, rem);
-    GiNaC::ex a = split_rewrite(e.op(0), x, q, l, rem).expand();
-    GiNaC::ex b = split_rewrite(e.op(1), x, q, l, rem).expand();
-    if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(b) &&
-        detail::int_of(b) > 0 && a.is_polynomial(q) && a.degree(q) == 1 &&
-        detail::is_int(a.coeff(q, 1))) {
-      Int k = detail::int_of(a.coeff(q, 1)), c = detail::int_of(b);
-      GiNaC::ex rest = a.coeff(q, 0);
-      if (cln::mod(k, c) == 0 && !rest.has(q)) {
-        GiNaC::ex kq = detail::ex_of(cln::exquo(k, c)) * q;
-        switch (f) {
-          case Fn::FloorDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
-          case Fn::CeilDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
-          default: return apply(f, Expr(rest), Expr(b)).ex();
+  // With `placeholder`, rem is that symbol, and `uniform` says whether putting a value v in for it
+  // afterwards gives what the rewrite with rem == v gives: false when a choice could depend on
+  // the value (a divisor, a max or min argument or the q-coefficient of a dividend holding it, a
+  // dividend not linear in q, a node of another kind).
+  struct SplitRewrite {
+    const GiNaC::ex& x;
+    const GiNaC::ex& q;
+    const Int& l;
+    GiNaC::ex replacement;  // l*q + rem
+    const GiNaC::ex* placeholder = nullptr;
+    bool uniform = true;
+
+    GiNaC::ex run(const GiNaC::ex& e) {
+      if (e.is_equal(x)) return replacement;
+      if (!e.has(x)) return e;
+      Fn f = function_of(e);
+      if (f == Fn::None) return rebuild(e);
+      GiNaC::ex a = run(e.op(0)).expand();
+      GiNaC::ex b = run(e.op(1)).expand();
+      if (placeholder && uniform) {
+        const GiNaC::ex& p = *placeholder;
+        if (b.has(p) || ((f == Fn::Max || f == Fn::Min) && a.has(p)) ||
+            (a.has(q) && a.is_polynomial(q) && (a.degree(q) != 1 || a.coeff(q, 1).has(p)))) {
+          uniform = false;
         }
       }
+      if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(b) &&
+          detail::int_of(b) > 0 && a.is_polynomial(q) && a.degree(q) == 1 &&
+          detail::is_int(a.coeff(q, 1))) {
+        Int k = detail::int_of(a.coeff(q, 1)), c = detail::int_of(b);
+        GiNaC::ex rest = a.coeff(q, 0);
+        if (cln::mod(k, c) == 0 && !rest.has(q)) {
+          GiNaC::ex kq = detail::ex_of(cln::exquo(k, c)) * q;
+          switch (f) {
+            case Fn::FloorDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
+            case Fn::CeilDiv: return kq + apply(f, Expr(rest), Expr(b)).ex();
+            default: return apply(f, Expr(rest), Expr(b)).ex();
+          }
+        }
+      }
+      return apply(f, Expr(a), Expr(b)).ex();
     }
-    return apply(f, Expr(a), Expr(b)).ex();
-  }
 
-  // A sum, product or power with its operands rewritten.
-  static GiNaC::ex rebuild(const GiNaC::ex& e, const GiNaC::ex& x, const GiNaC::ex& q, const Int& l,
-                           const Int& rem) {
-    switch (kind_of(e)) {
-      case Kind::Add: {
-        GiNaC::ex acc = 0;
-        for (size_t i = 0; i < e.nops(); ++i) acc += split_rewrite(e.op(i), x, q, l, rem);
-        return acc.expand();
+    // A sum, product or power with its operands rewritten.
+    GiNaC::ex rebuild(const GiNaC::ex& e) {
+      switch (kind_of(e)) {
+        case Kind::Add: {
+          GiNaC::ex acc = 0;
+          for (size_t i = 0; i < e.nops(); ++i) acc += run(e.op(i));
+          return acc.expand();
+        }
+        case Kind::Mul: {
+          GiNaC::ex acc = 1;
+          for (size_t i = 0; i < e.nops(); ++i) acc *= run(e.op(i));
+          return acc;
+        }
+        case Kind::Power: return GiNaC::pow(run(e.op(0)), e.op(1));
+        default: break;
       }
-      case Kind::Mul: {
-        GiNaC::ex acc = 1;
-        for (size_t i = 0; i < e.nops(); ++i) acc *= split_rewrite(e.op(i), x, q, l, rem);
-        return acc;
-      }
-      case Kind::Power: return GiNaC::pow(split_rewrite(e.op(0), x, q, l, rem), e.op(1));
-      default: break;
+      if (placeholder) uniform = false;
+      return e.subs(x == replacement);
     }
-    return e.subs(x == detail::ex_of(l) * q + detail::ex_of(rem));
-  }
+  };
 
   // A congruence of a sum whose terms share a symbol through a remainder: for a term
   // k*(E % c) with a constant c, E % c == E (mod c), so s + (8 - s % 8) % 8 == 0 (mod 8).
@@ -512,8 +564,9 @@ class Analyzer {
   bool splitting_ = false;
   const Facts& facts_;
   const detail::BoundOptions options_;
-  std::vector<std::pair<std::string, Info>> symbols_;
+  std::vector<std::pair<GiNaC::ex, Info>> symbols_;
   int depth_ = 0;
+  InfoMemo* memo_;
 };
 
 }  // namespace
@@ -577,8 +630,18 @@ ValueRange bound_with(const Expr& e, const Facts& facts, const BoundOptions& opt
   return r;
 }
 
-RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
-  Analyzer a(facts, BoundOptions{});
+struct AnalysisMemo::Table {
+  InfoMemo infos;
+};
+AnalysisMemo::AnalysisMemo() : table_(std::make_unique<Table>()) {}
+AnalysisMemo::~AnalysisMemo() = default;
+size_t AnalysisMemo::size() const { return table_->infos.size(); }
+void AnalysisMemo::clear() { table_->infos.clear(); }
+
+namespace {
+
+RangeAndModular range_and_modular_with(const Expr& e, const Facts& facts, InfoMemo* memo) {
+  Analyzer a(facts, BoundOptions{}, memo);
   const Info plain = a.visit(e.ex());
   const bool range_wants = !plain.range.value_range().is_point();
   const bool modular_wants = congruence_unknown(plain);
@@ -586,6 +649,16 @@ RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
   if (range_wants || modular_wants) rewritten = rewritten_analysis(a, e, facts);
   return {narrowed(plain, range_wants ? rewritten : std::nullopt),
           congruence(plain, modular_wants ? rewritten : std::nullopt)};
+}
+
+}  // namespace
+
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts) {
+  return range_and_modular_with(e, facts, nullptr);
+}
+
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts, AnalysisMemo& memo) {
+  return range_and_modular_with(e, facts, &memo.table().infos);
 }
 
 }  // namespace detail

@@ -1,6 +1,8 @@
 // Internal: the range analysis with its optional parts chosen. Not part of the public API.
 #pragma once
 
+#include <memory>
+
 #include "symshape/facts.h"
 #include "symshape/ranges.h"
 
@@ -37,5 +39,25 @@ struct RangeAndModular {
   ModularSet modular;
 };
 RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts);
+
+// The analyses of the sub-terms met by range_and_modular_set under one set of facts, so that a
+// sub-term met again (the rules ask about a sum, then about its terms, or the sum with a term
+// changed) is not walked again. Holds only what a fresh analysis computes; valid while the facts
+// stay as they were. Owned by the caller (the Simplifier).
+class AnalysisMemo {
+ public:
+  AnalysisMemo();
+  ~AnalysisMemo();
+  AnalysisMemo(const AnalysisMemo&) = delete;
+  AnalysisMemo& operator=(const AnalysisMemo&) = delete;
+  size_t size() const;
+  void clear();
+  struct Table;
+  Table& table() { return *table_; }
+
+ private:
+  std::unique_ptr<Table> table_;
+};
+RangeAndModular range_and_modular_set(const Expr& e, const Facts& facts, AnalysisMemo& memo);
 
 }  // namespace symshape::detail

@@ -6,6 +6,7 @@
 #include <ginac/ginac.h>
 
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "symshape/facts.h"
 #include "symshape/prove.h"
 #include "symshape/ranges.h"
+#include "symshape/ranges/bound.h"
 
 namespace symshape::detail {
 
@@ -157,6 +159,8 @@ class Simplifier {
   ex apply_rules(const ex& e);
   bool term_multiple_by_divisors(const ex& t, const Int& c) const;
   bool refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs);
+  // range(e) and modular(e) from one analysis, remembered.
+  const RangeAndModular& analysis(const ex& e);
   const std::vector<std::pair<ex, ex>>& normalized_facts();
 
   // A simplified form remembered for the current call; `clean` when it is what run() computes
@@ -186,8 +190,25 @@ class Simplifier {
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
   GiNaC::exhashmap<unsigned> calls_;
-  GiNaC::exhashmap<ValueRange> ranges_;
-  GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
+  AnalysisMemo analysis_memo_;                // the sub-terms' analyses behind ranges_
+  GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
+  // decide() and shown() answers, by question (no GiNaC list built to key them).
+  struct Question {
+    RelOp op;
+    bool shown;  // shown()'s answer (True or False), else decide()'s
+    ex lhs, rhs;
+    bool operator==(const Question& o) const {
+      return op == o.op && shown == o.shown && lhs.is_equal(o.lhs) && rhs.is_equal(o.rhs);
+    }
+  };
+  struct QuestionHash {
+    size_t operator()(const Question& q) const {
+      size_t h = q.lhs.gethash();
+      h = h * 1000003u ^ q.rhs.gethash();
+      return h * 31u + static_cast<size_t>(q.op) * 2u + (q.shown ? 1u : 0u);
+    }
+  };
+  std::unordered_map<Question, Truth, QuestionHash> decisions_;
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
 };

@@ -553,25 +553,37 @@ ex Simplifier::apply_rules(const ex& e) {
 
 ValueRange Simplifier::range(const ex& e) {
   if (is_integer(e)) return ValueRange::point(int_of(e));
+  return analysis(e).range;
+}
+
+ModularSet Simplifier::modular(const ex& e) { return analysis(e).modular; }
+
+// One analysis of e gives both its range and its modular set (range_and_modular_set, the same
+// answers as bound_with(e, facts, {}) and modular_set(e, facts)); the rules ask both of the same
+// sub-terms (mod_by_constant asks the modular set, then the range).
+const RangeAndModular& Simplifier::analysis(const ex& e) {
   if (auto it = ranges_.find(e); it != ranges_.end()) return it->second;
-  ValueRange r;
+  RangeAndModular both;
   try {
     // Without bounds by projection over the relations: costly on every sub-term, and the
     // rules that need a relation ask prove().
-    r = detail::bound_with(Expr(e), facts_, {});
+    // The memo is bounded like the tables begin_call() bounds: past the bound, dropped whole.
+    if (analysis_memo_.size() > (size_t{1} << 16)) analysis_memo_.clear();
+    both = detail::range_and_modular_set(Expr(e), facts_, analysis_memo_);
   } catch (const Error&) {
-    r = ValueRange::all();
+    // One of the two refused (a possibly-zero divisor): each on its own, as each would be asked.
+    try {
+      both.range = detail::bound_with(Expr(e), facts_, {});
+    } catch (const Error&) {
+      both.range = ValueRange::all();
+    }
+    try {
+      both.modular = modular_set(Expr(e), facts_);
+    } catch (const Error&) {
+      both.modular = {};
+    }
   }
-  ranges_.emplace(e, r);
-  return r;
-}
-
-ModularSet Simplifier::modular(const ex& e) {
-  try {
-    return modular_set(Expr(e), facts_);
-  } catch (const Error&) {
-    return {};
-  }
+  return ranges_.emplace(e, std::move(both)).first->second;
 }
 
 bool Simplifier::range_is_exact(const ex& e) const {
@@ -581,7 +593,7 @@ bool Simplifier::range_is_exact(const ex& e) const {
 }
 
 Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
-  ex key = GiNaC::lst{static_cast<int>(op), lhs, rhs};
+  Question key{op, false, lhs, rhs};
   if (auto it = decisions_.find(key); it != decisions_.end()) return it->second;
   Truth t;
   try {
@@ -589,7 +601,7 @@ Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
   } catch (const Error&) {
     t = Truth::Unknown;
   }
-  decisions_.emplace(key, t);
+  decisions_.emplace(std::move(key), t);
   return t;
 }
 
@@ -683,6 +695,18 @@ std::optional<Int> value_at(const ex& e, const std::vector<std::pair<ex, Int>>& 
   return std::nullopt;
 }
 
+// The distinct symbols of e (by identity), each with the value 0.
+void collect_symbols(const ex& e, std::vector<std::pair<ex, Int>>& out) {
+  if (is_symbol(e)) {
+    for (const auto& [symbol, v] : out) {
+      if (symbol.is_equal(e)) return;
+    }
+    out.emplace_back(e, Int(0));
+    return;
+  }
+  for (size_t i = 0, n = e.nops(); i < n; ++i) collect_symbols(e.op(i), out);
+}
+
 bool holds(RelOp op, const Int& v) {  // v op 0
   switch (op) {
     case RelOp::Eq: return v == 0;
@@ -701,35 +725,57 @@ bool holds(RelOp op, const Int& v) {  // v op 0
 // then, and is not asked. Only under facts that are ranges alone (no assumption, no
 // divisibility fact), where a point is allowed exactly when each symbol lies in its range. The
 // points: every symbol at the low end of its range (the high end or 0 when it has none), then
-// at distinct small and larger offsets from there (kept within the range).
+// at distinct small, larger and far offsets from there (kept within the range). The far point
+// refutes the bounds the rules ask of unbounded sizes (x//8 < 4, x + 5 < 16), which prove() would
+// only fail to show.
 bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
   if (!facts_.assumptions().empty() || !facts_.divisibility().empty()) return false;
-  const ex d = lhs - rhs;
+  // lhs - rhs, whose value is asked; against a constant, lhs's value less it (the same symbols
+  // and the same value, without building the difference).
+  const bool constant_rhs = is_integer(rhs);
+  const ex d = constant_rhs ? lhs : lhs - rhs;
+  const Int offset = constant_rhs ? int_of(rhs) : Int(0);
   std::vector<std::pair<ex, Int>> at;
+  collect_symbols(d, at);
+  std::sort(at.begin(), at.end(), [](const auto& a, const auto& b) {
+    return GiNaC::ex_to<GiNaC::symbol>(a.first).get_name() <
+           GiNaC::ex_to<GiNaC::symbol>(b.first).get_name();
+  });
   std::vector<ValueRange> ranges;
-  for (const std::string& name : Expr(d).free_symbols()) {
-    at.emplace_back(Expr::symbol(name).ex(), Int(0));
-    ranges.push_back(facts_.range_of(name));
+  ranges.reserve(at.size());
+  for (const auto& [symbol, value] : at) {
+    ranges.push_back(facts_.range_of(GiNaC::ex_to<GiNaC::symbol>(symbol).get_name()));
   }
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 4; ++k) {
     for (size_t i = 0; i < at.size(); ++i) {
       const ValueRange& r = ranges[i];
       const long step = k == 0   ? 0
                         : k == 1 ? 1 + static_cast<long>(i * 3 % 7)
-                                 : 9 + 13 * static_cast<long>(i);
+                        : k == 2 ? 9 + 13 * static_cast<long>(i)
+                                 : 1000 + 37 * static_cast<long>(i);
       Int v = r.lo() ? *r.lo() + step : r.hi() ? *r.hi() - step : Int(step);
       if (r.hi() && v > *r.hi()) v = *r.hi();
       if (r.lo() && v < *r.lo()) v = *r.lo();
       at[i].second = v;
     }
     std::optional<Int> v = value_at(d, at);
-    if (v && !holds(op, *v)) return true;
+    if (v && !holds(op, *v - offset)) return true;
   }
   return false;
 }
 
 bool Simplifier::shown(RelOp op, const ex& lhs, const ex& rhs) {
-  return !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
+  Question key{op, true, lhs, rhs};
+  if (auto it = decisions_.find(key); it != decisions_.end()) return it->second == Truth::True;
+  bool yes;
+  if (auto it = decisions_.find(Question{op, false, lhs, rhs}); it != decisions_.end()) {
+    // Decided already: a sample point can refute only what prove() (sound) did not show.
+    yes = it->second == Truth::True;
+  } else {
+    yes = !refuted_by_sample(op, lhs, rhs) && decide(op, lhs, rhs) == Truth::True;
+  }
+  decisions_.emplace(std::move(key), yes ? Truth::True : Truth::False);
+  return yes;
 }
 
 bool Simplifier::term_multiple_by_divisors(const ex& t, const Int& c) const {
@@ -766,6 +812,24 @@ const std::vector<std::pair<ex, ex>>& Simplifier::normalized_facts() {
 }
 
 bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
+  if (facts_.divisibility().empty()) {
+    // No known divisor of a symbol and no fact (p, q): only the coefficients can be multiples
+    // of d, read without splitting the terms.
+    if (!is_integer(d)) return false;
+    const Int c = cln::abs(int_of(d));
+    if (c == 0) return false;
+    if (c == 1) return true;
+    if (t.is_zero()) return false;
+    auto multiple = [&](const ex& term) {
+      const GiNaC::numeric k = coefficient_of(term);
+      return k.is_integer() && divides(c, cln::the<Int>(k.to_cl_N()));
+    };
+    if (!is_add(t)) return multiple(t);
+    for (size_t i = 0, n = t.nops(); i < n; ++i) {
+      if (!multiple(t.op(i))) return false;
+    }
+    return true;
+  }
   if (is_integer(d)) {
     Int c = cln::abs(int_of(d));
     if (c == 0) return false;
