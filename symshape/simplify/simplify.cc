@@ -22,6 +22,31 @@ struct RunMap : GiNaC::map_function {
   Simplifier& s;
 };
 
+// A symbol, a number, or a symbol to a natural power.
+bool monomial_factor(const ex& f) {
+  if (is_symbol(f) || is_number(f)) return true;
+  return is_power(f) && is_symbol(f.op(0)) && is_integer(f.op(1)) && int_of(f.op(1)) > 0;
+}
+
+bool monomial(const ex& t) {
+  if (!is_mul(t)) return monomial_factor(t);
+  for (size_t i = 0; i < t.nops(); ++i) {
+    if (!monomial_factor(t.op(i))) return false;
+  }
+  return true;
+}
+
+// A polynomial in symbols, expanded and without denominators (a sum of monomials, or one):
+// run() leaves it as it is (no call, so no rule applies; nothing to expand, and its children are
+// such polynomials too), so it is returned without looking it up or remembering it.
+bool inert_polynomial(const ex& e) {
+  if (!is_add(e)) return monomial(e);
+  for (size_t i = 0; i < e.nops(); ++i) {
+    if (!monomial(e.op(i))) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 unsigned Simplifier::calls_in(const ex& e) {
@@ -32,7 +57,7 @@ unsigned Simplifier::calls_in(const ex& e) {
 }
 
 ex Simplifier::run(const ex& e) {
-  if (is_number(e) || is_symbol(e)) return e;
+  if (is_number(e) || is_symbol(e) || inert_polynomial(e)) return e;
   if (auto it = clean_.find(e); it != clean_.end()) return it->second;
   if (auto it = memo_.find(e); it != memo_.end()) {
     if (!it->second.clean) cut();
@@ -184,6 +209,29 @@ size_t nonconstant_terms(const ex& e) {
   return n;
 }
 
+// e with run() applied to each child, in GiNaC's order of operands (as e.map would), and e
+// itself when no child changes (e.map rebuilds and evaluates the node even then).
+ex run_children(Simplifier& s, const ex& e) {
+  if (!is_add(e) && !is_mul(e) && !is_power(e)) {
+    RunMap m(s);
+    return e.map(m);
+  }
+  const size_t n = e.nops();
+  GiNaC::exvector ops;
+  ops.reserve(n);
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    ex c = e.op(i);
+    ex r = s.run(c);
+    if (!changed && !r.is_equal(c)) changed = true;
+    ops.push_back(std::move(r));
+  }
+  if (!changed) return e;
+  if (is_add(e)) return GiNaC::dynallocate<GiNaC::add>(ops);
+  if (is_mul(e)) return GiNaC::dynallocate<GiNaC::mul>(ops);
+  return GiNaC::pow(ops[0], ops[1]);
+}
+
 }  // namespace
 
 // The normal form keeps products of window sizes factored: a product whose factors are sums of
@@ -192,8 +240,7 @@ size_t nonconstant_terms(const ex& e) {
 // the expanded form (x*((y + 1)//2) - x*((y + 1)//2 - 1) is x). The expanded form is built only
 // to make that choice, so no rule walks the terms a product would expand to.
 ex Simplifier::run_polynomial(const ex& e) {
-  RunMap m(*this);
-  ex mapped = e.map(m);
+  ex mapped = run_children(*this, e);
   bool factored = false;
   if (is_add(mapped)) {
     for (size_t i = 0; i < mapped.nops() && !factored; ++i) {
