@@ -209,6 +209,72 @@ size_t nonconstant_terms(const ex& e) {
   return n;
 }
 
+// Whether expanding the product e would leave it factored in run_polynomial (no fewer
+// non-constant terms than expansion_bound, no fewer nodes than e), shown without expanding it.
+// e is a number times sums of monomials times other monomial factors, over atoms (symbols and
+// calls, to natural powers). When no atom occurs in two of the factors, each choice of one term
+// per factor gives a different monomial: nothing cancels, the expansion has exactly the bound's
+// terms, and its nodes are at least 1 + the nodes of each term's atom factors. false when that
+// lower bound does not reach e's nodes, or e is not of this shape (the caller then expands).
+bool product_stays_factored(const ex& e) {
+  if (!is_mul(e)) return false;
+  struct Group {  // one factor that is a sum, or the other factors together
+    std::vector<ex> atoms;
+    double terms = 1, atom_nodes = 0;
+  };
+  auto add_atom = [](const ex& f, Group& g) {
+    ex base = f;
+    if (is_power(f)) {
+      if (!is_integer(f.op(1)) || int_of(f.op(1)) <= 0) return false;
+      base = f.op(0);
+    }
+    if (!is_symbol(base) && call_of(base) == Fn::None) return false;
+    g.atoms.push_back(base);
+    g.atom_nodes += static_cast<double>(node_count(f));
+    return true;
+  };
+  std::vector<Group> groups(1);  // groups[0]: the factors that are not sums
+  for (size_t i = 0; i < e.nops(); ++i) {
+    const ex f = e.op(i);
+    if (is_number(f)) continue;
+    if (!is_add(f)) {
+      if (!add_atom(f, groups[0])) return false;
+      continue;
+    }
+    Group g;
+    g.terms = static_cast<double>(f.nops());
+    for (size_t j = 0; j < f.nops(); ++j) {
+      const ex t = f.op(j);
+      if (is_number(t)) continue;
+      if (!is_mul(t)) {
+        if (!add_atom(t, g)) return false;
+        continue;
+      }
+      for (size_t k = 0; k < t.nops(); ++k) {
+        if (!is_number(t.op(k)) && !add_atom(t.op(k), g)) return false;
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  if (groups.size() < 2) return false;
+  double expanded_terms = 1;
+  for (size_t a = 0; a < groups.size(); ++a) {
+    expanded_terms *= groups[a].terms;
+    for (size_t b = a + 1; b < groups.size(); ++b) {
+      for (const ex& x : groups[a].atoms) {
+        for (const ex& y : groups[b].atoms) {
+          if (x.is_equal(y)) return false;
+        }
+      }
+    }
+  }
+  // Each atom factor of a term of a sum occurs in expanded_terms / terms expanded terms; the
+  // other factors occur in all of them.
+  double lower = 1;
+  for (const Group& g : groups) lower += expanded_terms / g.terms * g.atom_nodes;
+  return lower >= static_cast<double>(node_count(e));
+}
+
 // e with run() applied to each child, in GiNaC's order of operands (as e.map would), and e
 // itself when no child changes (e.map rebuilds and evaluates the node even then).
 ex run_children(Simplifier& s, const ex& e) {
@@ -250,6 +316,8 @@ ex Simplifier::run_polynomial(const ex& e) {
     factored = product_of_windows(*this, mapped);
   }
   if (factored && !has_symbolic_denominator(mapped)) {
+    // (The sum rules below leave a product as it is.)
+    if (product_stays_factored(mapped)) return mapped;
     ex expanded = poly_normal(mapped);
     const ExpansionBound bound = expansion_bound(mapped);
     if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&

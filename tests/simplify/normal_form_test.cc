@@ -66,6 +66,19 @@ TEST(NormalForm, ProductOfWindowSizesStaysAProduct) {
   EXPECT_EQ(checked("h*((s - 5)//4 + 1) - h*((s - 1)//4)", sizes(), 1, 30), "0");
 }
 
+// Whether a product is expanded is decided without expanding it when its factors share no
+// symbol or call; a shared one (or a factor outside sums of quotients) expands it to decide.
+TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
+  // A shared quotient: (s//4)**2 + 3*(s//4) + 2 has fewer terms than the 4 of the bound.
+  EXPECT_EQ(checked("(s//4 + 1)*(s//4 + 2)", all(), -30, 30), "(s//4)**2 + 3*(s//4) + 2");
+  EXPECT_EQ(checked("(x//2 + y)*(x//2 - y)", all(), -20, 20), "-y**2 + (x//2)**2");
+  // Nothing shared: x*(y//2) + x is no smaller than the product.
+  EXPECT_EQ(checked("x*(y//2 + 1)", all(), -20, 20), "x*(y//2 + 1)");
+  EXPECT_EQ(checked("(s//4 + 1)*((s + 1)//4 + 1)", all(), -30, 30), "(s//4 + 1)*((s + 5)//4)");
+  EXPECT_EQ(checked("(s//4 + 1)*(h//4 + 1)*(s//2)", sizes(), 1, 20),
+            "(h//4 + 1)*(s//4 + 1)*(s//2)");
+}
+
 TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("(x + 7)//2 - (x + 1)//2", all(), -30, 30), "3");
   EXPECT_EQ(checked("(x - 1)//4 - (x + 3)//4", all(), -30, 30), "-1");
