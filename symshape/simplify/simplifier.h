@@ -108,8 +108,8 @@ bool divides(const Int& d, const Int& n);  // d != 0
 // facts, memo tables and the questions the rules ask (ranges first, prove only when a range does
 // not settle it).
 //
-// What depends only on the expression and the facts (ranges, decisions, the calls a skeleton
-// holds) is kept across calls. So is a simplified form, when computing it met no cycle cut, no
+// What depends only on the expression and the facts (ranges, decisions) is kept across calls.
+// So is a simplified form, when computing it met no cycle cut, no
 // depth cap and no memo entry of the kind below: it is then what run() computes afresh.
 // Within one call, a result r is also remembered as its own simplified form (an assumed
 // fixpoint) and a node already being simplified further up the stack is left as it is; a
@@ -124,7 +124,7 @@ class Simplifier {
   void begin_call();
 
   const Facts& facts() const { return facts_; }
-  // skeleton_calls(e), remembered for the call (the rules of a sum ask it of the same sums).
+  // skeleton_calls(e) (a walk of the skeleton costs less than looking it up in a table).
   unsigned calls_in(const ex& e);
   ValueRange range(const ex& e);
   // Whether range(e) is exactly the set of values e takes: e is a constant, or a symbol no
@@ -185,7 +185,6 @@ class Simplifier {
   // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
-  GiNaC::exhashmap<unsigned> calls_;
   GiNaC::exhashmap<ValueRange> ranges_;
   GiNaC::exhashmap<Truth> decisions_;  // keyed by the list {op, lhs, rhs}
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;

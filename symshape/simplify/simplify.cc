@@ -49,12 +49,7 @@ bool inert_polynomial(const ex& e) {
 
 }  // namespace
 
-unsigned Simplifier::calls_in(const ex& e) {
-  if (auto it = calls_.find(e); it != calls_.end()) return it->second;
-  const unsigned calls = skeleton_calls(e);
-  calls_.emplace(e, calls);
-  return calls;
-}
+unsigned Simplifier::calls_in(const ex& e) { return skeleton_calls(e); }
 
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e) || inert_polynomial(e)) return e;
@@ -89,11 +84,10 @@ void Simplifier::begin_call() {
   // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
   // is what computing afresh gives, so dropping changes no answer, only the cost).
   constexpr size_t kMaxKept = size_t{1} << 18;
-  if (clean_.size() + ranges_.size() + decisions_.size() + calls_.size() > kMaxKept) {
+  if (clean_.size() + ranges_.size() + decisions_.size() > kMaxKept) {
     clean_.clear();
     ranges_.clear();
     decisions_.clear();
-    calls_.clear();
   }
 }
 
@@ -342,6 +336,12 @@ struct DivisionTerm {
   ex multiplier;
 };
 
+// terms_of(e).size(), without building the terms.
+size_t term_count(const ex& e) {
+  if (is_add(e)) return e.nops();
+  return e.is_zero() ? 0 : 1;
+}
+
 std::optional<DivisionTerm> division_term(const ex& t) {
   std::vector<ex> factors;
   if (is_mul(t)) {
@@ -380,7 +380,7 @@ std::optional<DivisionTerm> division_term(const ex& t) {
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
 // partner call or a term of m*E. Checked before the candidate is built and simplified, which
 // is what made a sum of products of quotients cost hundreds of microseconds.
-bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
+bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt) {
   const ex& n = dt.call.op(0);
   const ex& d = dt.call.op(1);
   const Fn f = call_of(dt.call);
@@ -388,7 +388,7 @@ bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
                      : f == Fn::CeilDiv ? mod(Expr(poly_normal(-n)), Expr(d)).ex()
                                         : floordiv(Expr(n), Expr(d)).ex();
   std::vector<ex> others;
-  for (const ex& u : terms_of(sum)) {
+  for (const ex& u : terms) {
     if (u.is_equal(t) || is_integer(u)) continue;
     if (u.has(partner)) return true;
     others.push_back(split_term(u).rest);
@@ -413,15 +413,16 @@ bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
 ex Simplifier::recombine(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
-  size_t size = node_count(cur);
+  std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
     bool improved = false;
-    for (const ex& t : terms_of(cur)) {
+    const std::vector<ex> terms = terms_of(cur);
+    for (const ex& t : terms) {
       auto dt = division_term(t);
       if (!dt) continue;
       const ex& call = dt->call;
       const ex &n = call.op(0), &d = call.op(1);
-      if (!may_pair(cur, t, *dt)) continue;
+      if (!may_pair(terms, t, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
@@ -437,7 +438,8 @@ ex Simplifier::recombine(const ex& e) {
       // Taken when smaller, or as small and with fewer terms: s + (-s) % 64 is
       // 64*((s + 63)//64).
       size_t cs = node_count(candidate);
-      if (cs < size || (cs == size && terms_of(candidate).size() < terms_of(cur).size())) {
+      if (!size) size = node_count(cur);
+      if (cs < *size || (cs == *size && term_count(candidate) < terms.size())) {
         cur = candidate;
         size = cs;
         improved = true;
@@ -463,6 +465,11 @@ struct OffsetTerm {
 };
 
 std::optional<OffsetTerm> offset_term(const ex& t) {
+  // The call split_term would find, without building the rest of a product: a product of more
+  // than a call and a coefficient has no call as its rest.
+  const Fn f0 =
+      is_mul(t) ? (t.nops() == 2 && is_number(t.op(1)) ? call_of(t.op(0)) : Fn::None) : call_of(t);
+  if (f0 != Fn::FloorDiv && f0 != Fn::Mod) return std::nullopt;
   Term term = split_term(t);
   Fn f = call_of(term.rest);
   if ((f != Fn::FloorDiv && f != Fn::Mod) || !term.coeff.is_integer()) return std::nullopt;
