@@ -31,6 +31,20 @@ inline bool is_symbol(const ex& e) { return detail::is_exactly<GiNaC::symbol>(e)
 inline bool is_integer(const ex& e) {
   return is_number(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
+// The (rest, coefficient) pairs of a sum or a product, read in place. e.op(i) of a sum builds
+// the product rest*coeff for each term with a coefficient (and of a product, the power
+// rest^coeff), which a walk that only looks does not need. A term of a sum is rest*coeff (rest
+// is not a sum, nor a product with a coefficient); a factor of a product is rest^coeff. The
+// overall coefficient (0 for a sum, 1 for a product when absent) is not among the pairs.
+struct PairsOf : GiNaC::expairseq {
+  static const GiNaC::epvector& pairs(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::seq);
+  }
+  static const ex& overall(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::overall_coeff);
+  }
+};
+
 // Which integer function e calls (Fn::None for anything else).
 inline Fn call_of(const ex& e) {
   return detail::is_exactly<GiNaC::function>(e) ? function_of(e) : Fn::None;
@@ -49,6 +63,10 @@ bool integer_polynomial(const ex& e);
 // (has_denominator, whether the skeleton is an exact quotient, is in symshape/expr/functions.h.)
 // The skeleton has a negative power (a symbolic denominator such as y^-1).
 bool has_symbolic_denominator(const ex& e);
+// The skeleton has a product with a sum among its factors, or a sum to a natural power >= 2.
+bool needs_expand(const ex& e);
+// The nodes of e's tree as e.op() shows them (a call and its arguments included).
+size_t node_count(const ex& e);
 // The skeleton contains a function call of kind f.
 bool skeleton_has(const ex& e, Fn f);
 // The kinds of function call the skeleton contains, as a set of fn_bit()s.

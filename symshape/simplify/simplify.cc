@@ -28,21 +28,26 @@ bool monomial_factor(const ex& f) {
   return is_power(f) && is_symbol(f.op(0)) && is_integer(f.op(1)) && int_of(f.op(1)) > 0;
 }
 
+// A product of monomial factors; read on its pairs (rest^coeff, see PairsOf).
 bool monomial(const ex& t) {
   if (!is_mul(t)) return monomial_factor(t);
-  for (size_t i = 0; i < t.nops(); ++i) {
-    if (!monomial_factor(t.op(i))) return false;
+  for (const GiNaC::expair& p : PairsOf::pairs(t)) {
+    const bool factor = p.coeff.is_equal(1)
+                            ? is_symbol(p.rest) || is_number(p.rest)
+                            : is_symbol(p.rest) && is_integer(p.coeff) && int_of(p.coeff) > 0;
+    if (!factor) return false;
   }
   return true;
 }
 
 // A polynomial in symbols, expanded and without denominators (a sum of monomials, or one):
 // run() leaves it as it is (no call, so no rule applies; nothing to expand, and its children are
-// such polynomials too), so it is returned without looking it up or remembering it.
+// such polynomials too), so it is returned without looking it up or remembering it. A term
+// rest*coeff of a sum is a monomial when rest is.
 bool inert_polynomial(const ex& e) {
   if (!is_add(e)) return monomial(e);
-  for (size_t i = 0; i < e.nops(); ++i) {
-    if (!monomial(e.op(i))) return false;
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!monomial(p.rest)) return false;
   }
   return true;
 }
@@ -128,21 +133,6 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 }  // namespace
 
 namespace {
-
-// The nodes of e's tree (e's preorder walk, without GiNaC's iterator, whose stack of iterators
-// cost more than the count). Iterative: a nest of calls can be deep.
-size_t node_count(const ex& e) {
-  if (e.nops() == 0) return 1;
-  size_t n = 0;
-  std::vector<ex> todo{e};
-  while (!todo.empty()) {
-    const ex x = std::move(todo.back());
-    todo.pop_back();
-    ++n;
-    for (size_t i = 0; i < x.nops(); ++i) todo.push_back(x.op(i));
-  }
-  return n;
-}
 
 // A product (or natural power) with a sum of quotients among its factors, as window sizes
 // multiplied in a flatten: `64*((s - 5)//4 + 1)*((h - 5)//4 + 1)`. Polynomials without calls
