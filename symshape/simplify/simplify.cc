@@ -342,9 +342,17 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   for (size_t i = 0; i < factors.size(); ++i) {
     Fn f = call_of(factors[i]);
     if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
+    // The other factors' product (one factor is itself; none is 1).
     ex rest = 1;
-    for (size_t j = 0; j < factors.size(); ++j) {
-      if (j != i) rest = rest * factors[j];
+    if (factors.size() == 2) {
+      rest = factors[1 - i];
+    } else if (factors.size() > 2) {
+      GiNaC::exvector others;
+      others.reserve(factors.size() - 1);
+      for (size_t j = 0; j < factors.size(); ++j) {
+        if (j != i) others.push_back(factors[j]);
+      }
+      rest = GiNaC::dynallocate<GiNaC::mul>(others);
     }
     if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
     const ex& d = factors[i].op(1);
@@ -535,7 +543,8 @@ ex Simplifier::relate_offsets(const ex& e) {
       }
     }
     const ex cx = ex_of(c);
-    const ex q = floordiv(Expr(x), Expr(cx)).ex(), rx = mod(Expr(x), Expr(cx)).ex();
+    // The candidates' parts are built only for a table they fit (most fit none).
+    auto rx = [&] { return mod(Expr(x), Expr(cx)).ex(); };
     auto fits = [&](auto&& g) {
       for (long r = 0; r < n; ++r) {
         if (f[static_cast<size_t>(r)] != g(Int(r))) return false;
@@ -546,23 +555,25 @@ ex Simplifier::relate_offsets(const ex& e) {
     const Int a0 = f[0], b = f[1] - f[0];
     if (fits([&](const Int& r) { return a0 + b * r; })) {
       candidates.push_back(a_q == b * c ? ex_of(b) * x + ex_of(a0)
-                                        : ex_of(a_q) * q + ex_of(b) * rx + ex_of(a0));
+                                        : ex_of(a_q) * floordiv(Expr(x), Expr(cx)).ex() +
+                                              ex_of(b) * rx() + ex_of(a0));
     }
     for (Int j = 0; j < c; j = j + 1) {
-      ex shifted = poly_normal(x + ex_of(j));
+      auto shifted = [&] { return poly_normal(x + ex_of(j)); };
       if (a_q == 1 || a_q == -1) {
         if (fits([&](const Int& r) { return a0 + a_q * floor_div(r + j, c); })) {
-          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted), Expr(cx)).ex() + ex_of(a0));
+          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted()), Expr(cx)).ex() + ex_of(a0));
         }
       } else if (a_q == 0) {
         for (int sb : {1, -1}) {
           if (j > 0 && fits([&](const Int& r) { return a0 + Int(sb) * floor_div(r + j, c); })) {
-            ex step = floordiv(Expr(rx + ex_of(j)), Expr(cx)).ex();
+            ex step = floordiv(Expr(rx() + ex_of(j)), Expr(cx)).ex();
             candidates.push_back(ex_of(Int(sb)) * step + ex_of(a0));
           }
           const Int base = f[0] - Int(sb) * cln::mod(j, c);
           if (fits([&](const Int& r) { return base + Int(sb) * cln::mod(r + j, c); })) {
-            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted), Expr(cx)).ex() + ex_of(base));
+            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted()), Expr(cx)).ex() +
+                                 ex_of(base));
           }
         }
       }
