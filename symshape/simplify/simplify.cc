@@ -615,7 +615,9 @@ ex Simplifier::run_function(const ex& e) {
       // rules run once, not once per level of the nest (which made max of n arguments cubic).
       cur = run_args(e, f);
     } else {
-      cur = apply(f, Expr(run(e.op(0))), Expr(run(e.op(1)))).ex();
+      const ex a = run(e.op(0)), b = run(e.op(1));
+      // With its arguments unchanged the call is e itself (evaluating it again gives e).
+      cur = a.is_equal(e.op(0)) && b.is_equal(e.op(1)) ? e : apply(f, Expr(a), Expr(b)).ex();
     }
   } catch (const Error&) {
     // The divisor simplified to 0: e is undefined wherever the facts hold. Leave it as written
