@@ -75,10 +75,17 @@ ex Simplifier::run(const ex& e) {
   const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
   const bool clean = cuts_ == cuts_before;
-  memo_.emplace(e, Memo{r, clean});
-  if (clean) clean_.emplace(e, r);
-  // r as its own simplified form: assumed, not computed, so for this call only.
-  memo_.emplace(r, Memo{r, false});
+  // A clean result is found in clean_ first, so it is not kept in memo_ too.
+  if (clean) {
+    clean_.emplace(e, r);
+  } else {
+    memo_.emplace(e, Memo{r, false});
+  }
+  // r as its own simplified form: assumed, not computed, so for this call only. (Not for e
+  // itself, nor for what run() returns as it is without looking it up.)
+  if (!are_ex_trivially_equal(r, e) && !is_number(r) && !is_symbol(r) && !inert_polynomial(r)) {
+    memo_.emplace(r, Memo{r, false});
+  }
   return r;
 }
 
