@@ -493,6 +493,30 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
   return OffsetTerm{int_of(term.coeff), int_of(d), k, sum_of(rest), f == Fn::FloorDiv};
 }
 
+// Whether relate_offsets can find something in the sum e: two offset terms, or one remainder
+// with an offset (the test below on the parsed terms), told without building each term's x.
+// A term is an offset term when offset_term would parse it: a call to // or % with an integer
+// coefficient and a divisor in [2, kMaxOffsetModulus], of a non-constant argument, whose
+// constant k is the argument's numeric coefficient when that is an integer.
+bool may_relate_offsets(const ex& e) {
+  size_t found = 0;
+  bool mod_with_offset = false;
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!is_integer(p.coeff)) continue;
+    const Fn f = call_of(p.rest);
+    if (f != Fn::FloorDiv && f != Fn::Mod) continue;
+    const ex& d = p.rest.op(1);
+    if (!is_integer(d) || int_of(d) < 2 || int_of(d) > kMaxOffsetModulus) continue;
+    const ex& n = p.rest.op(0);
+    if (is_integer(n)) continue;
+    ++found;
+    const bool offset =
+        is_add(n) && is_integer(PairsOf::overall(n)) && !PairsOf::overall(n).is_zero();
+    mod_with_offset = f == Fn::Mod && offset;
+  }
+  return found >= 2 || (found == 1 && mod_with_offset);
+}
+
 }  // namespace
 
 // Rule: divisions of x + k by one constant c with different offsets k (and of -x + k) are
@@ -505,6 +529,7 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
 // the sum gets smaller.
 ex Simplifier::relate_offsets(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & (fn_bit(Fn::FloorDiv) | fn_bit(Fn::Mod)))) return e;
+  if (!may_relate_offsets(e)) return e;
   std::vector<ex> terms = terms_of(e);
   std::vector<std::optional<OffsetTerm>> parsed;
   size_t found = 0;

@@ -79,6 +79,18 @@ TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
             "(h//4 + 1)*(s//4 + 1)*(s//2)");
 }
 
+// Divisions of one x by one constant with different offsets are related; a sum with fewer than
+// two of them (or one remainder with an offset) is left to the other rules.
+TEST(NormalForm, OffsetsOfOneDivisionAreRelated) {
+  EXPECT_EQ(checked("2 - (t + 1) % 2", all(), -30, 30), "t % 2 + 1");
+  EXPECT_EQ(checked("x % 2 + (x + 1) % 2", all(), -30, 30), "1");
+  EXPECT_EQ(checked("(x + 1)//2 - x//2", all(), -30, 30), "x % 2");
+  // One remainder whose table is no smaller, a divisor past the tabulated ones, one quotient.
+  EXPECT_EQ(checked("(t + 3) % 4 + 2", all(), -30, 30), "(t + 3) % 4 + 2");
+  EXPECT_EQ(checked("(x + 1) % 17 + 1", all(), -40, 40), "(x + 1) % 17 + 1");
+  EXPECT_EQ(checked("(x + 3)//4 + 1", all(), -30, 30), "(x + 7)//4");
+}
+
 TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("(x + 7)//2 - (x + 1)//2", all(), -30, 30), "3");
   EXPECT_EQ(checked("(x - 1)//4 - (x + 3)//4", all(), -30, 30), "-1");
