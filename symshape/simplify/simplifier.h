@@ -126,11 +126,11 @@ bool divides(const Int& d, const Int& n);  // d != 0
 // facts, memo tables and the questions the rules ask (ranges first, prove only when a range does
 // not settle it).
 //
-// What depends only on the expression and the facts (ranges, decisions) is kept across calls.
-// So is a simplified form, when computing it met no cycle cut, no
-// depth cap and no memo entry of the kind below: it is then what run() computes afresh.
-// Within one call, a result r is also remembered as its own simplified form (an assumed
-// fixpoint) and a node already being simplified further up the stack is left as it is; a
+// What depends only on the expression and the facts (ranges, decisions) is kept across calls,
+// and so is each top-level result (see top_level_result). So is a simplified form, when computing
+// it met no cycle cut, no depth cap and no memo entry of the kind below: it is then what run()
+// computes afresh. Within one call, a result r is also remembered as its own simplified form (an
+// assumed fixpoint) and a node already being simplified further up the stack is left as it is; a
 // result that used either is remembered for that call only.
 class Simplifier {
  public:
@@ -140,6 +140,15 @@ class Simplifier {
   ex run(const ex& e);
   // Starts another top-level call: forgets what held only within the last one.
   void begin_call();
+  // The result of an earlier top-level call on e (simplify_substituted, from an empty memo_,
+  // so what simplify() gives) that cut a cycle, and so is not in clean_; nullptr when there is
+  // none. Looked up only at the top level: inside another call, run(e) may meet the cycle
+  // differently.
+  const ex* top_level_result(const ex& e) const;
+  void remember_top_level(const ex& e, const ex& r) { top_.emplace(e, r); }
+  // How many cycle cuts, depth caps and call-only memo entries results have met so far (a
+  // result that met none is kept in clean_ already).
+  unsigned long cuts() const { return cuts_; }
 
   const Facts& facts() const { return facts_; }
   // skeleton_calls(e) (a walk of the skeleton costs less than looking it up in a table).
@@ -199,6 +208,7 @@ class Simplifier {
   const Facts& facts_;
   GiNaC::exhashmap<Memo> memo_;
   GiNaC::exhashmap<ex> clean_;  // kept across calls
+  GiNaC::exhashmap<ex> top_;    // top-level results, kept across calls
   unsigned long cuts_ = 0;
   // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.

@@ -96,11 +96,18 @@ void Simplifier::begin_call() {
   // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
   // is what computing afresh gives, so dropping changes no answer, only the cost).
   constexpr size_t kMaxKept = size_t{1} << 18;
-  if (clean_.size() + ranges_.size() + decisions_.size() > kMaxKept) {
+  if (clean_.size() + top_.size() + ranges_.size() + decisions_.size() > kMaxKept) {
     clean_.clear();
+    top_.clear();
     ranges_.clear();
     decisions_.clear();
   }
+}
+
+const ex* Simplifier::top_level_result(const ex& e) const {
+  if (top_.empty()) return nullptr;
+  auto it = top_.find(e);
+  return it == top_.end() ? nullptr : &it->second;
 }
 
 namespace {
@@ -1195,7 +1202,11 @@ Simplification::~Simplification() = default;
 Expr Simplification::simplify(const Expr& e) {
   SimplifyScope scope;
   s_->begin_call();
-  return Expr(detail::simplify_substituted(*s_, e.ex()));
+  if (const GiNaC::ex* r = s_->top_level_result(e.ex())) return Expr(*r);
+  const unsigned long cuts = s_->cuts();
+  const GiNaC::ex r = detail::simplify_substituted(*s_, e.ex());
+  if (s_->cuts() != cuts) s_->remember_top_level(e.ex(), r);
+  return Expr(r);
 }
 
 Cond Simplification::simplify(const Cond& c) {
