@@ -281,10 +281,6 @@ Int integer_content(const ex& e) {
 
 namespace {
 
-// Expanding further than this many terms keeps the compact form: (a+b+c+d+e)**30 would be 46,376
-// terms (megabytes of text) where the power is 23 bytes. Simplest means smallest.
-constexpr double kMaxExpandedTerms = 2000;
-
 // An upper bound on the number of terms of e.expand(), saturating above kMaxExpandedTerms.
 double expanded_terms(const ex& e) {
   constexpr double kOver = 2 * kMaxExpandedTerms;

@@ -90,8 +90,12 @@ GiNaC::numeric coefficient_of(const ex& t);
 // The gcd of the integer coefficients of a polynomial with integer coefficients (0 for 0).
 Int integer_content(const ex& e);
 
-// The polynomial normal form: sums and products expanded; a symbolic denominator cancelled
-// against the numerator (numerator / denominator, both expanded). Cheap when nothing changes.
+// Expanding further than this many terms keeps the compact form: (a+b+c+d+e)**30 would be 46,376
+// terms (megabytes of text) where the power is 23 bytes. Simplest means smallest.
+inline constexpr double kMaxExpandedTerms = 2000;
+// The polynomial normal form: sums and products expanded (up to kMaxExpandedTerms terms); a
+// symbolic denominator cancelled against the numerator (numerator / denominator, both
+// expanded). Cheap when nothing changes.
 ex poly_normal(const ex& e);
 
 // q such that n == q * d with q a polynomial with integer coefficients (so d divides n at every

@@ -256,8 +256,10 @@ bool product_stays_factored(const ex& e) {
   }
   if (groups.size() < 2) return false;
   double expanded_terms = 1;
+  for (const Group& g : groups) expanded_terms *= g.terms;
+  // Past poly_normal's bound it does not expand e whole: the caller decides on what it gives.
+  if (expanded_terms > kMaxExpandedTerms) return false;
   for (size_t a = 0; a < groups.size(); ++a) {
-    expanded_terms *= groups[a].terms;
     for (size_t b = a + 1; b < groups.size(); ++b) {
       for (const ex& x : groups[a].atoms) {
         for (const ex& y : groups[b].atoms) {

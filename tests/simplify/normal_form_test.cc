@@ -77,6 +77,12 @@ TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
   EXPECT_EQ(checked("(s//4 + 1)*((s + 1)//4 + 1)", all(), -30, 30), "(s//4 + 1)*((s + 5)//4)");
   EXPECT_EQ(checked("(s//4 + 1)*(h//4 + 1)*(s//2)", sizes(), 1, 20),
             "(h//4 + 1)*(s//4 + 1)*(s//2)");
+  // Past the 2,000 terms poly_normal expands, the product is kept without expanding it.
+  std::string big;
+  for (char c : std::string("abcdefghijk")) {
+    big += std::string(big.empty() ? "" : "*") + "(" + c + "//2 + 1)";
+  }
+  EXPECT_EQ(simplify(parsed(big), sizes()).str(), big);
 }
 
 // Divisions of one x by one constant with different offsets are related; a sum with fewer than
