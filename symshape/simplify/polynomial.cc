@@ -268,14 +268,24 @@ GiNaC::numeric coefficient_of(const ex& t) {
   return GiNaC::numeric(1);
 }
 
+// On a sum's pairs: a term rest*coeff has coefficient coeff (rest has none), and the constant
+// term is the overall coefficient.
 Int integer_content(const ex& e) {
   Int g = 0;
-  for (const ex& t : terms_of(e)) {
-    const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer()) return 1;
+  auto add = [&g](const GiNaC::numeric& coeff) {
+    if (!coeff.is_integer()) return false;
     g = cln::gcd(g, int_of(coeff));
-    if (g == 1) break;
+    return g != 1;
+  };
+  if (!is_add(e)) {
+    if (!e.is_zero() && !add(coefficient_of(e))) return 1;
+    return g;
   }
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!add(GiNaC::ex_to<GiNaC::numeric>(p.coeff))) return 1;
+  }
+  const ex& constant = PairsOf::overall(e);
+  if (!constant.is_zero() && !add(GiNaC::ex_to<GiNaC::numeric>(constant))) return 1;
   return g;
 }
 

@@ -1,8 +1,8 @@
 // The skeleton walks of the simplifier (node_count, skeleton_calls, has_symbolic_denominator,
-// needs_expand) read sums and products on GiNaC's (rest, coefficient) pairs instead of building
-// each operand with e.op(i). They must answer what a walk over e.op(i) answers: checked against
-// such a walk on random expressions, scaled by rationals and divided by powers, and on the
-// shapes the pairs spell differently (a coefficient times a product, a power of a sum).
+// needs_expand, integer_content) read sums and products on GiNaC's (rest, coefficient) pairs
+// instead of building each operand with e.op(i). They must answer what a walk over e.op(i) answers:
+// checked against such a walk on random expressions, scaled by rationals and divided by powers, and
+// on the shapes the pairs spell differently (a coefficient times a product, a power of a sum).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -71,12 +71,24 @@ bool reference_needs_expand(const ex& e) {
   return false;
 }
 
+Int reference_content(const ex& e) {
+  Int g = 0;
+  for (const ex& t : detail::terms_of(e)) {
+    const GiNaC::numeric coeff = detail::coefficient_of(t);
+    if (!coeff.is_integer()) return 1;
+    g = cln::gcd(g, detail::int_of(coeff));
+    if (g == 1) break;
+  }
+  return g;
+}
+
 void expect_walks_agree(const ex& e) {
   const std::string text = Expr(e).str();
   EXPECT_EQ(detail::node_count(e), reference_nodes(e)) << text;
   EXPECT_EQ(detail::skeleton_calls(e), reference_calls(e)) << text;
   EXPECT_EQ(detail::has_symbolic_denominator(e), reference_denominator(e)) << text;
   EXPECT_EQ(detail::needs_expand(e), reference_needs_expand(e)) << text;
+  EXPECT_EQ(detail::integer_content(e), reference_content(e)) << text;
 }
 
 TEST(SkeletonWalks, AgreeWithAWalkOverOperandsOnRandomExpressions) {
