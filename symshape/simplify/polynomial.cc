@@ -55,18 +55,23 @@ class Atomizer {
   GiNaC::exmap forward_, back_;
 };
 
+}  // namespace
+
+// Read on the pairs: a term rest*coeff of a sum needs expanding when rest does (rest is not a
+// sum); a factor rest^coeff of a product when rest is a sum and coeff 1 or a natural number
+// >= 2, or when rest does.
 bool needs_expand(const ex& e) {
   if (is_add(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (needs_expand(e.op(i))) return true;
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      if (needs_expand(p.rest)) return true;
     }
     return false;
   }
   if (is_mul(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      const ex& f = e.op(i);
-      if (is_add(f)) return true;
-      if (needs_expand(f)) return true;
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      if (is_add(p.rest) && (p.coeff.is_equal(1) || (is_integer(p.coeff) && int_of(p.coeff) >= 2)))
+        return true;
+      if (needs_expand(p.rest)) return true;
     }
     return false;
   }
@@ -77,6 +82,8 @@ bool needs_expand(const ex& e) {
   }
   return false;
 }
+
+namespace {
 
 // The lcm of the denominators of the numbers in the skeleton.
 Int denominator_lcm(const ex& e) {
@@ -158,14 +165,18 @@ bool integer_polynomial(const ex& e) {
   return true;  // symbols, and function calls (integer-valued by construction)
 }
 
+// On the pairs: a term rest*coeff has one when rest has; a factor rest^coeff when coeff is a
+// negative integer or rest has one.
 bool has_symbolic_denominator(const ex& e) {
   if (is_power(e)) {
     if (is_integer(e.op(1)) && int_of(e.op(1)) < 0) return true;
     return has_symbolic_denominator(e.op(0));
   }
   if (is_add(e) || is_mul(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (has_symbolic_denominator(e.op(i))) return true;
+    const bool product = is_mul(e);
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      if (product && is_integer(p.coeff) && int_of(p.coeff) < 0) return true;
+      if (has_symbolic_denominator(p.rest)) return true;
     }
   }
   return false;
@@ -176,10 +187,41 @@ bool skeleton_has(const ex& e, Fn f) { return (skeleton_calls(e) & fn_bit(f)) !=
 unsigned skeleton_calls(const ex& e) {
   if (const Fn f = call_of(e); f != Fn::None) return fn_bit(f);
   unsigned calls = 0;
-  if (is_add(e) || is_mul(e) || is_power(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) calls |= skeleton_calls(e.op(i));
+  if (is_add(e) || is_mul(e)) {
+    // The coefficients are numbers.
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) calls |= skeleton_calls(p.rest);
+  } else if (is_power(e)) {
+    calls = skeleton_calls(e.op(0)) | skeleton_calls(e.op(1));
   }
   return calls;
+}
+
+// The nodes of e's tree (e's preorder walk, without GiNaC's iterator, whose stack of iterators
+// cost more than the count). Iterative: a nest of calls can be deep.
+// Sums and products are read on their pairs (see PairsOf): a term rest*coeff of a sum is rest
+// when coeff is 1, else a product of rest's factors and coeff (one node more than rest when rest
+// is a product, two more otherwise); a factor rest^coeff of a product is rest when coeff is 1,
+// else a power (two nodes more). The overall coefficient is one node when present.
+size_t node_count(const ex& e) {
+  if (e.nops() == 0) return 1;
+  size_t n = 0;
+  std::vector<ex> todo{e};
+  while (!todo.empty()) {
+    const ex x = std::move(todo.back());
+    todo.pop_back();
+    ++n;
+    const bool sum = is_add(x);
+    if (sum || is_mul(x)) {
+      for (const GiNaC::expair& p : PairsOf::pairs(x)) {
+        if (!p.coeff.is_equal(1)) n += sum && is_mul(p.rest) ? 1 : 2;
+        todo.push_back(p.rest);
+      }
+      if (!PairsOf::overall(x).is_equal(sum ? 0 : 1)) ++n;
+      continue;
+    }
+    for (size_t i = 0; i < x.nops(); ++i) todo.push_back(x.op(i));
+  }
+  return n;
 }
 
 std::vector<ex> terms_of(const ex& e) {
@@ -226,22 +268,28 @@ GiNaC::numeric coefficient_of(const ex& t) {
   return GiNaC::numeric(1);
 }
 
+// On a sum's pairs: a term rest*coeff has coefficient coeff (rest has none), and the constant
+// term is the overall coefficient.
 Int integer_content(const ex& e) {
   Int g = 0;
-  for (const ex& t : terms_of(e)) {
-    const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer()) return 1;
+  auto add = [&g](const GiNaC::numeric& coeff) {
+    if (!coeff.is_integer()) return false;
     g = cln::gcd(g, int_of(coeff));
-    if (g == 1) break;
+    return g != 1;
+  };
+  if (!is_add(e)) {
+    if (!e.is_zero() && !add(coefficient_of(e))) return 1;
+    return g;
   }
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!add(GiNaC::ex_to<GiNaC::numeric>(p.coeff))) return 1;
+  }
+  const ex& constant = PairsOf::overall(e);
+  if (!constant.is_zero() && !add(GiNaC::ex_to<GiNaC::numeric>(constant))) return 1;
   return g;
 }
 
 namespace {
-
-// Expanding further than this many terms keeps the compact form: (a+b+c+d+e)**30 would be 46,376
-// terms (megabytes of text) where the power is 23 bytes. Simplest means smallest.
-constexpr double kMaxExpandedTerms = 2000;
 
 // An upper bound on the number of terms of e.expand(), saturating above kMaxExpandedTerms.
 double expanded_terms(const ex& e) {

@@ -33,6 +33,20 @@ inline bool is_symbol(const ex& e) { return detail::is_exactly<GiNaC::symbol>(e)
 inline bool is_integer(const ex& e) {
   return is_number(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
+// The (rest, coefficient) pairs of a sum or a product, read in place. e.op(i) of a sum builds
+// the product rest*coeff for each term with a coefficient (and of a product, the power
+// rest^coeff), which a walk that only looks does not need. A term of a sum is rest*coeff (rest
+// is not a sum, nor a product with a coefficient); a factor of a product is rest^coeff. The
+// overall coefficient (0 for a sum, 1 for a product when absent) is not among the pairs.
+struct PairsOf : GiNaC::expairseq {
+  static const GiNaC::epvector& pairs(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::seq);
+  }
+  static const ex& overall(const ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::overall_coeff);
+  }
+};
+
 // Which integer function e calls (Fn::None for anything else).
 inline Fn call_of(const ex& e) {
   return detail::is_exactly<GiNaC::function>(e) ? function_of(e) : Fn::None;
@@ -51,6 +65,10 @@ bool integer_polynomial(const ex& e);
 // (has_denominator, whether the skeleton is an exact quotient, is in symshape/expr/functions.h.)
 // The skeleton has a negative power (a symbolic denominator such as y^-1).
 bool has_symbolic_denominator(const ex& e);
+// The skeleton has a product with a sum among its factors, or a sum to a natural power >= 2.
+bool needs_expand(const ex& e);
+// The nodes of e's tree as e.op() shows them (a call and its arguments included).
+size_t node_count(const ex& e);
 // The skeleton contains a function call of kind f.
 bool skeleton_has(const ex& e, Fn f);
 // The kinds of function call the skeleton contains, as a set of fn_bit()s.
@@ -74,8 +92,12 @@ GiNaC::numeric coefficient_of(const ex& t);
 // The gcd of the integer coefficients of a polynomial with integer coefficients (0 for 0).
 Int integer_content(const ex& e);
 
-// The polynomial normal form: sums and products expanded; a symbolic denominator cancelled
-// against the numerator (numerator / denominator, both expanded). Cheap when nothing changes.
+// Expanding further than this many terms keeps the compact form: (a+b+c+d+e)**30 would be 46,376
+// terms (megabytes of text) where the power is 23 bytes. Simplest means smallest.
+inline constexpr double kMaxExpandedTerms = 2000;
+// The polynomial normal form: sums and products expanded (up to kMaxExpandedTerms terms); a
+// symbolic denominator cancelled against the numerator (numerator / denominator, both
+// expanded). Cheap when nothing changes.
 ex poly_normal(const ex& e);
 
 // q such that n == q * d with q a polynomial with integer coefficients (so d divides n at every
@@ -110,11 +132,11 @@ bool divides(const Int& d, const Int& n);  // d != 0
 // facts, memo tables and the questions the rules ask (ranges first, prove only when a range does
 // not settle it).
 //
-// What depends only on the expression and the facts (ranges, decisions, the calls a skeleton
-// holds) is kept across calls. So is a simplified form, when computing it met no cycle cut, no
-// depth cap and no memo entry of the kind below: it is then what run() computes afresh.
-// Within one call, a result r is also remembered as its own simplified form (an assumed
-// fixpoint) and a node already being simplified further up the stack is left as it is; a
+// What depends only on the expression and the facts (ranges, decisions) is kept across calls,
+// and so is each top-level result (see top_level_result). So is a simplified form, when computing
+// it met no cycle cut, no depth cap and no memo entry of the kind below: it is then what run()
+// computes afresh. Within one call, a result r is also remembered as its own simplified form (an
+// assumed fixpoint) and a node already being simplified further up the stack is left as it is; a
 // result that used either is remembered for that call only.
 class Simplifier {
  public:
@@ -124,9 +146,18 @@ class Simplifier {
   ex run(const ex& e);
   // Starts another top-level call: forgets what held only within the last one.
   void begin_call();
+  // The result of an earlier top-level call on e (simplify_substituted, from an empty memo_,
+  // so what simplify() gives) that cut a cycle, and so is not in clean_; nullptr when there is
+  // none. Looked up only at the top level: inside another call, run(e) may meet the cycle
+  // differently.
+  const ex* top_level_result(const ex& e) const;
+  void remember_top_level(const ex& e, const ex& r) { top_.emplace(e, r); }
+  // How many cycle cuts, depth caps and call-only memo entries results have met so far (a
+  // result that met none is kept in clean_ already).
+  unsigned long cuts() const { return cuts_; }
 
   const Facts& facts() const { return facts_; }
-  // skeleton_calls(e), remembered for the call (the rules of a sum ask it of the same sums).
+  // skeleton_calls(e) (a walk of the skeleton costs less than looking it up in a table).
   unsigned calls_in(const ex& e);
   ValueRange range(const ex& e);
   // Whether range(e) is exactly the set of values e takes: e is a constant, or a symbol no
@@ -185,11 +216,11 @@ class Simplifier {
   const Facts& facts_;
   GiNaC::exhashmap<Memo> memo_;
   GiNaC::exhashmap<ex> clean_;  // kept across calls
+  GiNaC::exhashmap<ex> top_;    // top-level results, kept across calls
   unsigned long cuts_ = 0;
   // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
   // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
   GiNaC::exhashmap<bool> active_;
-  GiNaC::exhashmap<unsigned> calls_;
   AnalysisMemo analysis_memo_;                // the sub-terms' analyses behind ranges_
   GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
   // decide() and shown() answers, by question (no GiNaC list built to key them).

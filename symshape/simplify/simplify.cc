@@ -22,17 +22,42 @@ struct RunMap : GiNaC::map_function {
   Simplifier& s;
 };
 
-}  // namespace
-
-unsigned Simplifier::calls_in(const ex& e) {
-  if (auto it = calls_.find(e); it != calls_.end()) return it->second;
-  const unsigned calls = skeleton_calls(e);
-  calls_.emplace(e, calls);
-  return calls;
+// A symbol, a number, or a symbol to a natural power.
+bool monomial_factor(const ex& f) {
+  if (is_symbol(f) || is_number(f)) return true;
+  return is_power(f) && is_symbol(f.op(0)) && is_integer(f.op(1)) && int_of(f.op(1)) > 0;
 }
 
+// A product of monomial factors; read on its pairs (rest^coeff, see PairsOf).
+bool monomial(const ex& t) {
+  if (!is_mul(t)) return monomial_factor(t);
+  for (const GiNaC::expair& p : PairsOf::pairs(t)) {
+    const bool factor = p.coeff.is_equal(1)
+                            ? is_symbol(p.rest) || is_number(p.rest)
+                            : is_symbol(p.rest) && is_integer(p.coeff) && int_of(p.coeff) > 0;
+    if (!factor) return false;
+  }
+  return true;
+}
+
+// A polynomial in symbols, expanded and without denominators (a sum of monomials, or one):
+// run() leaves it as it is (no call, so no rule applies; nothing to expand, and its children are
+// such polynomials too), so it is returned without looking it up or remembering it. A term
+// rest*coeff of a sum is a monomial when rest is.
+bool inert_polynomial(const ex& e) {
+  if (!is_add(e)) return monomial(e);
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!monomial(p.rest)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+unsigned Simplifier::calls_in(const ex& e) { return skeleton_calls(e); }
+
 ex Simplifier::run(const ex& e) {
-  if (is_number(e) || is_symbol(e)) return e;
+  if (is_number(e) || is_symbol(e) || inert_polynomial(e)) return e;
   if (auto it = clean_.find(e); it != clean_.end()) return it->second;
   if (auto it = memo_.find(e); it != memo_.end()) {
     if (!it->second.clean) cut();
@@ -50,10 +75,17 @@ ex Simplifier::run(const ex& e) {
   const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
   const bool clean = cuts_ == cuts_before;
-  memo_.emplace(e, Memo{r, clean});
-  if (clean) clean_.emplace(e, r);
-  // r as its own simplified form: assumed, not computed, so for this call only.
-  memo_.emplace(r, Memo{r, false});
+  // A clean result is found in clean_ first, so it is not kept in memo_ too.
+  if (clean) {
+    clean_.emplace(e, r);
+  } else {
+    memo_.emplace(e, Memo{r, false});
+  }
+  // r as its own simplified form: assumed, not computed, so for this call only. (Not for e
+  // itself, nor for what run() returns as it is without looking it up.)
+  if (!are_ex_trivially_equal(r, e) && !is_number(r) && !is_symbol(r) && !inert_polynomial(r)) {
+    memo_.emplace(r, Memo{r, false});
+  }
   return r;
 }
 
@@ -64,12 +96,18 @@ void Simplifier::begin_call() {
   // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
   // is what computing afresh gives, so dropping changes no answer, only the cost).
   constexpr size_t kMaxKept = size_t{1} << 18;
-  if (clean_.size() + ranges_.size() + decisions_.size() + calls_.size() > kMaxKept) {
+  if (clean_.size() + top_.size() + ranges_.size() + decisions_.size() > kMaxKept) {
     clean_.clear();
+    top_.clear();
     ranges_.clear();
     decisions_.clear();
-    calls_.clear();
   }
+}
+
+const ex* Simplifier::top_level_result(const ex& e) const {
+  if (top_.empty()) return nullptr;
+  auto it = top_.find(e);
+  return it == top_.end() ? nullptr : &it->second;
 }
 
 namespace {
@@ -109,21 +147,6 @@ ex merge_remainders(Simplifier& s, const ex& e) {
 }  // namespace
 
 namespace {
-
-// The nodes of e's tree (e's preorder walk, without GiNaC's iterator, whose stack of iterators
-// cost more than the count). Iterative: a nest of calls can be deep.
-size_t node_count(const ex& e) {
-  if (e.nops() == 0) return 1;
-  size_t n = 0;
-  std::vector<ex> todo{e};
-  while (!todo.empty()) {
-    const ex x = std::move(todo.back());
-    todo.pop_back();
-    ++n;
-    for (size_t i = 0; i < x.nops(); ++i) todo.push_back(x.op(i));
-  }
-  return n;
-}
 
 // A product (or natural power) with a sum of quotients among its factors, as window sizes
 // multiplied in a flatten: `64*((s - 5)//4 + 1)*((h - 5)//4 + 1)`. Polynomials without calls
@@ -184,6 +207,97 @@ size_t nonconstant_terms(const ex& e) {
   return n;
 }
 
+// Whether expanding the product e would leave it factored in run_polynomial (no fewer
+// non-constant terms than expansion_bound, no fewer nodes than e), shown without expanding it.
+// e is a number times sums of monomials times other monomial factors, over atoms (symbols and
+// calls, to natural powers). When no atom occurs in two of the factors, each choice of one term
+// per factor gives a different monomial: nothing cancels, the expansion has exactly the bound's
+// terms, and its nodes are at least 1 + the nodes of each term's atom factors. false when that
+// lower bound does not reach e's nodes, or e is not of this shape (the caller then expands).
+bool product_stays_factored(const ex& e) {
+  if (!is_mul(e)) return false;
+  struct Group {  // one factor that is a sum, or the other factors together
+    std::vector<ex> atoms;
+    double terms = 1, atom_nodes = 0;
+  };
+  auto add_atom = [](const ex& f, Group& g) {
+    ex base = f;
+    if (is_power(f)) {
+      if (!is_integer(f.op(1)) || int_of(f.op(1)) <= 0) return false;
+      base = f.op(0);
+    }
+    if (!is_symbol(base) && call_of(base) == Fn::None) return false;
+    g.atoms.push_back(base);
+    g.atom_nodes += static_cast<double>(node_count(f));
+    return true;
+  };
+  std::vector<Group> groups(1);  // groups[0]: the factors that are not sums
+  for (size_t i = 0; i < e.nops(); ++i) {
+    const ex f = e.op(i);
+    if (is_number(f)) continue;
+    if (!is_add(f)) {
+      if (!add_atom(f, groups[0])) return false;
+      continue;
+    }
+    Group g;
+    g.terms = static_cast<double>(f.nops());
+    for (size_t j = 0; j < f.nops(); ++j) {
+      const ex t = f.op(j);
+      if (is_number(t)) continue;
+      if (!is_mul(t)) {
+        if (!add_atom(t, g)) return false;
+        continue;
+      }
+      for (size_t k = 0; k < t.nops(); ++k) {
+        if (!is_number(t.op(k)) && !add_atom(t.op(k), g)) return false;
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  if (groups.size() < 2) return false;
+  double expanded_terms = 1;
+  for (const Group& g : groups) expanded_terms *= g.terms;
+  // Past poly_normal's bound it does not expand e whole: the caller decides on what it gives.
+  if (expanded_terms > kMaxExpandedTerms) return false;
+  for (size_t a = 0; a < groups.size(); ++a) {
+    for (size_t b = a + 1; b < groups.size(); ++b) {
+      for (const ex& x : groups[a].atoms) {
+        for (const ex& y : groups[b].atoms) {
+          if (x.is_equal(y)) return false;
+        }
+      }
+    }
+  }
+  // Each atom factor of a term of a sum occurs in expanded_terms / terms expanded terms; the
+  // other factors occur in all of them.
+  double lower = 1;
+  for (const Group& g : groups) lower += expanded_terms / g.terms * g.atom_nodes;
+  return lower >= static_cast<double>(node_count(e));
+}
+
+// e with run() applied to each child, in GiNaC's order of operands (as e.map would), and e
+// itself when no child changes (e.map rebuilds and evaluates the node even then).
+ex run_children(Simplifier& s, const ex& e) {
+  if (!is_add(e) && !is_mul(e) && !is_power(e)) {
+    RunMap m(s);
+    return e.map(m);
+  }
+  const size_t n = e.nops();
+  GiNaC::exvector ops;
+  ops.reserve(n);
+  bool changed = false;
+  for (size_t i = 0; i < n; ++i) {
+    ex c = e.op(i);
+    ex r = s.run(c);
+    if (!changed && !r.is_equal(c)) changed = true;
+    ops.push_back(std::move(r));
+  }
+  if (!changed) return e;
+  if (is_add(e)) return GiNaC::dynallocate<GiNaC::add>(ops);
+  if (is_mul(e)) return GiNaC::dynallocate<GiNaC::mul>(ops);
+  return GiNaC::pow(ops[0], ops[1]);
+}
+
 }  // namespace
 
 // The normal form keeps products of window sizes factored: a product whose factors are sums of
@@ -192,8 +306,7 @@ size_t nonconstant_terms(const ex& e) {
 // the expanded form (x*((y + 1)//2) - x*((y + 1)//2 - 1) is x). The expanded form is built only
 // to make that choice, so no rule walks the terms a product would expand to.
 ex Simplifier::run_polynomial(const ex& e) {
-  RunMap m(*this);
-  ex mapped = e.map(m);
+  ex mapped = run_children(*this, e);
   bool factored = false;
   if (is_add(mapped)) {
     for (size_t i = 0; i < mapped.nops() && !factored; ++i) {
@@ -203,6 +316,8 @@ ex Simplifier::run_polynomial(const ex& e) {
     factored = product_of_windows(*this, mapped);
   }
   if (factored && !has_symbolic_denominator(mapped)) {
+    // (The sum rules below leave a product as it is.)
+    if (product_stays_factored(mapped)) return mapped;
     ex expanded = poly_normal(mapped);
     const ExpansionBound bound = expansion_bound(mapped);
     if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&
@@ -227,6 +342,12 @@ struct DivisionTerm {
   ex multiplier;
 };
 
+// terms_of(e).size(), without building the terms.
+size_t term_count(const ex& e) {
+  if (is_add(e)) return e.nops();
+  return e.is_zero() ? 0 : 1;
+}
+
 std::optional<DivisionTerm> division_term(const ex& t) {
   std::vector<ex> factors;
   if (is_mul(t)) {
@@ -237,9 +358,17 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   for (size_t i = 0; i < factors.size(); ++i) {
     Fn f = call_of(factors[i]);
     if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
+    // The other factors' product (one factor is itself; none is 1).
     ex rest = 1;
-    for (size_t j = 0; j < factors.size(); ++j) {
-      if (j != i) rest = rest * factors[j];
+    if (factors.size() == 2) {
+      rest = factors[1 - i];
+    } else if (factors.size() > 2) {
+      GiNaC::exvector others;
+      others.reserve(factors.size() - 1);
+      for (size_t j = 0; j < factors.size(); ++j) {
+        if (j != i) others.push_back(factors[j]);
+      }
+      rest = GiNaC::dynallocate<GiNaC::mul>(others);
     }
     if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
     const ex& d = factors[i].op(1);
@@ -265,7 +394,7 @@ std::optional<DivisionTerm> division_term(const ex& t) {
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
 // partner call or a term of m*E. Checked before the candidate is built and simplified, which
 // is what made a sum of products of quotients cost hundreds of microseconds.
-bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
+bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt) {
   const ex& n = dt.call.op(0);
   const ex& d = dt.call.op(1);
   const Fn f = call_of(dt.call);
@@ -273,7 +402,7 @@ bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
                      : f == Fn::CeilDiv ? mod(Expr(poly_normal(-n)), Expr(d)).ex()
                                         : floordiv(Expr(n), Expr(d)).ex();
   std::vector<ex> others;
-  for (const ex& u : terms_of(sum)) {
+  for (const ex& u : terms) {
     if (u.is_equal(t) || is_integer(u)) continue;
     if (u.has(partner)) return true;
     others.push_back(split_term(u).rest);
@@ -298,15 +427,16 @@ bool may_pair(const ex& sum, const ex& t, const DivisionTerm& dt) {
 ex Simplifier::recombine(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
-  size_t size = node_count(cur);
+  std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
     bool improved = false;
-    for (const ex& t : terms_of(cur)) {
+    const std::vector<ex> terms = terms_of(cur);
+    for (const ex& t : terms) {
       auto dt = division_term(t);
       if (!dt) continue;
       const ex& call = dt->call;
       const ex &n = call.op(0), &d = call.op(1);
-      if (!may_pair(cur, t, *dt)) continue;
+      if (!may_pair(terms, t, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
@@ -322,7 +452,8 @@ ex Simplifier::recombine(const ex& e) {
       // Taken when smaller, or as small and with fewer terms: s + (-s) % 64 is
       // 64*((s + 63)//64).
       size_t cs = node_count(candidate);
-      if (cs < size || (cs == size && terms_of(candidate).size() < terms_of(cur).size())) {
+      if (!size) size = node_count(cur);
+      if (cs < *size || (cs == *size && term_count(candidate) < terms.size())) {
         cur = candidate;
         size = cs;
         improved = true;
@@ -348,6 +479,11 @@ struct OffsetTerm {
 };
 
 std::optional<OffsetTerm> offset_term(const ex& t) {
+  // The call split_term would find, without building the rest of a product: a product of more
+  // than a call and a coefficient has no call as its rest.
+  const Fn f0 =
+      is_mul(t) ? (t.nops() == 2 && is_number(t.op(1)) ? call_of(t.op(0)) : Fn::None) : call_of(t);
+  if (f0 != Fn::FloorDiv && f0 != Fn::Mod) return std::nullopt;
   Term term = split_term(t);
   Fn f = call_of(term.rest);
   if ((f != Fn::FloorDiv && f != Fn::Mod) || !term.coeff.is_integer()) return std::nullopt;
@@ -366,6 +502,30 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
   return OffsetTerm{int_of(term.coeff), int_of(d), k, sum_of(rest), f == Fn::FloorDiv};
 }
 
+// Whether relate_offsets can find something in the sum e: two offset terms, or one remainder
+// with an offset (the test below on the parsed terms), told without building each term's x.
+// A term is an offset term when offset_term would parse it: a call to // or % with an integer
+// coefficient and a divisor in [2, kMaxOffsetModulus], of a non-constant argument, whose
+// constant k is the argument's numeric coefficient when that is an integer.
+bool may_relate_offsets(const ex& e) {
+  size_t found = 0;
+  bool mod_with_offset = false;
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (!is_integer(p.coeff)) continue;
+    const Fn f = call_of(p.rest);
+    if (f != Fn::FloorDiv && f != Fn::Mod) continue;
+    const ex& d = p.rest.op(1);
+    if (!is_integer(d) || int_of(d) < 2 || int_of(d) > kMaxOffsetModulus) continue;
+    const ex& n = p.rest.op(0);
+    if (is_integer(n)) continue;
+    ++found;
+    const bool offset =
+        is_add(n) && is_integer(PairsOf::overall(n)) && !PairsOf::overall(n).is_zero();
+    mod_with_offset = f == Fn::Mod && offset;
+  }
+  return found >= 2 || (found == 1 && mod_with_offset);
+}
+
 }  // namespace
 
 // Rule: divisions of x + k by one constant c with different offsets k (and of -x + k) are
@@ -378,6 +538,7 @@ std::optional<OffsetTerm> offset_term(const ex& t) {
 // the sum gets smaller.
 ex Simplifier::relate_offsets(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & (fn_bit(Fn::FloorDiv) | fn_bit(Fn::Mod)))) return e;
+  if (!may_relate_offsets(e)) return e;
   std::vector<ex> terms = terms_of(e);
   std::vector<std::optional<OffsetTerm>> parsed;
   size_t found = 0;
@@ -423,7 +584,8 @@ ex Simplifier::relate_offsets(const ex& e) {
       }
     }
     const ex cx = ex_of(c);
-    const ex q = floordiv(Expr(x), Expr(cx)).ex(), rx = mod(Expr(x), Expr(cx)).ex();
+    // The candidates' parts are built only for a table they fit (most fit none).
+    auto rx = [&] { return mod(Expr(x), Expr(cx)).ex(); };
     auto fits = [&](auto&& g) {
       for (long r = 0; r < n; ++r) {
         if (f[static_cast<size_t>(r)] != g(Int(r))) return false;
@@ -434,23 +596,25 @@ ex Simplifier::relate_offsets(const ex& e) {
     const Int a0 = f[0], b = f[1] - f[0];
     if (fits([&](const Int& r) { return a0 + b * r; })) {
       candidates.push_back(a_q == b * c ? ex_of(b) * x + ex_of(a0)
-                                        : ex_of(a_q) * q + ex_of(b) * rx + ex_of(a0));
+                                        : ex_of(a_q) * floordiv(Expr(x), Expr(cx)).ex() +
+                                              ex_of(b) * rx() + ex_of(a0));
     }
     for (Int j = 0; j < c; j = j + 1) {
-      ex shifted = poly_normal(x + ex_of(j));
+      auto shifted = [&] { return poly_normal(x + ex_of(j)); };
       if (a_q == 1 || a_q == -1) {
         if (fits([&](const Int& r) { return a0 + a_q * floor_div(r + j, c); })) {
-          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted), Expr(cx)).ex() + ex_of(a0));
+          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted()), Expr(cx)).ex() + ex_of(a0));
         }
       } else if (a_q == 0) {
         for (int sb : {1, -1}) {
           if (j > 0 && fits([&](const Int& r) { return a0 + Int(sb) * floor_div(r + j, c); })) {
-            ex step = floordiv(Expr(rx + ex_of(j)), Expr(cx)).ex();
+            ex step = floordiv(Expr(rx() + ex_of(j)), Expr(cx)).ex();
             candidates.push_back(ex_of(Int(sb)) * step + ex_of(a0));
           }
           const Int base = f[0] - Int(sb) * cln::mod(j, c);
           if (fits([&](const Int& r) { return base + Int(sb) * cln::mod(r + j, c); })) {
-            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted), Expr(cx)).ex() + ex_of(base));
+            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted()), Expr(cx)).ex() +
+                                 ex_of(base));
           }
         }
       }
@@ -492,7 +656,9 @@ ex Simplifier::run_function(const ex& e) {
       // rules run once, not once per level of the nest (which made max of n arguments cubic).
       cur = run_args(e, f);
     } else {
-      cur = apply(f, Expr(run(e.op(0))), Expr(run(e.op(1)))).ex();
+      const ex a = run(e.op(0)), b = run(e.op(1));
+      // With its arguments unchanged the call is e itself (evaluating it again gives e).
+      cur = a.is_equal(e.op(0)) && b.is_equal(e.op(1)) ? e : apply(f, Expr(a), Expr(b)).ex();
     }
   } catch (const Error&) {
     // The divisor simplified to 0: e is undefined wherever the facts hold. Leave it as written
@@ -1102,7 +1268,11 @@ Simplification::~Simplification() = default;
 Expr Simplification::simplify(const Expr& e) {
   SimplifyScope scope;
   s_->begin_call();
-  return Expr(detail::simplify_substituted(*s_, e.ex()));
+  if (const GiNaC::ex* r = s_->top_level_result(e.ex())) return Expr(*r);
+  const unsigned long cuts = s_->cuts();
+  const GiNaC::ex r = detail::simplify_substituted(*s_, e.ex());
+  if (s_->cuts() != cuts) s_->remember_top_level(e.ex(), r);
+  return Expr(r);
 }
 
 Cond Simplification::simplify(const Cond& c) {

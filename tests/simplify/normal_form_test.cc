@@ -66,6 +66,37 @@ TEST(NormalForm, ProductOfWindowSizesStaysAProduct) {
   EXPECT_EQ(checked("h*((s - 5)//4 + 1) - h*((s - 1)//4)", sizes(), 1, 30), "0");
 }
 
+// Whether a product is expanded is decided without expanding it when its factors share no
+// symbol or call; a shared one (or a factor outside sums of quotients) expands it to decide.
+TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
+  // A shared quotient: (s//4)**2 + 3*(s//4) + 2 has fewer terms than the 4 of the bound.
+  EXPECT_EQ(checked("(s//4 + 1)*(s//4 + 2)", all(), -30, 30), "(s//4)**2 + 3*(s//4) + 2");
+  EXPECT_EQ(checked("(x//2 + y)*(x//2 - y)", all(), -20, 20), "-y**2 + (x//2)**2");
+  // Nothing shared: x*(y//2) + x is no smaller than the product.
+  EXPECT_EQ(checked("x*(y//2 + 1)", all(), -20, 20), "x*(y//2 + 1)");
+  EXPECT_EQ(checked("(s//4 + 1)*((s + 1)//4 + 1)", all(), -30, 30), "(s//4 + 1)*((s + 5)//4)");
+  EXPECT_EQ(checked("(s//4 + 1)*(h//4 + 1)*(s//2)", sizes(), 1, 20),
+            "(h//4 + 1)*(s//4 + 1)*(s//2)");
+  // Past the 2,000 terms poly_normal expands, the product is kept without expanding it.
+  std::string big;
+  for (char c : std::string("abcdefghijk")) {
+    big += std::string(big.empty() ? "" : "*") + "(" + c + "//2 + 1)";
+  }
+  EXPECT_EQ(simplify(parsed(big), sizes()).str(), big);
+}
+
+// Divisions of one x by one constant with different offsets are related; a sum with fewer than
+// two of them (or one remainder with an offset) is left to the other rules.
+TEST(NormalForm, OffsetsOfOneDivisionAreRelated) {
+  EXPECT_EQ(checked("2 - (t + 1) % 2", all(), -30, 30), "t % 2 + 1");
+  EXPECT_EQ(checked("x % 2 + (x + 1) % 2", all(), -30, 30), "1");
+  EXPECT_EQ(checked("(x + 1)//2 - x//2", all(), -30, 30), "x % 2");
+  // One remainder whose table is no smaller, a divisor past the tabulated ones, one quotient.
+  EXPECT_EQ(checked("(t + 3) % 4 + 2", all(), -30, 30), "(t + 3) % 4 + 2");
+  EXPECT_EQ(checked("(x + 1) % 17 + 1", all(), -40, 40), "(x + 1) % 17 + 1");
+  EXPECT_EQ(checked("(x + 3)//4 + 1", all(), -30, 30), "(x + 7)//4");
+}
+
 TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("(x + 7)//2 - (x + 1)//2", all(), -30, 30), "3");
   EXPECT_EQ(checked("(x - 1)//4 - (x + 3)//4", all(), -30, 30), "-1");
