@@ -231,22 +231,37 @@ struct Printed {
   bool top_is_div = false;  // the outermost operator is // or % (unary minus must not touch it)
 };
 
-Printed print(const ex& e);
+// `integral`: e is known to have no denominator (has_denominator is false), as every term,
+// factor and base of an expression without one is; function arguments are checked afresh.
+Printed print(const ex& e, bool integral = false);
 
-std::string wrap(const Printed& p, Prec at_least) {
-  return p.prec >= at_least ? p.text : "(" + p.text + ")";
+// p's text, in parentheses unless it binds at least as tightly as at_least.
+std::string wrap(Printed&& p, Prec at_least) {
+  if (p.prec >= at_least) return std::move(p.text);
+  std::string text;
+  text.reserve(p.text.size() + 2);
+  text += '(';
+  text += p.text;
+  text += ')';
+  return text;
 }
 
 Printed print_binary_fn(const ex& a, const ex& b, const char* op) {
-  Printed pa = print(a), pb = print(b);
   // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
-  return {wrap(pa, kPower) + op + wrap(pb, kPower), kProduct, true};
+  std::string text = wrap(print(a), kPower);
+  text += op;
+  text += wrap(print(b), kPower);
+  return {std::move(text), kProduct, true};
 }
 
+// A factor of a product without a denominator.
 Printed print_factor(const Factor& f) {
-  if (f.exp.is_equal(1)) return print(f.base);
+  if (f.exp.is_equal(1)) return print(f.base, true);
   // `**` binds tighter than unary minus on its left: (-2)**3.
-  return {wrap(print(f.base), kAtom) + "**" + print(f.exp).text, kPower, false};
+  std::string text = wrap(print(f.base, true), kAtom);
+  text += "**";
+  text += print(f.exp).text;
+  return {std::move(text), kPower, false};
 }
 
 // A product with a non-negative coefficient: `2*x*(y//4)`.
@@ -257,20 +272,34 @@ Printed print_product(const Int& coeff, const std::vector<Factor>& factors) {
   if (coeff != 1 || factors.empty()) text = to_string(coeff);
   for (const Factor& f : factors) {
     Printed pf = print_factor(f);
+    if (!text.empty()) text += '*';
     // A quotient or remainder inside a product is parenthesized: `2*(x//4)`, never `2*x//4`.
-    std::string piece = pf.top_is_div ? "(" + pf.text + ")" : wrap(pf, kProduct);
-    text += text.empty() ? piece : "*" + piece;
+    if (pf.top_is_div) {
+      text += '(';
+      text += pf.text;
+      text += ')';
+    } else {
+      text += wrap(std::move(pf), kProduct);
+    }
   }
-  return {text, kProduct, false};
+  return {std::move(text), kProduct, false};
 }
 
 // A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
 Printed print_signed(const Int& coeff, const std::vector<Factor>& factors) {
-  Printed mag = print_product(cln::abs(coeff), factors);
-  if (coeff >= 0) return mag;
+  if (coeff >= 0) return print_product(coeff, factors);
+  Printed mag = print_product(-coeff, factors);
   // `-x//4` would mean (-x)//4 in Python, and `-x + y` is not -(x + y).
-  if (mag.top_is_div || mag.prec == kSum) return {"-(" + mag.text + ")", kUnary, false};
-  return {"-" + mag.text, mag.prec == kProduct ? kProduct : kUnary, false};
+  const bool paren = mag.top_is_div || mag.prec == kSum;
+  std::string text;
+  text.reserve(mag.text.size() + 3);
+  text += paren ? "-(" : "-";
+  text += mag.text;
+  if (paren) {
+    text += ')';
+    return {std::move(text), kUnary, false};
+  }
+  return {std::move(text), mag.prec == kProduct ? kProduct : kUnary, false};
 }
 
 // The coefficient of a monomial outside a quotient, which is an integer.
@@ -307,11 +336,14 @@ void fold_offset(std::vector<Term>& terms, Int& constant) {
 Printed print_sum(const ex& e) {
   std::vector<Term> terms;
   Int constant = 0;
-  for (size_t i = 0; i < e.nops(); ++i) {
-    if (detail::is_int(e.op(i))) {
-      constant = constant + detail::int_of(e.op(i));
+  const size_t n = e.nops();
+  terms.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const ex term = e.op(i);
+    if (detail::is_int(term)) {
+      constant = constant + detail::int_of(term);
     } else {
-      terms.push_back(make_term(e.op(i)));
+      terms.push_back(make_term(term));
     }
   }
   fold_offset(terms, constant);
@@ -324,23 +356,23 @@ Printed print_sum(const ex& e) {
     if (text.empty()) {
       text = print_signed(c, factors).text;
     } else {
-      Printed mag = print_product(cln::abs(c), factors);
-      text += (c < 0 ? " - " : " + ") + wrap(mag, kProduct);
+      text += c < 0 ? " - " : " + ";
+      text += wrap(print_product(cln::abs(c), factors), kProduct);
     }
   };
   for (const Term& t : terms) append(int_coeff(t.m), t.m.factors);
   if (constant != 0 || text.empty()) append(constant, {});
-  return {text, kSum, false};
+  return {std::move(text), kSum, false};
 }
 
-Printed print(const ex& e) {
+Printed print(const ex& e, bool integral) {
   if (detail::is_int(e)) {
     Int v = detail::int_of(e);
     return {to_string(v), v < 0 ? kUnary : kAtom, false};
   }
   if (detail::is_exactly<GiNaC::symbol>(e))
     return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  if (detail::has_denominator(e)) {
+  if (!integral && detail::has_denominator(e)) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -359,8 +391,14 @@ Printed print(const ex& e) {
   switch (function_of(e)) {
     case Fn::FloorDiv: return print_binary_fn(e.op(0), e.op(1), "//");
     case Fn::Mod: return print_binary_fn(e.op(0), e.op(1), " % ");
-    case Fn::CeilDiv:
-      return {"ceildiv(" + print(e.op(0)).text + ", " + print(e.op(1)).text + ")", kAtom};
+    case Fn::CeilDiv: {
+      std::string text = "ceildiv(";
+      text += print(e.op(0)).text;
+      text += ", ";
+      text += print(e.op(1)).text;
+      text += ')';
+      return {std::move(text), kAtom};
+    }
     case Fn::Max:
     case Fn::Min: {
       // Nested binary calls print as one n-ary call with sorted arguments.
@@ -383,8 +421,12 @@ Printed print(const ex& e) {
                              [](const ex& a, const ex& b) { return a.is_equal(b); }),
                  args.end());
       std::string text = f == Fn::Max ? "max(" : "min(";
-      for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + print(args[i]).text;
-      return {text + ")", kAtom};
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i) text += ", ";
+        text += print(args[i]).text;
+      }
+      text += ')';
+      return {std::move(text), kAtom};
     }
     case Fn::None: break;
   }
