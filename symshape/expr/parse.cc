@@ -5,6 +5,7 @@
 #include <cln/integer_io.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdlib>
 #include <exception>
@@ -61,12 +62,27 @@ struct Token {
   int col = 1;
 };
 
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+// Character classes, looked up in one table.
+enum : unsigned char { kDigit = 1, kNameStart = 2, kSpace = 4 };
+
+constexpr std::array<unsigned char, 256> make_char_classes() {
+  std::array<unsigned char, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameStart;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameStart;
+  t['_'] = kNameStart;
+  for (char c : {' ', '\t', '\n', '\r', '\f', '\v'}) t[static_cast<unsigned char>(c)] = kSpace;
+  return t;
 }
+constexpr std::array<unsigned char, 256> kCharClass = make_char_classes();
+
+bool has_class(char c, unsigned char cls) {
+  return (kCharClass[static_cast<unsigned char>(c)] & cls) != 0;
+}
+bool is_name_start(char c) { return has_class(c, kNameStart); }
+bool is_digit(char c) { return has_class(c, kDigit); }
+bool is_name_char(char c) { return has_class(c, kNameStart | kDigit); }
+bool is_space(char c) { return has_class(c, kSpace); }
 
 // A character for an error message: printable ASCII as is, anything else as \xNN.
 std::string show_char(char c) {

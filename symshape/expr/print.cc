@@ -303,15 +303,16 @@ Printed print_signed(const Int& coeff, const std::vector<Factor>& factors) {
 }
 
 // The coefficient of a monomial outside a quotient, which is an integer.
-Int int_coeff(const Monomial& m) { return detail::int_of(ex(m.coeff)); }
+Int int_coeff(const Monomial& m) { return cln::the<cln::cl_I>(m.coeff.to_cl_N()); }
 
 // The constant term of a sum, folded into a quotient of the sum as a person writes a window
 // size: `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for
 // c > 0. The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the
 // printer folds the constant into the first quotient, in print order, that has 1 or -1 as
 // coefficient, a constant divisor and an offset of its own. `x//2 + 1` stays as it is.
-void fold_offset(std::vector<Term>& terms, Int& constant) {
-  if (constant == 0) return;
+// Returns whether the terms are left sorted (they are when nothing was folded).
+bool fold_offset(std::vector<Term>& terms, Int& constant) {
+  if (constant == 0) return false;
   std::sort(terms.begin(), terms.end(), term_before);
   for (Term& t : terms) {
     if ((t.m.coeff != 1 && t.m.coeff != -1) || t.m.factors.size() != 1 ||
@@ -326,11 +327,13 @@ void fold_offset(std::vector<Term>& terms, Int& constant) {
     if (!offset) continue;
     // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
     const Int coeff = int_coeff(t.m);
-    ex folded = ss_floordiv(q.op(0) + detail::ex_of(coeff * constant * c), q.op(1)).hold();
-    t = make_term(detail::ex_of(coeff) * folded);
+    // The term stays coeff times a quotient (degree 1); only the quotient changes.
+    t.m.factors[0].base =
+        ss_floordiv(q.op(0) + detail::ex_of(coeff * constant * c), q.op(1)).hold();
     constant = 0;
-    return;
+    return false;
   }
+  return true;
 }
 
 Printed print_sum(const ex& e) {
@@ -346,11 +349,11 @@ Printed print_sum(const ex& e) {
       terms.push_back(make_term(term));
     }
   }
-  fold_offset(terms, constant);
+  const bool sorted = fold_offset(terms, constant);
   // A sum folded into one quotient prints as that quotient: `64*((s - 1)//4)`.
   if (terms.size() == 1 && constant == 0)
     return print_signed(int_coeff(terms[0].m), terms[0].m.factors);
-  std::sort(terms.begin(), terms.end(), term_before);
+  if (!sorted) std::sort(terms.begin(), terms.end(), term_before);
   std::string text;
   auto append = [&](const Int& c, const std::vector<Factor>& factors) {
     if (text.empty()) {
