@@ -241,6 +241,8 @@ class Sum {
     if (terms_.empty()) return Expr(GiNaC::ex(constant_));
     if (!constant_.is_zero()) terms_.push_back(constant_);
     if (terms_.size() == 1) return Expr(terms_[0]);
+    // GiNaC builds a sum of two from the pair directly, without flattening a vector.
+    if (terms_.size() == 2) return Expr(terms_[0] + terms_[1]);
     return Expr(GiNaC::ex(GiNaC::dynallocate<GiNaC::add>(terms_)));
   }
 
