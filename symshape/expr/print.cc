@@ -336,13 +336,12 @@ bool fold_offset(std::vector<Term>& terms, Int& constant) {
   return true;
 }
 
-Printed print_sum(const ex& e) {
+// A sum, given its operands (GiNaC builds an ex per operand of a sum: they are read once).
+Printed print_sum(const std::vector<ex>& operands) {
   std::vector<Term> terms;
   Int constant = 0;
-  const size_t n = e.nops();
-  terms.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    const ex term = e.op(i);
+  terms.reserve(operands.size());
+  for (const ex& term : operands) {
     if (detail::is_int(term)) {
       constant = constant + detail::int_of(term);
     } else {
@@ -375,7 +374,16 @@ Printed print(const ex& e, bool integral) {
   }
   if (detail::is_exactly<GiNaC::symbol>(e))
     return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  if (!integral && detail::has_denominator(e)) {
+  std::vector<ex> sum_operands;
+  if (detail::is_exactly<GiNaC::add>(e)) {
+    const size_t n = e.nops();
+    sum_operands.reserve(n);
+    for (size_t i = 0; i < n; ++i) sum_operands.push_back(e.op(i));
+  }
+  // has_denominator of a sum is that of one of its operands.
+  if (!integral && (sum_operands.empty() ? detail::has_denominator(e)
+                                         : std::any_of(sum_operands.begin(), sum_operands.end(),
+                                                       detail::has_denominator))) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -386,7 +394,7 @@ Printed print(const ex& e, bool integral) {
     }
     return print_binary_fn(num, den, "//");
   }
-  if (detail::is_exactly<GiNaC::add>(e)) return print_sum(e);
+  if (!sum_operands.empty()) return print_sum(sum_operands);
   if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
     Monomial m = monomial(e);
     return print_signed(int_coeff(m), m.factors);
@@ -449,7 +457,7 @@ bool detail::has_denominator(const ex& e) {
     return detail::has_denominator(e.op(0));
   }
   if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
+    for (size_t i = 0, n = e.nops(); i < n; ++i) {
       if (detail::has_denominator(e.op(i))) return true;
     }
   }
