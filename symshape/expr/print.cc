@@ -98,25 +98,35 @@ void add_factor(Monomial& m, const ex& f) {
   m.factors.push_back(std::move(factor));
 }
 
+// One operand of a product: its numeric coefficient or a factor.
+void add_product_operand(Monomial& m, const ex& f) {
+  if (detail::is_exactly<GiNaC::numeric>(f)) {
+    m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(f);
+  } else {
+    add_factor(m, f);
+  }
+}
+
+void sort_factors(Monomial& m) {
+  std::sort(m.factors.begin(), m.factors.end(),
+            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+}
+
 Monomial monomial(const ex& e) {
   Monomial m{GiNaC::numeric(1), {}};
   if (detail::is_exactly<GiNaC::numeric>(e)) {
     m.coeff = GiNaC::ex_to<GiNaC::numeric>(e);
   } else if (detail::is_exactly<GiNaC::mul>(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (detail::is_exactly<GiNaC::numeric>(e.op(i))) {
-        m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(e.op(i));
-      } else {
-        add_factor(m, e.op(i));
-      }
-    }
+    // GiNaC builds a power per call of op(i) on a product: each operand is read once.
+    const size_t n = e.nops();
+    m.factors.reserve(n);
+    for (size_t i = 0; i < n; ++i) add_product_operand(m, e.op(i));
   } else if (detail::is_exactly<GiNaC::power>(e)) {
     add_factor(m, e);
   } else {
     m.factors.push_back({e, ex(1)});  // a sum on its own keeps its sign: it is the value
   }
-  std::sort(m.factors.begin(), m.factors.end(),
-            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+  sort_factors(m);
   return m;
 }
 
@@ -374,16 +384,19 @@ Printed print(const ex& e, bool integral) {
   }
   if (detail::is_exactly<GiNaC::symbol>(e))
     return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  std::vector<ex> sum_operands;
-  if (detail::is_exactly<GiNaC::add>(e)) {
+  // The operands of a sum or a product, read once (GiNaC builds an ex per op(i) call): for
+  // has_denominator, which is that of one of them, and for printing.
+  const bool is_sum = detail::is_exactly<GiNaC::add>(e);
+  const bool is_product = detail::is_exactly<GiNaC::mul>(e);
+  std::vector<ex> operands;
+  if (is_sum || is_product) {
     const size_t n = e.nops();
-    sum_operands.reserve(n);
-    for (size_t i = 0; i < n; ++i) sum_operands.push_back(e.op(i));
+    operands.reserve(n);
+    for (size_t i = 0; i < n; ++i) operands.push_back(e.op(i));
   }
-  // has_denominator of a sum is that of one of its operands.
-  if (!integral && (sum_operands.empty() ? detail::has_denominator(e)
-                                         : std::any_of(sum_operands.begin(), sum_operands.end(),
-                                                       detail::has_denominator))) {
+  if (!integral &&
+      (operands.empty() ? detail::has_denominator(e)
+                        : std::any_of(operands.begin(), operands.end(), detail::has_denominator))) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -394,8 +407,15 @@ Printed print(const ex& e, bool integral) {
     }
     return print_binary_fn(num, den, "//");
   }
-  if (!sum_operands.empty()) return print_sum(sum_operands);
-  if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
+  if (is_sum) return print_sum(operands);
+  if (is_product) {
+    Monomial m{GiNaC::numeric(1), {}};
+    m.factors.reserve(operands.size());
+    for (const ex& f : operands) add_product_operand(m, f);
+    sort_factors(m);
+    return print_signed(int_coeff(m), m.factors);
+  }
+  if (detail::is_exactly<GiNaC::power>(e)) {
     Monomial m = monomial(e);
     return print_signed(int_coeff(m), m.factors);
   }
