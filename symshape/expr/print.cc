@@ -48,16 +48,17 @@ int compare_factor_lists(const std::vector<Factor>& a, const std::vector<Factor>
 Int degree(const ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
   if (detail::is_exactly<GiNaC::power>(e)) {
-    return detail::is_int(e.op(1)) ? degree(e.op(0)) * detail::int_of(e.op(1)) : Int(1);
+    const ex exponent = e.op(1);
+    return detail::is_int(exponent) ? degree(e.op(0)) * detail::int_of(exponent) : Int(1);
   }
   if (detail::is_exactly<GiNaC::mul>(e)) {
     Int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d = d + degree(e.op(i));
+    for (size_t i = 0, n = e.nops(); i < n; ++i) d = d + degree(e.op(i));
     return d;
   }
   if (detail::is_exactly<GiNaC::add>(e)) {
     Int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d = cln::max(d, degree(e.op(i)));
+    for (size_t i = 0, n = e.nops(); i < n; ++i) d = cln::max(d, degree(e.op(i)));
     return d;
   }
   return 1;
@@ -79,9 +80,10 @@ bool term_before(const Term& a, const Term& b) {
 // The sign of the term a sum prints first.
 int leading_sign(const ex& sum) {
   std::optional<Term> lead;
-  for (size_t i = 0; i < sum.nops(); ++i) {
-    if (detail::is_exactly<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
-    Term t = make_term(sum.op(i));
+  for (size_t i = 0, n = sum.nops(); i < n; ++i) {
+    const ex term = sum.op(i);
+    if (detail::is_exactly<GiNaC::numeric>(term)) continue;  // constants print last
+    Term t = make_term(term);
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
   return lead ? lead->m.coeff.csgn() : 1;
