@@ -129,6 +129,9 @@ void expect_dim_of(const Graph& graph, std::string_view flag, const std::string&
 
 // The text of standard input (for an argument `-`), without its trailing newlines.
 std::string read_stdin();
+// Everything left in the stream buffer, read in blocks (an istreambuf_iterator reads one
+// character per call, which for standard input is a getc and often an ungetc).
+std::string read_all(std::streambuf& in);
 // Whether path names an ONNX model (by its .onnx suffix).
 bool is_onnx_path(const std::string& path);
 // The graph in the file at path (JSON, or an ONNX model for a .onnx path), or on standard input

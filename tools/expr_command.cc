@@ -1,7 +1,6 @@
 // `symshape expr`: simplify, bound, prove and evaluate one integer expression or condition.
 #include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -260,15 +259,23 @@ Answer run_eval(const ParsedArgs& args, const std::string& input, Given* /*given
   }
 }
 
-// One answer's line: the text (with its note), or with --json a one-line JSON document.
-std::string answer_line(const Action& action, const std::string& input, const Answer* answer,
-                        const std::string& error, bool json) {
+// Appends one answer's line (without its newline) to out: the text (with its note), or with
+// --json a one-line JSON document.
+void append_answer_line(std::string& out, const Action& action, const std::string& input,
+                        const Answer* answer, const std::string& error, bool json) {
   if (!json) {
-    if (answer == nullptr) return "error: " + error;
-    std::string line = answer->text;
-    if (answer->fields.contains("note"))
-      line += " (" + answer->fields["note"].get<std::string>() + ")";
-    return line;
+    if (answer == nullptr) {
+      out += "error: ";
+      out += error;
+      return;
+    }
+    out += answer->text;
+    if (answer->fields.contains("note")) {
+      out += " (";
+      out += answer->fields["note"].get<std::string>();
+      out += ')';
+    }
+    return;
   }
   nlohmann::ordered_json doc;
   doc["command"] = std::string(action.name);
@@ -279,7 +286,7 @@ std::string answer_line(const Action& action, const std::string& input, const An
     for (const auto& [key, value] : answer->fields.items()) doc[key] = value;
   }
   doc["error"] = answer ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(error);
-  return doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  out += doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
 }
 
 // The batch's Simplification, left to the process's end. The command exits right after the batch,
@@ -307,11 +314,11 @@ int run_batch(const Action& action, const ParsedArgs& parsed) {
   }
   std::string text;
   if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    text = read_all(*std::cin.rdbuf());
   } else {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw UsageError("cannot read --batch file " + quote(path));
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    text = read_all(*in.rdbuf());
   }
   std::unique_ptr<Given> given;
   if (action.takes_facts) given = std::make_unique<Given>(facts_from(parsed));
@@ -322,25 +329,27 @@ int run_batch(const Action& action, const ParsedArgs& parsed) {
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
     if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(pos, end - pos);
+    std::string_view line(text.data() + pos, end - pos);
     pos = end + 1;
     ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    std::string input = line;
-    line_args.positional.assign(1, line);
-    if (is_eval) {
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    // The input is the first positional, assigned in place (its buffer is reused line to line).
+    line_args.positional.resize(1);
+    if (!is_eval) {
+      line_args.positional[0].assign(line);
+    } else {
       const size_t tab = line.find('\t');
-      line_args.positional.assign(1, line.substr(0, tab));
-      input = line_args.positional[0];
+      line_args.positional[0].assign(line.substr(0, tab));
       line_args.positional.insert(line_args.positional.end(), parsed.positional.begin(),
                                   parsed.positional.end());
-      for (size_t at = tab; at != std::string::npos;) {
+      for (size_t at = tab; at != std::string_view::npos;) {
         const size_t from = at + 1;
         at = line.find_first_of(" \t", from);
-        std::string word = line.substr(from, at == std::string::npos ? at : at - from);
-        if (!word.empty()) line_args.positional.push_back(std::move(word));
+        std::string_view word = line.substr(from, at == std::string_view::npos ? at : at - from);
+        if (!word.empty()) line_args.positional.emplace_back(word);
       }
     }
+    const std::string& input = line_args.positional[0];
     std::optional<Answer> answer;
     std::string error;
     try {
@@ -354,7 +363,7 @@ int run_batch(const Action& action, const ParsedArgs& parsed) {
       ++failures;
       print_error("line " + std::to_string(line_no) + ": " + error);
     }
-    out += answer_line(action, input, answer ? &*answer : nullptr, error, json);
+    append_answer_line(out, action, input, answer ? &*answer : nullptr, error, json);
     out += '\n';
   }
   std::cout << out;

@@ -1,6 +1,5 @@
 // Reading and propagating a graph, as every graph subcommand does it.
 #include <iostream>
-#include <sstream>
 #include <time.h>
 
 #include "symshape/onnx.h"
@@ -24,10 +23,22 @@ PropagateOptions dim_overrides(const Graph& graph, const std::vector<std::string
   return options;
 }
 
+std::string read_all(std::streambuf& in) {
+  constexpr std::streamsize kBlock = 1 << 16;
+  std::string text;
+  size_t size = 0;
+  while (true) {
+    text.resize(size + kBlock);  // the string's capacity grows geometrically
+    const std::streamsize got = in.sgetn(text.data() + size, kBlock);
+    if (got <= 0) break;
+    size += static_cast<size_t>(got);
+  }
+  text.resize(size);
+  return text;
+}
+
 std::string read_stdin() {
-  std::ostringstream text;
-  text << std::cin.rdbuf();
-  std::string s = text.str();
+  std::string s = read_all(*std::cin.rdbuf());
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
 }

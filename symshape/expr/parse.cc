@@ -5,12 +5,15 @@
 #include <cln/integer_io.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -59,12 +62,27 @@ struct Token {
   int col = 1;
 };
 
-bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
-bool is_space(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+// Character classes, looked up in one table.
+enum : unsigned char { kDigit = 1, kNameStart = 2, kSpace = 4 };
+
+constexpr std::array<unsigned char, 256> make_char_classes() {
+  std::array<unsigned char, 256> t{};
+  for (int c = '0'; c <= '9'; ++c) t[c] = kDigit;
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kNameStart;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kNameStart;
+  t['_'] = kNameStart;
+  for (char c : {' ', '\t', '\n', '\r', '\f', '\v'}) t[static_cast<unsigned char>(c)] = kSpace;
+  return t;
 }
+constexpr std::array<unsigned char, 256> kCharClass = make_char_classes();
+
+bool has_class(char c, unsigned char cls) {
+  return (kCharClass[static_cast<unsigned char>(c)] & cls) != 0;
+}
+bool is_name_start(char c) { return has_class(c, kNameStart); }
+bool is_digit(char c) { return has_class(c, kDigit); }
+bool is_name_char(char c) { return has_class(c, kNameStart | kDigit); }
+bool is_space(char c) { return has_class(c, kSpace); }
 
 // A character for an error message: printable ASCII as is, anything else as \xNN.
 std::string show_char(char c) {
@@ -205,6 +223,34 @@ auto at_column(int col, F&& f) -> decltype(f()) {
   }
 }
 
+// The terms of a chain of + and -: the non-constant terms as GiNaC builds them (a subtracted
+// term negated as `a - b` negates it), and the sum of the integer constants.
+class Sum {
+ public:
+  void add(const Expr& e, bool minus) {
+    const GiNaC::ex& x = e.ex();
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
+      const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
+      constant_ = minus ? constant_.sub(n) : constant_.add(n);
+    } else {
+      terms_.push_back(minus ? -x : x);
+    }
+  }
+
+  Expr build() {
+    if (terms_.empty()) return Expr(GiNaC::ex(constant_));
+    if (!constant_.is_zero()) terms_.push_back(constant_);
+    if (terms_.size() == 1) return Expr(terms_[0]);
+    // GiNaC builds a sum of two from the pair directly, without flattening a vector.
+    if (terms_.size() == 2) return Expr(terms_[0] + terms_[1]);
+    return Expr(GiNaC::ex(GiNaC::dynallocate<GiNaC::add>(terms_)));
+  }
+
+ private:
+  GiNaC::exvector terms_;
+  GiNaC::numeric constant_ = 0;
+};
+
 class Parser {
  public:
   explicit Parser(std::string_view text) : lex_(text) { advance(); }
@@ -318,15 +364,21 @@ class Parser {
   }
 
   // arith: term (('+' | '-') term)*
+  // A chain is built as one GiNaC sum of its terms, with its integer constants added up while
+  // parsing: GiNaC's sum is canonical (flat, sorted, like terms combined), so this is the
+  // expression the left-to-right fold `(a + b) - c` builds, without the intermediate sums.
   Value parse_arith() {
     Value left = parse_term();
+    if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return left;
+    const int first_op = cur_.col;
+    Sum sum;
+    sum.add(as_expr(left), false);
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
-      const Token op = cur_;
-      Expr a = as_expr(left);
+      const bool minus = cur_.kind == Tok::Minus;
       advance();
-      Expr b = as_expr(parse_term());
-      left.v = at_column(op.col, [&] { return op.kind == Tok::Plus ? a + b : a - b; });
+      sum.add(as_expr(parse_term()), minus);
     }
+    left.v = at_column(first_op, [&] { return sum.build(); });
     return left;
   }
 
@@ -388,9 +440,7 @@ class Parser {
     switch (t.kind) {
       case Tok::Int: {
         advance();
-        const std::string digits(t.text);
-        Int v = cln::read_integer(10, 0, digits.c_str(), 0, digits.size());
-        return {Expr(v), t.col};
+        return {integer(t.text), t.col};
       }
       case Tok::LParen: {
         Nesting nesting(*this, t.col);
@@ -407,15 +457,39 @@ class Parser {
         if (is_keyword(t.text)) break;
         advance();
         if (cur_.kind == Tok::LParen) return parse_call(t);
-        if (is_reserved_name(t.text)) {
-          throw ParseError{
-              t.col, "'" + std::string(t.text) + "' is a reserved word and cannot name a symbol"};
-        }
-        return {Expr::symbol(t.text), t.col};
+        return {symbol(t), t.col};
       }
       default: break;
     }
     throw missing_operand();
+  }
+
+  // A decimal literal (digits only, the lexer checked): in a machine word when it fits.
+  static Expr integer(std::string_view digits) {
+    if (digits.size() <= 18) {
+      long v = 0;
+      for (char c : digits) v = v * 10 + (c - '0');
+      return Expr(v);
+    }
+    const std::string text(digits);
+    return Expr(cln::read_integer(10, 0, text.c_str(), 0, text.size()));
+  }
+
+  // The symbol a name token names; a reserved word is refused. Names already seen are looked up
+  // once, without the reserved-word check.
+  static Expr symbol(const Token& name) {
+    struct Hash {
+      using is_transparent = void;
+      size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    };
+    // Never destroyed, like the symbol table of Expr::symbol (no exit-time order to care about).
+    static auto* seen = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
+    if (auto it = seen->find(name.text); it != seen->end()) return it->second;
+    if (is_reserved_name(name.text)) {
+      throw ParseError{
+          name.col, "'" + std::string(name.text) + "' is a reserved word and cannot name a symbol"};
+    }
+    return seen->emplace(std::string(name.text), Expr::symbol(name.text)).first->second;
   }
 
   void expect_close(const Token& open) {

@@ -48,16 +48,17 @@ int compare_factor_lists(const std::vector<Factor>& a, const std::vector<Factor>
 Int degree(const ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
   if (detail::is_exactly<GiNaC::power>(e)) {
-    return detail::is_int(e.op(1)) ? degree(e.op(0)) * detail::int_of(e.op(1)) : Int(1);
+    const ex exponent = e.op(1);
+    return detail::is_int(exponent) ? degree(e.op(0)) * detail::int_of(exponent) : Int(1);
   }
   if (detail::is_exactly<GiNaC::mul>(e)) {
     Int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d = d + degree(e.op(i));
+    for (size_t i = 0, n = e.nops(); i < n; ++i) d = d + degree(e.op(i));
     return d;
   }
   if (detail::is_exactly<GiNaC::add>(e)) {
     Int d = 0;
-    for (size_t i = 0; i < e.nops(); ++i) d = cln::max(d, degree(e.op(i)));
+    for (size_t i = 0, n = e.nops(); i < n; ++i) d = cln::max(d, degree(e.op(i)));
     return d;
   }
   return 1;
@@ -79,9 +80,10 @@ bool term_before(const Term& a, const Term& b) {
 // The sign of the term a sum prints first.
 int leading_sign(const ex& sum) {
   std::optional<Term> lead;
-  for (size_t i = 0; i < sum.nops(); ++i) {
-    if (detail::is_exactly<GiNaC::numeric>(sum.op(i))) continue;  // constants print last
-    Term t = make_term(sum.op(i));
+  for (size_t i = 0, n = sum.nops(); i < n; ++i) {
+    const ex term = sum.op(i);
+    if (detail::is_exactly<GiNaC::numeric>(term)) continue;  // constants print last
+    Term t = make_term(term);
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
   return lead ? lead->m.coeff.csgn() : 1;
@@ -98,25 +100,35 @@ void add_factor(Monomial& m, const ex& f) {
   m.factors.push_back(std::move(factor));
 }
 
+// One operand of a product: its numeric coefficient or a factor.
+void add_product_operand(Monomial& m, const ex& f) {
+  if (detail::is_exactly<GiNaC::numeric>(f)) {
+    m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(f);
+  } else {
+    add_factor(m, f);
+  }
+}
+
+void sort_factors(Monomial& m) {
+  std::sort(m.factors.begin(), m.factors.end(),
+            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+}
+
 Monomial monomial(const ex& e) {
   Monomial m{GiNaC::numeric(1), {}};
   if (detail::is_exactly<GiNaC::numeric>(e)) {
     m.coeff = GiNaC::ex_to<GiNaC::numeric>(e);
   } else if (detail::is_exactly<GiNaC::mul>(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (detail::is_exactly<GiNaC::numeric>(e.op(i))) {
-        m.coeff = m.coeff * GiNaC::ex_to<GiNaC::numeric>(e.op(i));
-      } else {
-        add_factor(m, e.op(i));
-      }
-    }
+    // GiNaC builds a power per call of op(i) on a product: each operand is read once.
+    const size_t n = e.nops();
+    m.factors.reserve(n);
+    for (size_t i = 0; i < n; ++i) add_product_operand(m, e.op(i));
   } else if (detail::is_exactly<GiNaC::power>(e)) {
     add_factor(m, e);
   } else {
     m.factors.push_back({e, ex(1)});  // a sum on its own keeps its sign: it is the value
   }
-  std::sort(m.factors.begin(), m.factors.end(),
-            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+  sort_factors(m);
   return m;
 }
 
@@ -231,22 +243,37 @@ struct Printed {
   bool top_is_div = false;  // the outermost operator is // or % (unary minus must not touch it)
 };
 
-Printed print(const ex& e);
+// `integral`: e is known to have no denominator (has_denominator is false), as every term,
+// factor and base of an expression without one is; function arguments are checked afresh.
+Printed print(const ex& e, bool integral = false);
 
-std::string wrap(const Printed& p, Prec at_least) {
-  return p.prec >= at_least ? p.text : "(" + p.text + ")";
+// p's text, in parentheses unless it binds at least as tightly as at_least.
+std::string wrap(Printed&& p, Prec at_least) {
+  if (p.prec >= at_least) return std::move(p.text);
+  std::string text;
+  text.reserve(p.text.size() + 2);
+  text += '(';
+  text += p.text;
+  text += ')';
+  return text;
 }
 
 Printed print_binary_fn(const ex& a, const ex& b, const char* op) {
-  Printed pa = print(a), pb = print(b);
   // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
-  return {wrap(pa, kPower) + op + wrap(pb, kPower), kProduct, true};
+  std::string text = wrap(print(a), kPower);
+  text += op;
+  text += wrap(print(b), kPower);
+  return {std::move(text), kProduct, true};
 }
 
+// A factor of a product without a denominator.
 Printed print_factor(const Factor& f) {
-  if (f.exp.is_equal(1)) return print(f.base);
+  if (f.exp.is_equal(1)) return print(f.base, true);
   // `**` binds tighter than unary minus on its left: (-2)**3.
-  return {wrap(print(f.base), kAtom) + "**" + print(f.exp).text, kPower, false};
+  std::string text = wrap(print(f.base, true), kAtom);
+  text += "**";
+  text += print(f.exp).text;
+  return {std::move(text), kPower, false};
 }
 
 // A product with a non-negative coefficient: `2*x*(y//4)`.
@@ -257,32 +284,47 @@ Printed print_product(const Int& coeff, const std::vector<Factor>& factors) {
   if (coeff != 1 || factors.empty()) text = to_string(coeff);
   for (const Factor& f : factors) {
     Printed pf = print_factor(f);
+    if (!text.empty()) text += '*';
     // A quotient or remainder inside a product is parenthesized: `2*(x//4)`, never `2*x//4`.
-    std::string piece = pf.top_is_div ? "(" + pf.text + ")" : wrap(pf, kProduct);
-    text += text.empty() ? piece : "*" + piece;
+    if (pf.top_is_div) {
+      text += '(';
+      text += pf.text;
+      text += ')';
+    } else {
+      text += wrap(std::move(pf), kProduct);
+    }
   }
-  return {text, kProduct, false};
+  return {std::move(text), kProduct, false};
 }
 
 // A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
 Printed print_signed(const Int& coeff, const std::vector<Factor>& factors) {
-  Printed mag = print_product(cln::abs(coeff), factors);
-  if (coeff >= 0) return mag;
+  if (coeff >= 0) return print_product(coeff, factors);
+  Printed mag = print_product(-coeff, factors);
   // `-x//4` would mean (-x)//4 in Python, and `-x + y` is not -(x + y).
-  if (mag.top_is_div || mag.prec == kSum) return {"-(" + mag.text + ")", kUnary, false};
-  return {"-" + mag.text, mag.prec == kProduct ? kProduct : kUnary, false};
+  const bool paren = mag.top_is_div || mag.prec == kSum;
+  std::string text;
+  text.reserve(mag.text.size() + 3);
+  text += paren ? "-(" : "-";
+  text += mag.text;
+  if (paren) {
+    text += ')';
+    return {std::move(text), kUnary, false};
+  }
+  return {std::move(text), mag.prec == kProduct ? kProduct : kUnary, false};
 }
 
 // The coefficient of a monomial outside a quotient, which is an integer.
-Int int_coeff(const Monomial& m) { return detail::int_of(ex(m.coeff)); }
+Int int_coeff(const Monomial& m) { return cln::the<cln::cl_I>(m.coeff.to_cl_N()); }
 
 // The constant term of a sum, folded into a quotient of the sum as a person writes a window
 // size: `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for
 // c > 0. The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the
 // printer folds the constant into the first quotient, in print order, that has 1 or -1 as
 // coefficient, a constant divisor and an offset of its own. `x//2 + 1` stays as it is.
-void fold_offset(std::vector<Term>& terms, Int& constant) {
-  if (constant == 0) return;
+// Returns whether the terms are left sorted (they are when nothing was folded).
+bool fold_offset(std::vector<Term>& terms, Int& constant) {
+  if (constant == 0) return false;
   std::sort(terms.begin(), terms.end(), term_before);
   for (Term& t : terms) {
     if ((t.m.coeff != 1 && t.m.coeff != -1) || t.m.factors.size() != 1 ||
@@ -297,50 +339,66 @@ void fold_offset(std::vector<Term>& terms, Int& constant) {
     if (!offset) continue;
     // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
     const Int coeff = int_coeff(t.m);
-    ex folded = ss_floordiv(q.op(0) + detail::ex_of(coeff * constant * c), q.op(1)).hold();
-    t = make_term(detail::ex_of(coeff) * folded);
+    // The term stays coeff times a quotient (degree 1); only the quotient changes.
+    t.m.factors[0].base =
+        ss_floordiv(q.op(0) + detail::ex_of(coeff * constant * c), q.op(1)).hold();
     constant = 0;
-    return;
+    return false;
   }
+  return true;
 }
 
-Printed print_sum(const ex& e) {
+// A sum, given its operands (GiNaC builds an ex per operand of a sum: they are read once).
+Printed print_sum(const std::vector<ex>& operands) {
   std::vector<Term> terms;
   Int constant = 0;
-  for (size_t i = 0; i < e.nops(); ++i) {
-    if (detail::is_int(e.op(i))) {
-      constant = constant + detail::int_of(e.op(i));
+  terms.reserve(operands.size());
+  for (const ex& term : operands) {
+    if (detail::is_int(term)) {
+      constant = constant + detail::int_of(term);
     } else {
-      terms.push_back(make_term(e.op(i)));
+      terms.push_back(make_term(term));
     }
   }
-  fold_offset(terms, constant);
+  const bool sorted = fold_offset(terms, constant);
   // A sum folded into one quotient prints as that quotient: `64*((s - 1)//4)`.
   if (terms.size() == 1 && constant == 0)
     return print_signed(int_coeff(terms[0].m), terms[0].m.factors);
-  std::sort(terms.begin(), terms.end(), term_before);
+  if (!sorted) std::sort(terms.begin(), terms.end(), term_before);
   std::string text;
   auto append = [&](const Int& c, const std::vector<Factor>& factors) {
     if (text.empty()) {
       text = print_signed(c, factors).text;
     } else {
-      Printed mag = print_product(cln::abs(c), factors);
-      text += (c < 0 ? " - " : " + ") + wrap(mag, kProduct);
+      text += c < 0 ? " - " : " + ";
+      text += wrap(print_product(cln::abs(c), factors), kProduct);
     }
   };
   for (const Term& t : terms) append(int_coeff(t.m), t.m.factors);
   if (constant != 0 || text.empty()) append(constant, {});
-  return {text, kSum, false};
+  return {std::move(text), kSum, false};
 }
 
-Printed print(const ex& e) {
+Printed print(const ex& e, bool integral) {
   if (detail::is_int(e)) {
     Int v = detail::int_of(e);
     return {to_string(v), v < 0 ? kUnary : kAtom, false};
   }
   if (detail::is_exactly<GiNaC::symbol>(e))
     return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  if (detail::has_denominator(e)) {
+  // The operands of a sum or a product, read once (GiNaC builds an ex per op(i) call): for
+  // has_denominator, which is that of one of them, and for printing.
+  const bool is_sum = detail::is_exactly<GiNaC::add>(e);
+  const bool is_product = detail::is_exactly<GiNaC::mul>(e);
+  std::vector<ex> operands;
+  if (is_sum || is_product) {
+    const size_t n = e.nops();
+    operands.reserve(n);
+    for (size_t i = 0; i < n; ++i) operands.push_back(e.op(i));
+  }
+  if (!integral &&
+      (operands.empty() ? detail::has_denominator(e)
+                        : std::any_of(operands.begin(), operands.end(), detail::has_denominator))) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -351,16 +409,29 @@ Printed print(const ex& e) {
     }
     return print_binary_fn(num, den, "//");
   }
-  if (detail::is_exactly<GiNaC::add>(e)) return print_sum(e);
-  if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
+  if (is_sum) return print_sum(operands);
+  if (is_product) {
+    Monomial m{GiNaC::numeric(1), {}};
+    m.factors.reserve(operands.size());
+    for (const ex& f : operands) add_product_operand(m, f);
+    sort_factors(m);
+    return print_signed(int_coeff(m), m.factors);
+  }
+  if (detail::is_exactly<GiNaC::power>(e)) {
     Monomial m = monomial(e);
     return print_signed(int_coeff(m), m.factors);
   }
   switch (function_of(e)) {
     case Fn::FloorDiv: return print_binary_fn(e.op(0), e.op(1), "//");
     case Fn::Mod: return print_binary_fn(e.op(0), e.op(1), " % ");
-    case Fn::CeilDiv:
-      return {"ceildiv(" + print(e.op(0)).text + ", " + print(e.op(1)).text + ")", kAtom};
+    case Fn::CeilDiv: {
+      std::string text = "ceildiv(";
+      text += print(e.op(0)).text;
+      text += ", ";
+      text += print(e.op(1)).text;
+      text += ')';
+      return {std::move(text), kAtom};
+    }
     case Fn::Max:
     case Fn::Min: {
       // Nested binary calls print as one n-ary call with sorted arguments.
@@ -383,8 +454,12 @@ Printed print(const ex& e) {
                              [](const ex& a, const ex& b) { return a.is_equal(b); }),
                  args.end());
       std::string text = f == Fn::Max ? "max(" : "min(";
-      for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + print(args[i]).text;
-      return {text + ")", kAtom};
+      for (size_t i = 0; i < args.size(); ++i) {
+        if (i) text += ", ";
+        text += print(args[i]).text;
+      }
+      text += ')';
+      return {std::move(text), kAtom};
     }
     case Fn::None: break;
   }
@@ -404,7 +479,7 @@ bool detail::has_denominator(const ex& e) {
     return detail::has_denominator(e.op(0));
   }
   if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
+    for (size_t i = 0, n = e.nops(); i < n; ++i) {
       if (detail::has_denominator(e.op(i))) return true;
     }
   }

@@ -80,5 +80,35 @@ TEST(ExprBatchCli, AMissingFileOrAnExtraExpressionIsBadInput) {
   EXPECT_TRUE(r.err.starts_with("symshape: error: ")) << r.err;
 }
 
+// The input is read in blocks: a line longer than a block, lines across block boundaries, CRLF
+// line ends and a last line without its newline all answer as short LF input does.
+TEST(ExprBatchCli, ReadsInputLongerThanItsBuffersWithCrlfAndNoFinalNewline) {
+  std::string input, expected;
+  std::string sum = "1";
+  for (int i = 1; i < 20000; ++i) sum += " + 1";  // 80,000 characters on one line
+  input += sum + "\r\n";
+  expected += "20000\n";
+  for (int k = 1; k <= 3000; ++k) {
+    input += "x + " + std::to_string(k) + (k % 2 ? "\n" : "\r\n");
+    expected += "x + " + std::to_string(k) + "\n";
+  }
+  input += "2*y - y";  // no newline at the end
+  expected += "y\n";
+  ASSERT_GT(input.size(), size_t{100000});
+  CliResult r = run_cli({"expr", "simplify", "--batch", "-"}, input);
+  SCOPED_TRACE(r.err);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, expected);
+  const std::string path = ::testing::TempDir() + "symshape_batch_long.txt";
+  {
+    std::ofstream f(path, std::ios::binary);
+    f << input;
+  }
+  CliResult from_file = run_cli({"expr", "simplify", "--batch", path});
+  EXPECT_EQ(from_file.exit_code, 0);
+  EXPECT_EQ(from_file.out, expected);
+  std::remove(path.c_str());
+}
+
 }  // namespace
 }  // namespace symshape::cli_test

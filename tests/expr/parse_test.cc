@@ -136,6 +136,106 @@ TEST(ParseExpr, EnormousIntegersAreExact) {
   EXPECT_EQ(value_of("x - " + nines, {{"x", *parse_int(ten_999)}}), "1");
 }
 
+// ---- the expression built ----------------------------------------------------------------------
+
+// A random expression as text and as the operators build it, left to right: what the parser must
+// build, whatever shortcuts it takes (a chain of + and - built as one sum, its constants added
+// up while parsing). The simplifier and the printer see the structure, so it is compared with
+// identical(), not by value.
+struct Built {
+  std::string text;
+  Expr expr;
+};
+
+Built random_sum(std::mt19937& rng, int depth);
+
+Built random_operand(std::mt19937& rng, int depth) {
+  static const char* names[] = {"x", "y", "z"};
+  switch (std::uniform_int_distribution<int>(0, depth > 0 ? 7 : 3)(rng)) {
+    case 0:
+    case 1: {
+      const char* n = names[rng() % 3];
+      return {n, Expr::symbol(n)};
+    }
+    case 2: {
+      const int v = std::uniform_int_distribution<int>(0, 70)(rng);
+      return {std::to_string(v), Expr(v)};
+    }
+    case 3: {
+      const int v = std::uniform_int_distribution<int>(1, 9)(rng);
+      return {"(-" + std::to_string(v) + ")", -Expr(v)};
+    }
+    case 4: {  // 2**80, a constant beyond a machine word
+      const std::string big = "1208925819614629174706176";
+      return {big, Expr(*parse_int(big))};
+    }
+    case 5: {
+      Built inner = random_sum(rng, depth - 1);
+      return {"(" + inner.text + ")", inner.expr};
+    }
+    case 6: {
+      Built inner = random_sum(rng, depth - 1);
+      return {"-(" + inner.text + ")", -inner.expr};
+    }
+    default: {
+      Built inner = random_sum(rng, depth - 1);
+      const int d = std::uniform_int_distribution<int>(2, 9)(rng);
+      return {"((" + inner.text + ")//" + std::to_string(d) + ")", floordiv(inner.expr, Expr(d))};
+    }
+  }
+}
+
+Built random_term(std::mt19937& rng, int depth) {
+  Built t = random_operand(rng, depth);
+  for (int n = std::uniform_int_distribution<int>(0, 3)(rng); n > 0; --n) {
+    Built f = random_operand(rng, depth);
+    switch (rng() % 4) {
+      case 0:
+      case 1: t = {t.text + "*" + f.text, t.expr * f.expr}; break;
+      case 2: {
+        const int d = std::uniform_int_distribution<int>(1, 9)(rng);
+        t = {t.text + " % " + std::to_string(d), mod(t.expr, Expr(d))};
+        break;
+      }
+      default: {
+        const char* n = rng() % 2 ? "x" : "y";
+        t = {t.text + "//" + n, floordiv(t.expr, Expr::symbol(n))};
+      }
+    }
+  }
+  return t;
+}
+
+Built random_sum(std::mt19937& rng, int depth) {
+  Built s = random_term(rng, depth);
+  for (int n = std::uniform_int_distribution<int>(0, 6)(rng); n > 0; --n) {
+    Built t = random_term(rng, depth);
+    if (rng() % 2) {
+      s = {s.text + " + " + t.text, s.expr + t.expr};
+    } else {
+      s = {s.text + " - " + t.text, s.expr - t.expr};
+    }
+  }
+  return s;
+}
+
+TEST(ParseExpr, BuildsTheExpressionTheOperatorsBuildLeftToRight) {
+  std::mt19937 rng(33);
+  for (int i = 0; i < 1000; ++i) {
+    Built b = random_sum(rng, i % 3);
+    Expr parsed = parse_ok(b.text);
+    ASSERT_TRUE(parsed.identical(b.expr))
+        << b.text << "\n  parsed:   " << parsed.str() << "\n  expected: " << b.expr.str();
+  }
+  // Chains whose terms or constants cancel.
+  const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
+  EXPECT_TRUE(parse_ok("x + 1 - 1").identical(x));
+  EXPECT_TRUE(parse_ok("1 - 1 + x - x").identical(Expr(0)));
+  EXPECT_TRUE(parse_ok("2*x + y - y").identical(2 * x));
+  EXPECT_TRUE(parse_ok("0 - x").identical(-x));
+  EXPECT_TRUE(parse_ok("3 - (x + 1) + x").identical(Expr(2)));
+}
+
 // ---- conditions
 // ----------------------------------------------------------------------------------
 
