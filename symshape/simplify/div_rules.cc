@@ -28,19 +28,23 @@ struct Split {
 
 Split split_multiples(Simplifier& s, const ex& n, const ex& d) {
   std::vector<ex> quotient, rest;
+  std::vector<ex> terms = terms_of(n);
   const bool constant = is_integer(d);
   const Int c = constant ? int_of(d) : Int(0);
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : terms) {
     if (constant) {
       if (is_integer(t)) {
         Int k = int_of(t), q = floor_div(k, c);
-        if (q != 0) quotient.push_back(ex_of(q));
+        if (q == 0) {
+          rest.push_back(t);
+          continue;
+        }
+        quotient.push_back(ex_of(q));
         if (k - q * c != 0) rest.push_back(ex_of(k - q * c));
         continue;
       }
-      Term term = split_term(t);
-      if ((term.coeff.is_integer() && divides(c, int_of(term.coeff))) ||
-          s.multiple_by_facts(t, d)) {
+      const GiNaC::numeric coeff = coefficient_of(t);
+      if ((coeff.is_integer() && divides(c, int_of(coeff))) || s.multiple_by_facts(t, d)) {
         quotient.push_back(t * GiNaC::pow(d, -1));
         continue;
       }
@@ -55,9 +59,30 @@ Split split_multiples(Simplifier& s, const ex& n, const ex& d) {
   }
   Split out;
   out.moved = !quotient.empty();
+  if (!out.moved) {  // every term stayed as it was: the rest is n (not rebuilt)
+    out.rest = n;
+    return out;
+  }
   out.quotient = sum_of(quotient);
   out.rest = sum_of(rest);
   return out;
+}
+
+// t as coeff * atom with atom a symbol or a function call (not a product, sum or number):
+// split_term(t) when its rest is such an atom, read off without building the rest.
+struct AtomTerm {
+  GiNaC::numeric coeff;
+  ex atom;
+};
+std::optional<AtomTerm> atom_term(const ex& t) {
+  if (is_symbol(t) || call_of(t) != Fn::None) return AtomTerm{GiNaC::numeric(1), t};
+  if (is_mul(t) && t.nops() == 2 && is_number(t.op(1))) {
+    const ex& atom = t.op(0);
+    if (is_symbol(atom) || call_of(atom) != Fn::None) {
+      return AtomTerm{GiNaC::ex_to<GiNaC::numeric>(t.op(1)), atom};
+    }
+  }
+  return std::nullopt;
 }
 
 // d's written sign is negative: -x, -2*y, -x - y.
@@ -200,12 +225,12 @@ std::optional<ex> linear_in_remainder(const ex& n, const Int& c, bool floor) {
       k = int_of(t);
       continue;
     }
-    Term term = split_term(t);
-    if (!call.is_zero() || call_of(term.rest) != Fn::Mod || !term.coeff.is_integer()) {
+    std::optional<AtomTerm> term = atom_term(t);
+    if (!call.is_zero() || !term || call_of(term->atom) != Fn::Mod || !term->coeff.is_integer()) {
       return std::nullopt;
     }
-    call = term.rest;
-    m = int_of(term.coeff);
+    call = term->atom;
+    m = int_of(term->coeff);
   }
   if (call.is_zero() || !is_integer(call.op(1))) return std::nullopt;
   const Int c2 = int_of(call.op(1));
@@ -222,9 +247,17 @@ std::optional<ex> linear_in_remainder(const ex& n, const Int& c, bool floor) {
 }
 
 ex reduce_coefficients(const ex& n, const Int& c) {
+  std::vector<ex> terms = terms_of(n);
+  // Most sums have no such coefficient: looked for before any term is split.
+  if (std::none_of(terms.begin(), terms.end(), [&](const ex& t) {
+        const GiNaC::numeric coeff = coefficient_of(t);
+        return !is_integer(t) && coeff.is_integer() && cln::abs(int_of(coeff)) >= c;
+      })) {
+    return n;
+  }
   std::vector<ex> out;
   bool changed = false;
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : terms) {
     Term term = split_term(t);
     if (!is_integer(t) && term.coeff.is_integer() && cln::abs(int_of(term.coeff)) >= c &&
         integer_polynomial(term.rest)) {
@@ -244,8 +277,9 @@ ex reduce_coefficients(const ex& n, const Int& c) {
 // with x == v there.)
 std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floor) {
   for (const ex& t : terms_of(n)) {
-    const ex x = split_term(t).rest;
-    if (!is_symbol(x)) continue;
+    std::optional<AtomTerm> term = atom_term(t);
+    if (!term || !is_symbol(term->atom)) continue;
+    const ex& x = term->atom;
     ValueRange r = s.range(x);
     if (!r.lo() || !r.hi() || *r.hi() - *r.lo() != 1) continue;
     const Int a = *r.lo();
@@ -302,19 +336,22 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
     return -make_floordiv(poly_normal(*y + ex_of(c - 1)), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
-  Split sp = split_multiples(s, n, ex_of(c));
+  const ex cx = ex_of(c);
+  Split sp = split_multiples(s, n, cx);
   if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
-  if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return sp.quotient + *q;
-  if (auto merged = merge_nested(s, sp.rest, ex_of(c))) return sp.quotient + *merged;
+  // quotient + q, without building a sum when nothing moved.
+  auto plus_quotient = [&](const ex& q) { return sp.moved ? sp.quotient + q : q; };
+  if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return plus_quotient(*q);
+  if (auto merged = merge_nested(s, sp.rest, cx)) return plus_quotient(*merged);
   // Rule: bounded low terms, (8*x + y) // 16 == x // 2 for y in [0, 7].
   if (auto b = split_blocks(s, sp.rest, c)) {
-    return sp.quotient + make_floordiv(b->quotient, ex_of(cln::exquo(c, b->g)));
+    return plus_quotient(make_floordiv(b->quotient, ex_of(cln::exquo(c, b->g))));
   }
   // Rule: 0 <= r < c gives 0 (beyond what the range showed: relations between symbols).
-  if (s.below_divisor(sp.rest, ex_of(c))) return sp.quotient;
-  if (auto l = linear_in_remainder(sp.rest, c, true)) return sp.quotient + *l;
-  if (auto v = two_valued(s, sp.rest, c, true)) return sp.quotient + *v;
-  return sp.quotient + make_floordiv(sp.rest, ex_of(c));
+  if (s.below_divisor(sp.rest, cx)) return sp.quotient;
+  if (auto l = linear_in_remainder(sp.rest, c, true)) return plus_quotient(*l);
+  if (auto v = two_valued(s, sp.rest, c, true)) return plus_quotient(*v);
+  return plus_quotient(make_floordiv(sp.rest, cx));
 }
 
 // n // d for a non-constant d.
@@ -356,9 +393,12 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
 ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
   if (c == 1 || c == -1) return 0;
-  if (ex m = drop_inner_mods(n, ex_of(c)); !m.is_equal(n)) return make_mod(m, ex_of(c));
+  const ex cx = ex_of(c);
+  if (s.calls_in(n) & fn_bit(Fn::Mod)) {  // drop_inner_mods looks for % calls
+    if (ex m = drop_inner_mods(n, cx); !m.is_equal(n)) return make_mod(m, cx);
+  }
   // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
-  ex r = split_multiples(s, n, ex_of(c)).rest;
+  ex r = split_multiples(s, n, cx).rest;
   if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
   // Rule: a coefficient m with |m| >= |c| of an integer term t is reduced modulo c (the two
   // differ by a multiple of c*t): (9600*x) % 6400 == (3200*x) % 6400, (3*x) % 2 == x % 2.
@@ -370,7 +410,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   }
   // Rule: (x % a) % c == x % c when c divides a.
   if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
-    return make_mod(r.op(0), ex_of(c));
+    return make_mod(r.op(0), cx);
   }
   // Rule: ((x % a) // b) % c == (x % (b*c)) // b for a, b, c > 0 and b*c | a: both are
   // (x // b) % c, as b | a and c | a/b.
@@ -390,7 +430,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
     Int k = floor_div(*rr.lo(), c);
     if (k == floor_div(*rr.hi(), c)) return poly_normal(r - ex_of(k * c));
   }
-  if (c > 0 && s.below_divisor(r, ex_of(c))) return r;
+  if (c > 0 && s.below_divisor(r, cx)) return r;
   if (auto l = linear_in_remainder(r, c, false)) return *l;
   if (auto v = two_valued(s, r, c, false)) return *v;
   // Rule: bounded low terms, (32*x + y) % 64 == 32*(x % 2) + y for y in [0, 31].
@@ -399,7 +439,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
       return ex_of(b->g) * make_mod(b->quotient, ex_of(cln::exquo(c, b->g))) + b->rest;
     }
   }
-  return make_mod(r, ex_of(c));
+  return make_mod(r, cx);
 }
 
 // n % d for a non-constant d.
