@@ -296,17 +296,23 @@ std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floo
   return std::nullopt;
 }
 
-// -n when every non-constant term of n has a negative coefficient (-x, -(E // a) + 3).
-std::optional<ex> negated_numerator(const ex& n) {
+// Every non-constant term of n has a negative integer coefficient, and there is one:
+// -x, -(E // a) + 3.
+bool negative_numerator(const ex& n) {
   bool found = false;
   for (const ex& t : terms_of(n)) {
     if (is_integer(t)) continue;
     const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer() || !coeff.is_negative()) return std::nullopt;
+    if (!coeff.is_integer() || !coeff.is_negative()) return false;
     found = true;
   }
-  if (!found) return std::nullopt;
-  return poly_normal(-n);
+  return found;
+}
+
+// Whether floordiv_by_constant(n, c) for c > 1 would rewrite n before pulling multiples out:
+// a common content, ((x // a) % b) // c, or a negated numerator.
+bool rewritten_before_split(const ex& n, const Int& c) {
+  return cln::gcd(integer_content(n), c) > 1 || call_of(n) == Fn::Mod || negative_numerator(n);
 }
 
 // n // c for a constant c != 0.
@@ -332,13 +338,19 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   // Rule: a negated numerator, (-y) // c == -((y + c - 1) // c) for c > 0, so that quotients
   // have positive terms and meet their negations: (-x)//4 == -((x + 3)//4), and a nested
   // quotient then merges, (-(x//2))//3 == -((x//2 + 2)//3) == -((x + 4)//6).
-  if (auto y = negated_numerator(n)) {
-    return -make_floordiv(poly_normal(*y + ex_of(c - 1)), ex_of(c));
+  if (negative_numerator(n)) {
+    return -make_floordiv(poly_normal(poly_normal(-n) + ex_of(c - 1)), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
   const ex cx = ex_of(c);
   Split sp = split_multiples(s, n, cx);
   if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
+  // The driver simplifies x + y // c again, which runs these rules on y // c: from here they
+  // would find what they find there (nothing moves twice), so the rest of them is left to that
+  // run rather than tried twice. Not when y // c is rewritten before the split.
+  if (sp.moved && !rewritten_before_split(sp.rest, c)) {
+    return sp.quotient + make_floordiv(sp.rest, cx);
+  }
   // quotient + q, without building a sum when nothing moved.
   auto plus_quotient = [&](const ex& q) { return sp.moved ? sp.quotient + q : q; };
   if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return plus_quotient(*q);
@@ -398,8 +410,12 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
     if (ex m = drop_inner_mods(n, cx); !m.is_equal(n)) return make_mod(m, cx);
   }
   // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
-  ex r = split_multiples(s, n, cx).rest;
+  Split sp = split_multiples(s, n, cx);
+  ex r = sp.rest;
   if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
+  // The driver simplifies y % c again, which runs these rules on it: from here they would find
+  // what they find there (nothing moves twice), so they are left to that run.
+  if (sp.moved) return make_mod(r, cx);
   // Rule: a coefficient m with |m| >= |c| of an integer term t is reduced modulo c (the two
   // differ by a multiple of c*t): (9600*x) % 6400 == (3200*x) % 6400, (3*x) % 2 == x % 2.
   r = reduce_coefficients(r, cln::abs(c));
