@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
@@ -77,6 +78,17 @@ std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<e
 // Rule: of arguments `r + c` with the same non-constant part r, only the largest (max) or
 // smallest (min) constant c can win.
 std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
+  // A sum keeps its constant term last (GiNaC's overall coefficient).
+  auto constant_term = [](const ex& a) -> std::optional<Int> {
+    if (!is_add(a)) return std::nullopt;
+    const ex last = a.op(a.nops() - 1);
+    if (!is_integer(last)) return std::nullopt;
+    return int_of(last);
+  };
+  // The arguments are distinct: two share their non-constant part only when one has a constant.
+  if (std::none_of(args.begin(), args.end(), [&](const ex& a) { return constant_term(a); })) {
+    return args;
+  }
   struct Split {
     ex rest;
     Int c;
@@ -86,10 +98,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     Int c = 0;
     ex rest = args[i];
-    if (is_add(args[i])) {
-      for (size_t k = 0; k < args[i].nops(); ++k) {
-        if (is_integer(args[i].op(k))) c = int_of(args[i].op(k));
-      }
+    if (std::optional<Int> k = constant_term(args[i])) {
+      c = *k;
       rest = args[i] - ex_of(c);
     }
     split.push_back({rest, c});
@@ -113,24 +123,39 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  // The first argument seen with each symbol, assumption and divisibility fact.
+  // The first argument seen with each symbol (by name, as the facts know them), assumption and
+  // divisibility fact.
   std::map<std::string, size_t, std::less<>> by_symbol;
   std::map<size_t, size_t> by_assumption, by_divisibility;
   auto join = [&](auto& table, const auto& key, size_t i) {
     auto [it, fresh] = table.emplace(key, i);
     if (!fresh) parent[find(i)] = find(it->second);
   };
+  const bool facts_relate = !facts.assumptions().empty() || !facts.divisibility().empty();
+  std::vector<ex> todo;
   for (size_t i = 0; i < args.size(); ++i) {
-    for (const std::string& name : Expr(args[i]).free_symbols()) {
+    todo.assign(1, args[i]);
+    while (!todo.empty()) {  // every symbol of args[i], by a walk (no sorted list of names)
+      ex x = std::move(todo.back());
+      todo.pop_back();
+      if (!is_symbol(x)) {
+        for (size_t k = 0; k < x.nops(); ++k) todo.push_back(x.op(k));
+        continue;
+      }
+      const std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
       join(by_symbol, name, i);
+      if (!facts_relate) continue;
       for (size_t a : facts.assumptions_mentioning(name)) join(by_assumption, a, i);
       for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
     }
   }
-  std::map<size_t, std::vector<size_t>> groups;
-  for (size_t i = 0; i < args.size(); ++i) groups[find(i)].push_back(i);
+  // The groups in the order of their roots.
+  std::vector<std::vector<size_t>> by_root(args.size());
+  for (size_t i = 0; i < args.size(); ++i) by_root[find(i)].push_back(i);
   std::vector<std::vector<size_t>> out;
-  for (auto& [root, members] : groups) out.push_back(std::move(members));
+  for (std::vector<size_t>& members : by_root) {
+    if (!members.empty()) out.push_back(std::move(members));
+  }
   return out;
 }
 
@@ -159,6 +184,7 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
       kept.end());
   kept = drop_dominated_by_range(s, f, kept);
   kept = drop_dominated_by_constant(f, kept);
+  if (kept.size() == 1) return kept[0];
   // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
   // x >= 1.
   std::vector<bool> dropped(kept.size(), false);
