@@ -85,10 +85,22 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     if (!is_integer(last)) return std::nullopt;
     return int_of(last);
   };
-  // The arguments are distinct: two share their non-constant part only when one has a constant.
-  if (std::none_of(args.begin(), args.end(), [&](const ex& a) { return constant_term(a); })) {
-    return args;
+  // The arguments are distinct: two share their non-constant part only when one has a constant
+  // and both have as many non-constant terms (a number shares it with none).
+  std::vector<std::pair<size_t, bool>> shapes;  // (non-constant terms, has a constant)
+  shapes.reserve(args.size());
+  for (const ex& a : args) {
+    if (is_number(a)) continue;
+    const bool constant = constant_term(a).has_value();
+    shapes.emplace_back(is_add(a) ? a.nops() - (constant ? 1 : 0) : 1, constant);
   }
+  std::sort(shapes.begin(), shapes.end());
+  bool may_share = false;
+  for (size_t i = 1; i < shapes.size() && !may_share; ++i) {
+    // Sorted, so a run of equal counts ends with its members that have a constant.
+    may_share = shapes[i].first == shapes[i - 1].first && shapes[i].second;
+  }
+  if (!may_share) return args;
   struct Split {
     ex rest;
     Int c;
@@ -159,6 +171,16 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
   return out;
 }
 
+// e is f(...f(f(args[0], args[1]), args[2])..., args[n - 1]) (n >= 2).
+bool is_left_nest(const ex& e, Fn f, const std::vector<ex>& args) {
+  ex node = e;
+  for (size_t i = args.size() - 1; i > 0; --i) {
+    if (call_of(node) != f || !node.op(1).is_equal(args[i])) return false;
+    node = node.op(0);
+  }
+  return node.is_equal(args[0]);
+}
+
 }  // namespace
 
 ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
@@ -203,13 +225,16 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
       }
     }
   }
-  ex out;
-  bool first = true;
+  std::vector<ex> live;
   for (size_t i = 0; i < kept.size(); ++i) {
-    if (dropped[i]) continue;
-    out = first ? kept[i] : apply(f, Expr(out), Expr(kept[i])).ex();
-    first = false;
+    if (!dropped[i]) live.push_back(kept[i]);
   }
+  if (live.size() == 1) return live[0];
+  // The arguments are distinct and at most one is a constant, so f's eval holds each call
+  // f(x, y) as written: e is the result when it already is that left-nested call.
+  if (is_left_nest(e, f, live)) return e;
+  ex out = live[0];
+  for (size_t i = 1; i < live.size(); ++i) out = apply(f, Expr(out), Expr(live[i])).ex();
   return out;
 }
 
