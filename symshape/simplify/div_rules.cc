@@ -318,12 +318,6 @@ bool negative_numerator(const Sum& n) {
   return found;
 }
 
-// Whether floordiv_by_constant(n, c) for c > 1 would rewrite n before pulling multiples out:
-// a common content, ((x // a) % b) // c, or a negated numerator.
-bool rewritten_before_split(const Sum& n, const Int& c) {
-  return cln::gcd(integer_content(n.e), c) > 1 || call_of(n.e) == Fn::Mod || negative_numerator(n);
-}
-
 // n // c for a constant c != 0.
 ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
@@ -359,12 +353,6 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   std::optional<Sum> moved_rest;
   if (sp.moved) moved_rest.emplace(sp.rest);
   const Sum& rest = sp.moved ? *moved_rest : sum;
-  // The driver simplifies x + y // c again, which runs these rules on y // c: from here they
-  // would find what they find there (nothing moves twice), so the rest of them is left to that
-  // run rather than tried twice. Not when y // c is rewritten before the split.
-  if (sp.moved && !rewritten_before_split(rest, c)) {
-    return sp.quotient + make_floordiv(sp.rest, cx);
-  }
   // quotient + q, without building a sum when nothing moved.
   auto plus_quotient = [&](const ex& q) { return sp.moved ? sp.quotient + q : q; };
   if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return plus_quotient(*q);
@@ -428,14 +416,13 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   const Sum sum(n);
   Split sp = split_multiples(s, sum, cx);
   if (is_integer(sp.rest)) return ex_of(cln::mod(int_of(sp.rest), c));
-  // The driver simplifies y % c again, which runs these rules on it: from here they would find
-  // what they find there (nothing moves twice), so they are left to that run.
-  if (sp.moved) return make_mod(sp.rest, cx);
   // Rule: a coefficient m with |m| >= |c| of an integer term t is reduced modulo c (the two
   // differ by a multiple of c*t): (9600*x) % 6400 == (3200*x) % 6400, (3*x) % 2 == x % 2.
-  std::optional<Sum> reduced;
-  if (std::optional<ex> m = reduce_coefficients(sum, cln::abs(c))) reduced.emplace(*m);
-  const Sum& rs = reduced ? *reduced : sum;  // r's terms
+  std::optional<Sum> moved_rest, reduced;
+  if (sp.moved) moved_rest.emplace(sp.rest);
+  const Sum& split_rest = sp.moved ? *moved_rest : sum;  // n's terms when nothing moved
+  if (std::optional<ex> m = reduce_coefficients(split_rest, cln::abs(c))) reduced.emplace(*m);
+  const Sum& rs = reduced ? *reduced : split_rest;  // r's terms
   const ex& r = rs.e;
   // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
   Int g = cln::gcd(integer_content(r), cln::abs(c));
