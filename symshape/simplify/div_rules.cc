@@ -18,6 +18,14 @@ ex make_floordiv(const ex& a, const ex& b) { return floordiv(Expr(a), Expr(b)).e
 ex make_mod(const ex& a, const ex& b) { return mod(Expr(a), Expr(b)).ex(); }
 ex make_ceildiv(const ex& a, const ex& b) { return ceildiv(Expr(a), Expr(b)).ex(); }
 
+// A polynomial with its terms, taken apart once for the several rules that walk them (each
+// term of a sum with a coefficient is a product GiNaC builds when asked for it).
+struct Sum {
+  explicit Sum(const ex& e) : e(e), terms(terms_of(e)) {}
+  ex e;
+  std::vector<ex> terms;
+};
+
 // n split into the terms that are multiples of d (divided by d: `quotient`) and the others
 // (`rest`). A constant divisor also splits the constant term: k == c*(k // c) + k % c.
 struct Split {
@@ -26,21 +34,24 @@ struct Split {
   bool moved = false;  // some term went to the quotient
 };
 
-Split split_multiples(Simplifier& s, const ex& n, const ex& d) {
+Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
   std::vector<ex> quotient, rest;
   const bool constant = is_integer(d);
   const Int c = constant ? int_of(d) : Int(0);
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : n.terms) {
     if (constant) {
       if (is_integer(t)) {
         Int k = int_of(t), q = floor_div(k, c);
-        if (q != 0) quotient.push_back(ex_of(q));
+        if (q == 0) {
+          rest.push_back(t);
+          continue;
+        }
+        quotient.push_back(ex_of(q));
         if (k - q * c != 0) rest.push_back(ex_of(k - q * c));
         continue;
       }
-      Term term = split_term(t);
-      if ((term.coeff.is_integer() && divides(c, int_of(term.coeff))) ||
-          s.multiple_by_facts(t, d)) {
+      const GiNaC::numeric coeff = coefficient_of(t);
+      if ((coeff.is_integer() && divides(c, int_of(coeff))) || s.multiple_by_facts(t, d)) {
         quotient.push_back(t * GiNaC::pow(d, -1));
         continue;
       }
@@ -55,9 +66,30 @@ Split split_multiples(Simplifier& s, const ex& n, const ex& d) {
   }
   Split out;
   out.moved = !quotient.empty();
+  if (!out.moved) {  // every term stayed as it was: the rest is n (not rebuilt)
+    out.rest = n.e;
+    return out;
+  }
   out.quotient = sum_of(quotient);
   out.rest = sum_of(rest);
   return out;
+}
+
+// t as coeff * atom with atom a symbol or a function call (not a product, sum or number):
+// split_term(t) when its rest is such an atom, read off without building the rest.
+struct AtomTerm {
+  GiNaC::numeric coeff;
+  ex atom;
+};
+std::optional<AtomTerm> atom_term(const ex& t) {
+  if (is_symbol(t) || call_of(t) != Fn::None) return AtomTerm{GiNaC::numeric(1), t};
+  if (is_mul(t) && t.nops() == 2 && is_number(t.op(1))) {
+    const ex& atom = t.op(0);
+    if (is_symbol(atom) || call_of(atom) != Fn::None) {
+      return AtomTerm{GiNaC::ex_to<GiNaC::numeric>(t.op(1)), atom};
+    }
+  }
+  return std::nullopt;
 }
 
 // d's written sign is negative: -x, -2*y, -x - y.
@@ -74,9 +106,9 @@ bool looks_negative(const ex& d) {
 
 // Rule: nested division, (x // a + k) // d == (x + k*a) // (a*d) for d > 0 and a constant k
 // (any a != 0): x // a + k == (x + k*a) // a, and floor(floor(r) / d) == floor(r / d).
-std::optional<ex> merge_nested(Simplifier& s, const ex& n, const ex& d) {
+std::optional<ex> merge_nested(Simplifier& s, const Sum& n, const ex& d) {
   ex inner, k = 0;
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : n.terms) {
     if (is_integer(t)) {
       k = t;
     } else if (call_of(t) == Fn::FloorDiv && inner.is_zero()) {
@@ -118,8 +150,8 @@ struct BlockSplit {
   ex quotient, rest;
 };
 
-std::optional<BlockSplit> split_blocks(Simplifier& s, const ex& n, const Int& c) {
-  std::vector<ex> terms = terms_of(n);
+std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c) {
+  const std::vector<ex>& terms = n.terms;
   if (terms.size() < 2) return std::nullopt;
   std::vector<Int> candidates;
   for (const ex& t : terms) {
@@ -192,20 +224,20 @@ ex drop_inner_mods(const ex& n, const ex& c) {
 // Rule: a function of one remainder r == E % c2 (2 <= c2 <= 16) that is linear over its values
 // r in [0, c2 - 1]: n == m*r + k gives (n // c or n % c) == a + b*r when that holds at every r:
 // (x % 2 + 1)//2 == x % 2, (x % 2 + 7) // 2 == x % 2 + 3.
-std::optional<ex> linear_in_remainder(const ex& n, const Int& c, bool floor) {
+std::optional<ex> linear_in_remainder(const Sum& n, const Int& c, bool floor) {
   ex call;
   Int m = 0, k = 0;
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : n.terms) {
     if (is_integer(t)) {
       k = int_of(t);
       continue;
     }
-    Term term = split_term(t);
-    if (!call.is_zero() || call_of(term.rest) != Fn::Mod || !term.coeff.is_integer()) {
+    std::optional<AtomTerm> term = atom_term(t);
+    if (!call.is_zero() || !term || call_of(term->atom) != Fn::Mod || !term->coeff.is_integer()) {
       return std::nullopt;
     }
-    call = term.rest;
-    m = int_of(term.coeff);
+    call = term->atom;
+    m = int_of(term->coeff);
   }
   if (call.is_zero() || !is_integer(call.op(1))) return std::nullopt;
   const Int c2 = int_of(call.op(1));
@@ -221,10 +253,19 @@ std::optional<ex> linear_in_remainder(const ex& n, const Int& c, bool floor) {
   return ex_of(a) + ex_of(b) * call;
 }
 
-ex reduce_coefficients(const ex& n, const Int& c) {
+// n with the coefficients reduced (see mod_by_constant); nullopt when none is.
+std::optional<ex> reduce_coefficients(const Sum& n, const Int& c) {
+  const std::vector<ex>& terms = n.terms;
+  // Most sums have no such coefficient: looked for before any term is split.
+  if (std::none_of(terms.begin(), terms.end(), [&](const ex& t) {
+        const GiNaC::numeric coeff = coefficient_of(t);
+        return !is_integer(t) && coeff.is_integer() && cln::abs(int_of(coeff)) >= c;
+      })) {
+    return std::nullopt;
+  }
   std::vector<ex> out;
   bool changed = false;
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : terms) {
     Term term = split_term(t);
     if (!is_integer(t) && term.coeff.is_integer() && cln::abs(int_of(term.coeff)) >= c &&
         integer_polynomial(term.rest)) {
@@ -234,7 +275,8 @@ ex reduce_coefficients(const ex& n, const Int& c) {
       out.push_back(t);
     }
   }
-  return changed ? poly_normal(sum_of(out)) : n;
+  if (!changed) return std::nullopt;
+  return poly_normal(sum_of(out));
 }
 
 // Rule: a symbol x of n that takes two values a, a + 1 under the facts: n // c (or n % c) is
@@ -242,15 +284,16 @@ ex reduce_coefficients(const ex& n, const Int& c) {
 // taken when that difference is a constant: (360*x + y)//16 == 22*x for x in [0, 1] and
 // y in [0, 6]. (Wherever the facts hold, x is a or a + 1, and each f(v) equals the division
 // with x == v there.)
-std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floor) {
-  for (const ex& t : terms_of(n)) {
-    const ex x = split_term(t).rest;
-    if (!is_symbol(x)) continue;
+std::optional<ex> two_valued(Simplifier& s, const Sum& n, const Int& c, bool floor) {
+  for (const ex& t : n.terms) {
+    std::optional<AtomTerm> term = atom_term(t);
+    if (!term || !is_symbol(term->atom)) continue;
+    const ex& x = term->atom;
     ValueRange r = s.range(x);
     if (!r.lo() || !r.hi() || *r.hi() - *r.lo() != 1) continue;
     const Int a = *r.lo();
     auto at = [&](const Int& v) {
-      ex nv = poly_normal(n.subs(x == ex_of(v)));
+      ex nv = poly_normal(n.e.subs(x == ex_of(v)));
       return s.run(floor ? floordiv(Expr(nv), Expr(ex_of(c))).ex()
                          : mod(Expr(nv), Expr(ex_of(c))).ex());
     };
@@ -262,17 +305,17 @@ std::optional<ex> two_valued(Simplifier& s, const ex& n, const Int& c, bool floo
   return std::nullopt;
 }
 
-// -n when every non-constant term of n has a negative coefficient (-x, -(E // a) + 3).
-std::optional<ex> negated_numerator(const ex& n) {
+// Every non-constant term of n has a negative integer coefficient, and there is one:
+// -x, -(E // a) + 3.
+bool negative_numerator(const Sum& n) {
   bool found = false;
-  for (const ex& t : terms_of(n)) {
+  for (const ex& t : n.terms) {
     if (is_integer(t)) continue;
     const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer() || !coeff.is_negative()) return std::nullopt;
+    if (!coeff.is_integer() || !coeff.is_negative()) return false;
     found = true;
   }
-  if (!found) return std::nullopt;
-  return poly_normal(-n);
+  return found;
 }
 
 // n // c for a constant c != 0.
@@ -298,23 +341,31 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   // Rule: a negated numerator, (-y) // c == -((y + c - 1) // c) for c > 0, so that quotients
   // have positive terms and meet their negations: (-x)//4 == -((x + 3)//4), and a nested
   // quotient then merges, (-(x//2))//3 == -((x//2 + 2)//3) == -((x + 4)//6).
-  if (auto y = negated_numerator(n)) {
-    return -make_floordiv(poly_normal(*y + ex_of(c - 1)), ex_of(c));
+  const Sum sum(n);
+  if (negative_numerator(sum)) {
+    return -make_floordiv(poly_normal(poly_normal(-n) + ex_of(c - 1)), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
-  Split sp = split_multiples(s, n, ex_of(c));
+  const ex cx = ex_of(c);
+  Split sp = split_multiples(s, sum, cx);
   if (is_integer(sp.rest)) return sp.quotient;  // the rest is a constant in [0, c)
-  if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return sp.quotient + *q;
-  if (auto merged = merge_nested(s, sp.rest, ex_of(c))) return sp.quotient + *merged;
+  // The rest's terms: n's when nothing moved.
+  std::optional<Sum> moved_rest;
+  if (sp.moved) moved_rest.emplace(sp.rest);
+  const Sum& rest = sp.moved ? *moved_rest : sum;
+  // quotient + q, without building a sum when nothing moved.
+  auto plus_quotient = [&](const ex& q) { return sp.moved ? sp.quotient + q : q; };
+  if (auto q = floordiv_remainder_by_facts(s, sp.rest, c)) return plus_quotient(*q);
+  if (auto merged = merge_nested(s, rest, cx)) return plus_quotient(*merged);
   // Rule: bounded low terms, (8*x + y) // 16 == x // 2 for y in [0, 7].
-  if (auto b = split_blocks(s, sp.rest, c)) {
-    return sp.quotient + make_floordiv(b->quotient, ex_of(cln::exquo(c, b->g)));
+  if (auto b = split_blocks(s, rest, c)) {
+    return plus_quotient(make_floordiv(b->quotient, ex_of(cln::exquo(c, b->g))));
   }
   // Rule: 0 <= r < c gives 0 (beyond what the range showed: relations between symbols).
-  if (s.below_divisor(sp.rest, ex_of(c))) return sp.quotient;
-  if (auto l = linear_in_remainder(sp.rest, c, true)) return sp.quotient + *l;
-  if (auto v = two_valued(s, sp.rest, c, true)) return sp.quotient + *v;
-  return sp.quotient + make_floordiv(sp.rest, ex_of(c));
+  if (s.below_divisor(sp.rest, cx)) return sp.quotient;
+  if (auto l = linear_in_remainder(rest, c, true)) return plus_quotient(*l);
+  if (auto v = two_valued(s, rest, c, true)) return plus_quotient(*v);
+  return plus_quotient(make_floordiv(sp.rest, cx));
 }
 
 // n // d for a non-constant d.
@@ -342,9 +393,10 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
   }
   // Rule: pull multiples out, (d*x + y) // d == x + y // d.
   // When every term moved, d | n but d != 0 was not shown: keep the division (and its error).
-  Split sp = split_multiples(s, n, d);
+  const Sum sum(n);
+  Split sp = split_multiples(s, sum, d);
   if (sp.moved && !sp.rest.is_zero()) return sp.quotient + make_floordiv(sp.rest, d);
-  if (auto merged = merge_nested(s, n, d)) return *merged;
+  if (auto merged = merge_nested(s, sum, d)) return *merged;
   // Rule: 0 <= n < d gives 0.
   if (s.below_divisor(n, d)) return 0;
   return make_floordiv(n, d);
@@ -356,13 +408,22 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
 ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
   if (c == 1 || c == -1) return 0;
-  if (ex m = drop_inner_mods(n, ex_of(c)); !m.is_equal(n)) return make_mod(m, ex_of(c));
+  const ex cx = ex_of(c);
+  if (s.calls_in(n) & fn_bit(Fn::Mod)) {  // drop_inner_mods looks for % calls
+    if (ex m = drop_inner_mods(n, cx); !m.is_equal(n)) return make_mod(m, cx);
+  }
   // Rule: drop multiples of c, (c*x + y) % c == y % c; the constant term is reduced mod c.
-  ex r = split_multiples(s, n, ex_of(c)).rest;
-  if (is_integer(r)) return ex_of(cln::mod(int_of(r), c));
+  const Sum sum(n);
+  Split sp = split_multiples(s, sum, cx);
+  if (is_integer(sp.rest)) return ex_of(cln::mod(int_of(sp.rest), c));
   // Rule: a coefficient m with |m| >= |c| of an integer term t is reduced modulo c (the two
   // differ by a multiple of c*t): (9600*x) % 6400 == (3200*x) % 6400, (3*x) % 2 == x % 2.
-  r = reduce_coefficients(r, cln::abs(c));
+  std::optional<Sum> moved_rest, reduced;
+  if (sp.moved) moved_rest.emplace(sp.rest);
+  const Sum& split_rest = sp.moved ? *moved_rest : sum;  // n's terms when nothing moved
+  if (std::optional<ex> m = reduce_coefficients(split_rest, cln::abs(c))) reduced.emplace(*m);
+  const Sum& rs = reduced ? *reduced : split_rest;  // r's terms
+  const ex& r = rs.e;
   // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
   Int g = cln::gcd(integer_content(r), cln::abs(c));
   if (g > 1) {
@@ -370,7 +431,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   }
   // Rule: (x % a) % c == x % c when c divides a.
   if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
-    return make_mod(r.op(0), ex_of(c));
+    return make_mod(r.op(0), cx);
   }
   // Rule: ((x % a) // b) % c == (x % (b*c)) // b for a, b, c > 0 and b*c | a: both are
   // (x // b) % c, as b | a and c | a/b.
@@ -390,16 +451,16 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
     Int k = floor_div(*rr.lo(), c);
     if (k == floor_div(*rr.hi(), c)) return poly_normal(r - ex_of(k * c));
   }
-  if (c > 0 && s.below_divisor(r, ex_of(c))) return r;
-  if (auto l = linear_in_remainder(r, c, false)) return *l;
-  if (auto v = two_valued(s, r, c, false)) return *v;
+  if (c > 0 && s.below_divisor(r, cx)) return r;
+  if (auto l = linear_in_remainder(rs, c, false)) return *l;
+  if (auto v = two_valued(s, rs, c, false)) return *v;
   // Rule: bounded low terms, (32*x + y) % 64 == 32*(x % 2) + y for y in [0, 31].
   if (c > 0) {
-    if (auto b = split_blocks(s, r, c)) {
+    if (auto b = split_blocks(s, rs, c)) {
       return ex_of(b->g) * make_mod(b->quotient, ex_of(cln::exquo(c, b->g))) + b->rest;
     }
   }
-  return make_mod(r, ex_of(c));
+  return make_mod(r, cx);
 }
 
 // n % d for a non-constant d.
@@ -419,7 +480,7 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
     return cf->g * make_mod(cf->n, cf->d);
   }
   // Rule: drop multiples of d, (d*x + y) % d == y % d.
-  Split sp = split_multiples(s, n, d);
+  Split sp = split_multiples(s, Sum(n), d);
   if (sp.moved && !sp.rest.is_zero()) return make_mod(sp.rest, d);
   // Rule: 0 <= n < d gives n.
   if (s.below_divisor(n, d)) return n;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
@@ -77,6 +78,29 @@ std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<e
 // Rule: of arguments `r + c` with the same non-constant part r, only the largest (max) or
 // smallest (min) constant c can win.
 std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
+  // A sum keeps its constant term last (GiNaC's overall coefficient).
+  auto constant_term = [](const ex& a) -> std::optional<Int> {
+    if (!is_add(a)) return std::nullopt;
+    const ex last = a.op(a.nops() - 1);
+    if (!is_integer(last)) return std::nullopt;
+    return int_of(last);
+  };
+  // The arguments are distinct: two share their non-constant part only when one has a constant
+  // and both have as many non-constant terms (a number shares it with none).
+  std::vector<std::pair<size_t, bool>> shapes;  // (non-constant terms, has a constant)
+  shapes.reserve(args.size());
+  for (const ex& a : args) {
+    if (is_number(a)) continue;
+    const bool constant = constant_term(a).has_value();
+    shapes.emplace_back(is_add(a) ? a.nops() - (constant ? 1 : 0) : 1, constant);
+  }
+  std::sort(shapes.begin(), shapes.end());
+  bool may_share = false;
+  for (size_t i = 1; i < shapes.size() && !may_share; ++i) {
+    // Sorted, so a run of equal counts ends with its members that have a constant.
+    may_share = shapes[i].first == shapes[i - 1].first && shapes[i].second;
+  }
+  if (!may_share) return args;
   struct Split {
     ex rest;
     Int c;
@@ -86,10 +110,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     Int c = 0;
     ex rest = args[i];
-    if (is_add(args[i])) {
-      for (size_t k = 0; k < args[i].nops(); ++k) {
-        if (is_integer(args[i].op(k))) c = int_of(args[i].op(k));
-      }
+    if (std::optional<Int> k = constant_term(args[i])) {
+      c = *k;
       rest = args[i] - ex_of(c);
     }
     split.push_back({rest, c});
@@ -113,25 +135,50 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  // The first argument seen with each symbol, assumption and divisibility fact.
+  // The first argument seen with each symbol (by name, as the facts know them), assumption and
+  // divisibility fact.
   std::map<std::string, size_t, std::less<>> by_symbol;
   std::map<size_t, size_t> by_assumption, by_divisibility;
   auto join = [&](auto& table, const auto& key, size_t i) {
     auto [it, fresh] = table.emplace(key, i);
     if (!fresh) parent[find(i)] = find(it->second);
   };
+  const bool facts_relate = !facts.assumptions().empty() || !facts.divisibility().empty();
+  std::vector<ex> todo;
   for (size_t i = 0; i < args.size(); ++i) {
-    for (const std::string& name : Expr(args[i]).free_symbols()) {
+    todo.assign(1, args[i]);
+    while (!todo.empty()) {  // every symbol of args[i], by a walk (no sorted list of names)
+      ex x = std::move(todo.back());
+      todo.pop_back();
+      if (!is_symbol(x)) {
+        for (size_t k = 0; k < x.nops(); ++k) todo.push_back(x.op(k));
+        continue;
+      }
+      const std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
       join(by_symbol, name, i);
+      if (!facts_relate) continue;
       for (size_t a : facts.assumptions_mentioning(name)) join(by_assumption, a, i);
       for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
     }
   }
-  std::map<size_t, std::vector<size_t>> groups;
-  for (size_t i = 0; i < args.size(); ++i) groups[find(i)].push_back(i);
+  // The groups in the order of their roots.
+  std::vector<std::vector<size_t>> by_root(args.size());
+  for (size_t i = 0; i < args.size(); ++i) by_root[find(i)].push_back(i);
   std::vector<std::vector<size_t>> out;
-  for (auto& [root, members] : groups) out.push_back(std::move(members));
+  for (std::vector<size_t>& members : by_root) {
+    if (!members.empty()) out.push_back(std::move(members));
+  }
   return out;
+}
+
+// e is f(...f(f(args[0], args[1]), args[2])..., args[n - 1]) (n >= 2).
+bool is_left_nest(const ex& e, Fn f, const std::vector<ex>& args) {
+  ex node = e;
+  for (size_t i = args.size() - 1; i > 0; --i) {
+    if (call_of(node) != f || !node.op(1).is_equal(args[i])) return false;
+    node = node.op(0);
+  }
+  return node.is_equal(args[0]);
 }
 
 }  // namespace
@@ -159,6 +206,7 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
       kept.end());
   kept = drop_dominated_by_range(s, f, kept);
   kept = drop_dominated_by_constant(f, kept);
+  if (kept.size() == 1) return kept[0];
   // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
   // x >= 1.
   std::vector<bool> dropped(kept.size(), false);
@@ -177,13 +225,16 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
       }
     }
   }
-  ex out;
-  bool first = true;
+  std::vector<ex> live;
   for (size_t i = 0; i < kept.size(); ++i) {
-    if (dropped[i]) continue;
-    out = first ? kept[i] : apply(f, Expr(out), Expr(kept[i])).ex();
-    first = false;
+    if (!dropped[i]) live.push_back(kept[i]);
   }
+  if (live.size() == 1) return live[0];
+  // The arguments are distinct and at most one is a constant, so f's eval holds each call
+  // f(x, y) as written: e is the result when it already is that left-nested call.
+  if (is_left_nest(e, f, live)) return e;
+  ex out = live[0];
+  for (size_t i = 1; i < live.size(); ++i) out = apply(f, Expr(out), Expr(live[i])).ex();
   return out;
 }
 

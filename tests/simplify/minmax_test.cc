@@ -24,6 +24,18 @@ TEST(SimplifyMaxMin, DropsADominatedArgument) {
   EXPECT_EQ(simp(max(x, 2 * x)), "2*x");
 }
 
+TEST(SimplifyMaxMin, KeepsTheBestOfArgumentsThatDifferByAConstant) {
+  // Sums sharing their non-constant terms, a sum beside a lone term, and sums that do not share
+  // them (as many terms, or not) beside each other.
+  EXPECT_EQ(simp(max(x + y + 1, max(x + y + 3, x)), unconstrained()), "max(x, x + y + 3)");
+  EXPECT_EQ(simp(min(x - 2, min(x + 5, y)), unconstrained()), "min(y, x - 2)");
+  EXPECT_EQ(simp(max(max(x + 2, x), max(2 * y + 1, 2 * y)), unconstrained()),
+            "max(2*y + 1, x + 2)");
+  EXPECT_EQ(simp(max(x + y + 1, x + 2), unconstrained()), "max(x + y + 1, x + 2)");
+  // Arguments that turn out equal leave one call.
+  EXPECT_EQ(simp(min(max(x + 1, y), max(y, max(x + 1, x - 4))), unconstrained()), "max(y, x + 1)");
+}
+
 TEST(SimplifyMaxMin, KeepsArgumentsThatMayEachBeLarger) {
   EXPECT_EQ(simp(max(x, y)), "max(x, y)");
   EXPECT_EQ(simp(max(x, 0), unconstrained()), "max(0, x)");
