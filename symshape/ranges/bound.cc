@@ -116,6 +116,15 @@ class Analyzer {
     for (const auto& [seen, info] : symbols_) {
       if (seen.is_equal(e)) return info;
     }
+    // A symbol's analysis depends on the facts alone: remembered in memo_ too, outside a case
+    // split (whose placeholder is in symbols_).
+    const bool remember = memo_ != nullptr && !splitting_;
+    if (remember) {
+      if (auto it = memo_->find(e); it != memo_->end()) {
+        symbols_.emplace_back(e, it->second);
+        return it->second;
+      }
+    }
     const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
@@ -123,6 +132,7 @@ class Analyzer {
     Info info = integral(
         Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
     symbols_.emplace_back(e, info);
+    if (remember) memo_->emplace(e, info);
     return info;
   }
 
