@@ -283,7 +283,7 @@ class Analyzer {
         mentions += pairs[i].rest.has(x) ? 1 : 0;
       }
       if (mentions < 2) continue;
-      return detail::intersect(r, split_cases(e, x, l));
+      return detail::intersect(r, split_cases(e, x, l, r));
     }
     return r;
   }
@@ -332,7 +332,10 @@ class Analyzer {
     for (size_t i = 0, n = e.nops(); i < n; ++i) add_symbols(e.op(i), c, out);
   }
 
-  Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l) {
+  // The hull of the cases' ranges, or a range holding `within` once the cases seen hold it (the
+  // caller intersects the answer with `within`, so the cases left cannot change it then).
+  Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l, const Range& within) {
+    const bool within_known = !within.is_empty();
     static const GiNaC::ex q = Expr::symbol("%q").ex();  // no parsed name has a %
     static const GiNaC::ex r = Expr::symbol("%r").ex();
     const Info xi = visit_symbol(x);
@@ -379,10 +382,18 @@ class Analyzer {
       }
       Info c = visit(rewritten);
       out = detail::hull(out, c.integral ? c.range : detail::integers(c.range));
+      if (within_known && holds(out, within)) break;
     }
     symbols_.erase(symbols_.begin() + static_cast<std::ptrdiff_t>(slot));
     splitting_ = false;
     return out;
+  }
+
+  // Whether the closed range outer holds the nonempty closed range inner.
+  static bool holds(const Range& outer, const Range& inner) {
+    if (outer.is_empty()) return false;
+    return (!outer.lo || (inner.lo && *outer.lo <= *inner.lo)) &&
+           (!outer.hi || (inner.hi && *outer.hi >= *inner.hi));
   }
 
   // e with x == l*q + rem put in, divisions by constants that divide q's coefficient split.
