@@ -26,6 +26,20 @@ inline bool is_exactly(const GiNaC::ex& e) {
   return &GiNaC::ex_to<GiNaC::basic>(e).get_class_info() == &T::get_class_info_static();
 }
 
+// The (rest, coefficient) pairs of a sum or a product, read in place. e.op(i) of a sum builds
+// the product rest*coeff for each term with a coefficient (and of a product, the power
+// rest^coeff), which a walk that only looks does not need. A term of a sum is rest*coeff (rest
+// is not a sum, nor a product with a coefficient); a factor of a product is rest^coeff. The
+// overall coefficient (0 for a sum, 1 for a product when absent) is not among the pairs.
+struct PairsOf : GiNaC::expairseq {
+  static const GiNaC::epvector& pairs(const GiNaC::ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::seq);
+  }
+  static const GiNaC::ex& overall(const GiNaC::ex& e) {
+    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::overall_coeff);
+  }
+};
+
 // e is a numeric integer.
 bool is_int(const GiNaC::ex& e);
 // The value of a numeric integer.

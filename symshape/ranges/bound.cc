@@ -21,6 +21,7 @@ namespace {
 
 using detail::Congruence;
 using detail::Num;
+using detail::PairsOf;
 using detail::Range;
 
 // Exponents above this are left unbounded rather than computed (the ends' powers get huge).
@@ -115,6 +116,15 @@ class Analyzer {
     for (const auto& [seen, info] : symbols_) {
       if (seen.is_equal(e)) return info;
     }
+    // A symbol's analysis depends on the facts alone: remembered in memo_ too, outside a case
+    // split (whose placeholder is in symbols_).
+    const bool remember = memo_ != nullptr && !splitting_;
+    if (remember) {
+      if (auto it = memo_->find(e); it != memo_->end()) {
+        symbols_.emplace_back(e, it->second);
+        return it->second;
+      }
+    }
     const std::string& name = GiNaC::ex_to<GiNaC::symbol>(e).get_name();
     ModularSet known = facts_.known_congruence(name);
     Congruence c =
@@ -122,18 +132,28 @@ class Analyzer {
     Info info = integral(
         Range::of(options_.implied_ranges ? facts_.implied_range(name) : facts_.range_of(name)), c);
     symbols_.emplace_back(e, info);
+    if (remember) memo_->emplace(e, info);
     return info;
   }
 
   Info visit_add(const GiNaC::ex& e) {
-    size_t n = e.nops();
-    Info acc = visit(e.op(0));
-    for (size_t i = 1; i < n; ++i) {
-      Info t = visit(e.op(i));
-      acc.range = detail::add(acc.range, t.range);
-      // A non-integral term has `nothing known`, so the sum's congruence becomes that too.
-      acc.mod = detail::congruence_add(acc.mod, t.mod);
-      acc.integral = acc.integral && t.integral;
+    // The terms in e.op()'s order, read on the pairs (a term rest*c is analysed as the product it
+    // is without being built), then the overall coefficient.
+    const GiNaC::epvector& pairs = PairsOf::pairs(e);
+    const GiNaC::ex& overall = PairsOf::overall(e);
+    Info acc;
+    for (size_t i = 0, n = pairs.size(); i < n; ++i) {
+      Info t = visit_term(pairs[i].rest, pairs[i].coeff);
+      if (i == 0) {
+        acc = std::move(t);
+        continue;
+      }
+      add_to(acc, t);
+    }
+    if (pairs.empty()) {
+      acc = visit(overall);
+    } else if (!overall.is_zero()) {
+      add_to(acc, visit(overall));
     }
     if (!acc.integral) return rational(std::move(acc.range));
     // A residue modulo a multiple of the congruence's modulus is finer: 3*x + 5 - (3*x) % 6
@@ -155,24 +175,40 @@ class Analyzer {
     return integral(std::move(acc.range), std::move(acc.mod));
   }
 
+  static void add_to(Info& acc, const Info& t) {
+    acc.range = detail::add(acc.range, t.range);
+    // A non-integral term has `nothing known`, so the sum's congruence becomes that too.
+    acc.mod = detail::congruence_add(acc.mod, t.mod);
+    acc.integral = acc.integral && t.integral;
+  }
+
+  // The term rest*c of a sum (a pair of it): rest itself when c is 1, else the product rest*c,
+  // whose factors are rest's (rest itself when it is not a product) and then c.
+  Info visit_term(const GiNaC::ex& rest, const GiNaC::ex& c) {
+    if (GiNaC::ex_to<GiNaC::numeric>(c).is_equal(one())) return visit(rest);
+    return visit_factors(rest, &c);
+  }
+
+  static const GiNaC::numeric& one() {
+    static const GiNaC::numeric n(1);
+    return n;
+  }
+
   // The range of a sum, tightened by equal forms in which terms that share symbols meet:
   // a term k*max(x, y) gives max(L + k*x, L + k*y) (min for k < 0), L being the other terms,
   // so max(a, b) - a is max(0, b - a); a term k*(E // c), c > 0, gives
   // L + (k/c)*E - (k/c)*r with r == E % c in [0, c - 1], so a - a//2 lies in [1, inf] for
   // a >= 1. `r` is an integer range; the result is too.
   Range rewritten_sum(const GiNaC::ex& e, Range r) {
-    for (size_t i = 0, n = e.nops(); i < n && !r.is_point(); ++i) {
-      const GiNaC::ex& t = e.op(i);
-      GiNaC::ex call = t;
-      Num k(1);
-      if (kind_of(t) == Kind::Mul && t.nops() == 2 && kind_of(t.op(1)) == Kind::Numeric &&
-          GiNaC::ex_to<GiNaC::numeric>(t.op(1)).is_rational()) {
-        call = t.op(0);
-        k = num_of(GiNaC::ex_to<GiNaC::numeric>(t.op(1)));
-      }
-      if (kind_of(call) != Kind::Function) continue;
+    // The terms k*call with a rational k, read on the pairs (the overall coefficient is none).
+    const GiNaC::epvector& pairs = PairsOf::pairs(e);
+    for (size_t i = 0, n = pairs.size(); i < n && !r.is_point(); ++i) {
+      const GiNaC::ex& call = pairs[i].rest;
+      const auto& coeff = GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff);
+      if (kind_of(call) != Kind::Function || !coeff.is_rational()) continue;
+      const Num k = num_of(coeff);
       Fn f = function_of(call);
-      GiNaC::ex rest = e - t;
+      GiNaC::ex rest = e - e.op(i);
       GiNaC::ex kx = GiNaC::numeric(cln::cl_N(k.rat()));
       Range alt;
       if (f == Fn::Max || f == Fn::Min) {
@@ -214,12 +250,20 @@ class Analyzer {
   // ceildiv, so the terms no longer vary apart: x - x//4 for x in [0, 63] is 3*q + r - r//4,
   // in [0, 48]; x % 8 - x % 4 is in [0, 4]. The hull of the cases, within r.
   Range split_on_remainder(const GiNaC::ex& e, Range r) {
+    // A term that is a call or a product with a call among its factors (read on the pairs: a
+    // factor rest^c is a call when rest is one and c is 1).
     bool has_call = false;
-    for (size_t i = 0, n = e.nops(); i < n && !has_call; ++i) {
-      const GiNaC::ex& t = e.op(i);
+    const GiNaC::epvector& pairs = PairsOf::pairs(e);
+    for (size_t i = 0, n = pairs.size(); i < n && !has_call; ++i) {
+      const GiNaC::ex& t = pairs[i].rest;
       has_call = kind_of(t) == Kind::Function;
-      for (size_t j = 0; kind_of(t) == Kind::Mul && j < t.nops() && !has_call; ++j) {
-        has_call = kind_of(t.op(j)) == Kind::Function;
+      if (kind_of(t) != Kind::Mul) continue;
+      for (const GiNaC::expair& p : PairsOf::pairs(t)) {
+        if (kind_of(p.rest) == Kind::Function &&
+            GiNaC::ex_to<GiNaC::numeric>(p.coeff).is_equal(one())) {
+          has_call = true;
+          break;
+        }
       }
     }
     if (!has_call) return r;
@@ -235,9 +279,11 @@ class Analyzer {
     for (const auto& [x, l] : lcm_of) {
       if (l > kMaxSplitCases) continue;
       size_t mentions = 0;
-      for (size_t i = 0; i < e.nops() && mentions < 2; ++i) mentions += e.op(i).has(x) ? 1 : 0;
+      for (size_t i = 0; i < pairs.size() && mentions < 2; ++i) {
+        mentions += pairs[i].rest.has(x) ? 1 : 0;
+      }
       if (mentions < 2) continue;
-      return detail::intersect(r, split_cases(e, x, l));
+      return detail::intersect(r, split_cases(e, x, l, r));
     }
     return r;
   }
@@ -257,6 +303,11 @@ class Analyzer {
         }
         break;
       }
+      case Kind::Add:
+      case Kind::Mul:
+        // The pairs' rests (their coefficients and the overall one are numbers).
+        for (const GiNaC::expair& p : PairsOf::pairs(e)) collect_divisors(p.rest, out);
+        return;
       default: break;
     }
     for (size_t i = 0, n = e.nops(); i < n; ++i) collect_divisors(e.op(i), out);
@@ -274,10 +325,17 @@ class Analyzer {
       }
       return;
     }
+    if (kind_of(e) == Kind::Add || kind_of(e) == Kind::Mul) {
+      for (const GiNaC::expair& p : PairsOf::pairs(e)) add_symbols(p.rest, c, out);
+      return;
+    }
     for (size_t i = 0, n = e.nops(); i < n; ++i) add_symbols(e.op(i), c, out);
   }
 
-  Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l) {
+  // The hull of the cases' ranges, or a range holding `within` once the cases seen hold it (the
+  // caller intersects the answer with `within`, so the cases left cannot change it then).
+  Range split_cases(const GiNaC::ex& e, const GiNaC::ex& x, const Int& l, const Range& within) {
+    const bool within_known = !within.is_empty();
     static const GiNaC::ex q = Expr::symbol("%q").ex();  // no parsed name has a %
     static const GiNaC::ex r = Expr::symbol("%r").ex();
     const Info xi = visit_symbol(x);
@@ -324,10 +382,18 @@ class Analyzer {
       }
       Info c = visit(rewritten);
       out = detail::hull(out, c.integral ? c.range : detail::integers(c.range));
+      if (within_known && holds(out, within)) break;
     }
     symbols_.erase(symbols_.begin() + static_cast<std::ptrdiff_t>(slot));
     splitting_ = false;
     return out;
+  }
+
+  // Whether the closed range outer holds the nonempty closed range inner.
+  static bool holds(const Range& outer, const Range& inner) {
+    if (outer.is_empty()) return false;
+    return (!outer.lo || (inner.lo && *outer.lo <= *inner.lo)) &&
+           (!outer.hi || (inner.hi && *outer.hi >= *inner.hi));
   }
 
   // e with x == l*q + rem put in, divisions by constants that divide q's coefficient split.
@@ -401,11 +467,9 @@ class Analyzer {
   // replaced by their dividends; a constant residue is a congruence.
   static Congruence residue_congruence(const GiNaC::ex& e) {
     Congruence best;
-    for (size_t i = 0, n = e.nops(); i < n; ++i) {
-      GiNaC::ex t = e.op(i);
-      if (kind_of(t) == Kind::Mul && t.nops() == 2 && kind_of(t.op(1)) == Kind::Numeric) {
-        t = t.op(0);
-      }
+    // The terms k*(E % c), read on the pairs (rest E % c, any coefficient).
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      const GiNaC::ex& t = p.rest;
       if (function_of(t) != Fn::Mod || !detail::is_int(t.op(1))) continue;
       Int m = cln::abs(detail::int_of(t.op(1)));
       if (m <= 1 || (best.known() && cln::mod(best.modulus.to_int(), m) == 0)) continue;
@@ -480,21 +544,29 @@ class Analyzer {
     return std::nullopt;
   }
 
-  Info visit_mul(const GiNaC::ex& e) {
+  Info visit_mul(const GiNaC::ex& e) { return visit_factors(e, nullptr); }
+
+  // The product of e's factors (e itself when it is not a product) and then of *last, if given.
+  Info visit_factors(const GiNaC::ex& e, const GiNaC::ex* last) {
     Info acc{Range::point(Num(1)), Congruence{Num(0), Num(1)}, true};
     Num coeff(1);
-    for (size_t i = 0, n = e.nops(); i < n; ++i) {
-      const GiNaC::ex f = e.op(i);
+    auto factor = [&](const GiNaC::ex& f) {
       if (kind_of(f) == Kind::Numeric && GiNaC::ex_to<GiNaC::numeric>(f).is_rational()) {
         coeff = coeff * num_of(GiNaC::ex_to<GiNaC::numeric>(f));
-        continue;
+        return;
       }
       Info t = visit(f);
       acc.range = detail::multiply(acc.range, t.range);
       // The product rule for congruences holds for integer factors only.
       acc.integral = acc.integral && t.integral;
       acc.mod = acc.integral ? detail::congruence_multiply(acc.mod, t.mod) : Congruence{};
+    };
+    if (kind_of(e) == Kind::Mul) {
+      for (size_t i = 0, n = e.nops(); i < n; ++i) factor(e.op(i));
+    } else {
+      factor(e);
     }
+    if (last != nullptr) factor(*last);
     acc.range = detail::scale(acc.range, coeff);
     if (!acc.integral) return rational(std::move(acc.range));
     if (coeff.is_integer()) {

@@ -33,19 +33,7 @@ inline bool is_symbol(const ex& e) { return detail::is_exactly<GiNaC::symbol>(e)
 inline bool is_integer(const ex& e) {
   return is_number(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
 }
-// The (rest, coefficient) pairs of a sum or a product, read in place. e.op(i) of a sum builds
-// the product rest*coeff for each term with a coefficient (and of a product, the power
-// rest^coeff), which a walk that only looks does not need. A term of a sum is rest*coeff (rest
-// is not a sum, nor a product with a coefficient); a factor of a product is rest^coeff. The
-// overall coefficient (0 for a sum, 1 for a product when absent) is not among the pairs.
-struct PairsOf : GiNaC::expairseq {
-  static const GiNaC::epvector& pairs(const ex& e) {
-    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::seq);
-  }
-  static const ex& overall(const ex& e) {
-    return GiNaC::ex_to<GiNaC::expairseq>(e).*(&PairsOf::overall_coeff);
-  }
-};
+// PairsOf (reading a sum's or product's pairs in place) is in symshape/expr/functions.h.
 
 // Which integer function e calls (Fn::None for anything else).
 inline Fn call_of(const ex& e) {

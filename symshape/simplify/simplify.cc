@@ -832,13 +832,26 @@ std::optional<Int> value_at(const ex& e, const std::vector<std::pair<ex, Int>>& 
     return std::nullopt;
   }
   if (is_add(e) || is_mul(e)) {
-    Int acc = is_add(e) ? 0 : 1;
-    for (size_t i = 0; i < e.nops(); ++i) {
-      std::optional<Int> v = value_at(e.op(i), at);
+    // Read on the pairs (see PairsOf): a term rest*c of a sum, a factor rest^c of a product, and
+    // the overall coefficient, which must be integers (a factor's exponent also natural, <= 64).
+    const bool sum = is_add(e);
+    Int acc = sum ? 0 : 1;
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      const auto& c = GiNaC::ex_to<GiNaC::numeric>(p.coeff);
+      if (!c.is_integer()) return std::nullopt;
+      const Int k = cln::the<Int>(c.to_cl_N());
+      if (!sum && (k < 0 || k > 64)) return std::nullopt;
+      std::optional<Int> v = value_at(p.rest, at);
       if (!v) return std::nullopt;
-      acc = is_add(e) ? acc + *v : acc * *v;
+      if (sum) {
+        acc = acc + (k == 1 ? *v : *v * k);
+      } else {
+        acc = acc * (k == 1 ? *v : cln::expt_pos(*v, cln::cl_I_to_ulong(k)));
+      }
     }
-    return acc;
+    const ex& overall = PairsOf::overall(e);
+    if (!is_integer(overall)) return std::nullopt;
+    return sum ? acc + int_of(overall) : acc * int_of(overall);
   }
   if (is_power(e)) {
     if (!is_integer(e.op(1)) || int_of(e.op(1)) < 0 || int_of(e.op(1)) > 64) return std::nullopt;
@@ -868,6 +881,10 @@ void collect_symbols(const ex& e, std::vector<std::pair<ex, Int>>& out) {
       if (symbol.is_equal(e)) return;
     }
     out.emplace_back(e, Int(0));
+    return;
+  }
+  if (is_add(e) || is_mul(e)) {  // the pairs' rests (their coefficients are numbers)
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) collect_symbols(p.rest, out);
     return;
   }
   for (size_t i = 0, n = e.nops(); i < n; ++i) collect_symbols(e.op(i), out);
