@@ -123,8 +123,23 @@ ex merge_remainders(Simplifier& s, const ex& e) {
     if (call_of(ti.rest) != Fn::Mod) continue;
     const ex& x = ti.rest.op(0);
     const ex& a = ti.rest.op(1);
+    // The term j the rule pairs with is (coeff*a)*((x // a) % b): that remainder is one of its
+    // factors (the polynomial arithmetic below treats calls as atoms, so it finds no remainder
+    // a term does not hold). Told before dividing, which most terms fail.
+    auto digit_of_x = [&](const ex& f) {
+      if (call_of(f) != Fn::Mod) return false;
+      const ex& inner = f.op(0);
+      return call_of(inner) == Fn::FloorDiv && inner.op(0).is_equal(x) && inner.op(1).is_equal(a);
+    };
+    auto may_pair = [&](const ex& t) {
+      if (!is_mul(t)) return digit_of_x(t);
+      for (size_t k = 0; k < t.nops(); ++k) {
+        if (digit_of_x(t.op(k))) return true;
+      }
+      return false;
+    };
     for (size_t j = 0; j < terms.size(); ++j) {
-      if (j == i) continue;
+      if (j == i || !may_pair(terms[j])) continue;
       ex ratio = poly_normal(terms[j] / (ti.coeff * a));
       if (call_of(ratio) != Fn::Mod) continue;
       const ex& inner = ratio.op(0);
