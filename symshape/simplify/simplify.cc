@@ -404,6 +404,32 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   return std::nullopt;
 }
 
+// Whether division_term may find a term of the sum e, read on its pairs rest*coeff without
+// building the terms: the calls among a term's factors are those among its rest's. A term that
+// is a coefficient times a lone E // c or ceildiv(E, c) (c a nonzero integer) is one only when c
+// divides the coefficient; any other term with a division call among its factors may be.
+bool may_hold_division_term(const ex& e) {
+  auto division = [](const ex& f) {
+    const Fn fn = call_of(f);
+    return fn == Fn::FloorDiv || fn == Fn::Mod || fn == Fn::CeilDiv;
+  };
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (is_mul(p.rest)) {
+      for (size_t i = 0; i < p.rest.nops(); ++i) {
+        if (division(p.rest.op(i))) return true;
+      }
+      continue;
+    }
+    if (!division(p.rest)) continue;
+    const ex& d = p.rest.op(1);
+    if (call_of(p.rest) == Fn::Mod || !is_integer(d) || d.is_zero()) return true;
+    if ((GiNaC::ex_to<GiNaC::numeric>(p.coeff) / GiNaC::ex_to<GiNaC::numeric>(d)).is_integer()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether rewriting term t of sum by d*(E // d) + E % d == E can make the sum smaller: the
 // rewrite brings in m*E and the partner call (E % d for a floor division, E // d for a modulo,
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
@@ -444,6 +470,7 @@ ex Simplifier::recombine(const ex& e) {
   ex cur = e;
   std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
+    if (!may_hold_division_term(cur)) break;
     bool improved = false;
     const std::vector<ex> terms = terms_of(cur);
     for (const ex& t : terms) {
