@@ -93,8 +93,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
   // A sum keeps its constant term last (GiNaC's overall coefficient).
   auto constant_term = [](const ex& a) -> std::optional<Int> {
     if (!is_add(a)) return std::nullopt;
-    const ex last = a.op(a.nops() - 1);
-    if (!is_integer(last)) return std::nullopt;
+    const ex& last = PairsOf::overall(a);  // 0 when a has none (no other term is a number)
+    if (last.is_zero() || !is_integer(last)) return std::nullopt;
     return int_of(last);
   };
   // The arguments are distinct: two share their non-constant part only when one has a constant
@@ -124,7 +124,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     ex rest = args[i];
     if (std::optional<Int> k = constant_term(args[i])) {
       c = *k;
-      rest = args[i] - ex_of(c);
+      // The non-constant terms, without subtracting (which evaluates a second sum).
+      rest = GiNaC::dynallocate<GiNaC::add>(PairsOf::pairs(args[i]), ex(0));
     }
     split.push_back({rest, c});
     auto [it, fresh] = best_of_rest.emplace(rest, i);
