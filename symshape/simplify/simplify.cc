@@ -216,10 +216,10 @@ ExpansionBound expansion_bound(const ex& e) {
   return {1, 0};
 }
 
+// Read on a sum's pairs (its constant is the overall coefficient, never a pair).
 size_t nonconstant_terms(const ex& e) {
-  size_t n = 0;
-  for (const ex& t : terms_of(e)) n += is_number(t) ? 0 : 1;
-  return n;
+  if (is_add(e)) return PairsOf::pairs(e).size();
+  return is_number(e) ? 0 : 1;
 }
 
 // Whether expanding the product e would leave it factored in run_polynomial (no fewer
