@@ -14,6 +14,18 @@
 namespace symshape::detail {
 
 void flatten_calls(const ex& e, Fn f, std::vector<ex>& out) {
+  if (call_of(e) != f) {
+    out.push_back(e);
+    return;
+  }
+  // The common case, a call whose arguments are not calls of f, without a stack.
+  ex a = e.op(0), b = e.op(1);
+  if (call_of(a) != f && call_of(b) != f) {
+    out.reserve(out.size() + 2);
+    out.push_back(std::move(a));
+    out.push_back(std::move(b));
+    return;
+  }
   std::vector<ex> stack{e};
   while (!stack.empty()) {
     ex x = stack.back();
@@ -81,8 +93,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
   // A sum keeps its constant term last (GiNaC's overall coefficient).
   auto constant_term = [](const ex& a) -> std::optional<Int> {
     if (!is_add(a)) return std::nullopt;
-    const ex last = a.op(a.nops() - 1);
-    if (!is_integer(last)) return std::nullopt;
+    const ex& last = PairsOf::overall(a);  // 0 when a has none (no other term is a number)
+    if (last.is_zero() || !is_integer(last)) return std::nullopt;
     return int_of(last);
   };
   // The arguments are distinct: two share their non-constant part only when one has a constant
@@ -112,7 +124,8 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     ex rest = args[i];
     if (std::optional<Int> k = constant_term(args[i])) {
       c = *k;
-      rest = args[i] - ex_of(c);
+      // The non-constant terms, without subtracting (which evaluates a second sum).
+      rest = GiNaC::dynallocate<GiNaC::add>(PairsOf::pairs(args[i]), ex(0));
     }
     split.push_back({rest, c});
     auto [it, fresh] = best_of_rest.emplace(rest, i);

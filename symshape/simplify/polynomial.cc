@@ -225,12 +225,36 @@ size_t node_count(const ex& e) {
 }
 
 std::vector<ex> terms_of(const ex& e) {
+  if (!is_add(e)) return e.is_zero() ? std::vector<ex>{} : std::vector<ex>{e};
+  // A sum's term with a coefficient is a product GiNaC builds (and evaluates) on each e.op(i),
+  // and the rules ask for the terms of the same sums one after another: the last few sums' terms
+  // are kept per thread, and an equal sum gets them without building them again.
+  struct Entry {
+    ex sum;
+    std::vector<ex> terms;
+  };
+  constexpr size_t kKept = 8;
+  thread_local std::vector<Entry> recent;
+  thread_local size_t next = 0;
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
   std::vector<ex> out;
-  if (is_add(e)) {
-    out.reserve(e.nops());
-    for (size_t i = 0; i < e.nops(); ++i) out.push_back(e.op(i));
-  } else if (!e.is_zero()) {
-    out.push_back(e);
+  out.reserve(e.nops());
+  if (std::all_of(pairs.begin(), pairs.end(),
+                  [](const GiNaC::expair& p) { return p.coeff.is_equal(1); })) {
+    // No term to build: the terms are the rests (and the constant).
+    for (const GiNaC::expair& p : pairs) out.push_back(p.rest);
+    if (!PairsOf::overall(e).is_zero()) out.push_back(PairsOf::overall(e));
+    return out;
+  }
+  for (const Entry& k : recent) {
+    if (k.sum.is_equal(e)) return k.terms;
+  }
+  for (size_t i = 0; i < e.nops(); ++i) out.push_back(e.op(i));
+  if (recent.size() < kKept) {
+    recent.push_back({e, out});
+  } else {
+    recent[next] = {e, out};
+    next = (next + 1) % kKept;
   }
   return out;
 }

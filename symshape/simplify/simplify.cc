@@ -123,8 +123,23 @@ ex merge_remainders(Simplifier& s, const ex& e) {
     if (call_of(ti.rest) != Fn::Mod) continue;
     const ex& x = ti.rest.op(0);
     const ex& a = ti.rest.op(1);
+    // The term j the rule pairs with is (coeff*a)*((x // a) % b): that remainder is one of its
+    // factors (the polynomial arithmetic below treats calls as atoms, so it finds no remainder
+    // a term does not hold). Told before dividing, which most terms fail.
+    auto digit_of_x = [&](const ex& f) {
+      if (call_of(f) != Fn::Mod) return false;
+      const ex& inner = f.op(0);
+      return call_of(inner) == Fn::FloorDiv && inner.op(0).is_equal(x) && inner.op(1).is_equal(a);
+    };
+    auto may_pair = [&](const ex& t) {
+      if (!is_mul(t)) return digit_of_x(t);
+      for (size_t k = 0; k < t.nops(); ++k) {
+        if (digit_of_x(t.op(k))) return true;
+      }
+      return false;
+    };
     for (size_t j = 0; j < terms.size(); ++j) {
-      if (j == i) continue;
+      if (j == i || !may_pair(terms[j])) continue;
       ex ratio = poly_normal(terms[j] / (ti.coeff * a));
       if (call_of(ratio) != Fn::Mod) continue;
       const ex& inner = ratio.op(0);
@@ -201,10 +216,10 @@ ExpansionBound expansion_bound(const ex& e) {
   return {1, 0};
 }
 
+// Read on a sum's pairs (its constant is the overall coefficient, never a pair).
 size_t nonconstant_terms(const ex& e) {
-  size_t n = 0;
-  for (const ex& t : terms_of(e)) n += is_number(t) ? 0 : 1;
-  return n;
+  if (is_add(e)) return PairsOf::pairs(e).size();
+  return is_number(e) ? 0 : 1;
 }
 
 // Whether expanding the product e would leave it factored in run_polynomial (no fewer
@@ -389,6 +404,32 @@ std::optional<DivisionTerm> division_term(const ex& t) {
   return std::nullopt;
 }
 
+// Whether division_term may find a term of the sum e, read on its pairs rest*coeff without
+// building the terms: the calls among a term's factors are those among its rest's. A term that
+// is a coefficient times a lone E // c or ceildiv(E, c) (c a nonzero integer) is one only when c
+// divides the coefficient; any other term with a division call among its factors may be.
+bool may_hold_division_term(const ex& e) {
+  auto division = [](const ex& f) {
+    const Fn fn = call_of(f);
+    return fn == Fn::FloorDiv || fn == Fn::Mod || fn == Fn::CeilDiv;
+  };
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (is_mul(p.rest)) {
+      for (size_t i = 0; i < p.rest.nops(); ++i) {
+        if (division(p.rest.op(i))) return true;
+      }
+      continue;
+    }
+    if (!division(p.rest)) continue;
+    const ex& d = p.rest.op(1);
+    if (call_of(p.rest) == Fn::Mod || !is_integer(d) || d.is_zero()) return true;
+    if ((GiNaC::ex_to<GiNaC::numeric>(p.coeff) / GiNaC::ex_to<GiNaC::numeric>(d)).is_integer()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 // Whether rewriting term t of sum by d*(E // d) + E % d == E can make the sum smaller: the
 // rewrite brings in m*E and the partner call (E % d for a floor division, E // d for a modulo,
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
@@ -429,6 +470,7 @@ ex Simplifier::recombine(const ex& e) {
   ex cur = e;
   std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
+    if (!may_hold_division_term(cur)) break;
     bool improved = false;
     const std::vector<ex> terms = terms_of(cur);
     for (const ex& t : terms) {
@@ -526,6 +568,118 @@ bool may_relate_offsets(const ex& e) {
   return found >= 2 || (found == 1 && mod_with_offset);
 }
 
+// The integer arithmetic of relate_offsets' tables, on machine integers: each operation notes an
+// overflow (the caller then starts over with ClnTable). The values are coefficients, offsets and
+// divisors of a sum, which nearly always fit.
+struct MachineTable {
+  using T = long;
+  bool overflow = false;
+  T of(const Int& v) {
+    if (cln::integer_length(v) >= 63) {
+      overflow = true;
+      return 0;
+    }
+    return cln::cl_I_to_long(v);
+  }
+  static T of(long v) { return v; }
+  T add(T a, T b) {
+    T r = 0;
+    overflow |= __builtin_add_overflow(a, b, &r);
+    return r;
+  }
+  T mul(T a, T b) {
+    T r = 0;
+    overflow |= __builtin_mul_overflow(a, b, &r);
+    return r;
+  }
+  // For a divisor c >= 2 (no overflow).
+  static T floor_div(T a, T c) { return a / c - (a % c < 0 ? 1 : 0); }
+  static T mod(T a, T c) { return a % c < 0 ? a % c + c : a % c; }
+  static ex ex_of(T v) { return GiNaC::numeric(v); }
+};
+
+// The same on CLN's integers, which do not overflow.
+struct ClnTable {
+  using T = Int;
+  bool overflow = false;
+  static T of(const Int& v) { return v; }
+  static T of(long v) { return v; }
+  static T add(const T& a, const T& b) { return a + b; }
+  static T mul(const T& a, const T& b) { return a * b; }
+  static T floor_div(const T& a, const T& c) { return detail::floor_div(a, c); }
+  static T mod(const T& a, const T& c) { return cln::mod(a, c); }
+  static ex ex_of(const T& v) { return detail::ex_of(v); }
+};
+
+// relate_offsets' candidates for the members (term index, sign of x) of one group over x and c,
+// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits. false when Table
+// overflowed (candidates then holds nothing reliable).
+template <class Table>
+bool offset_candidates(Table& t, const std::vector<std::optional<OffsetTerm>>& parsed,
+                       const std::vector<std::pair<size_t, int>>& members, const ex& x,
+                       const Int& c_int, std::vector<ex>& candidates) {
+  using T = typename Table::T;
+  const long n = cln::cl_I_to_long(c_int);
+  const T c = Table::of(n);
+  T a_q = Table::of(0L);
+  std::vector<T> f(static_cast<size_t>(n), Table::of(0L));
+  for (const auto& [j, sign] : members) {
+    const OffsetTerm& o = *parsed[j];
+    const T m = t.of(o.m), k = t.of(o.k);
+    if (o.floor) a_q = t.add(a_q, t.mul(m, Table::of(static_cast<long>(sign))));
+    for (long r = 0; r < n; ++r) {
+      const T v = t.add(Table::of(sign * r), k);
+      const T g = o.floor ? Table::floor_div(v, c) : Table::mod(v, c);
+      f[static_cast<size_t>(r)] = t.add(f[static_cast<size_t>(r)], t.mul(m, g));
+    }
+  }
+  if (t.overflow) return false;
+  const ex cx = detail::ex_of(c_int);
+  // The candidates' parts are built only for a table they fit (most fit none).
+  auto rx = [&] { return mod(Expr(x), Expr(cx)).ex(); };
+  auto fits = [&](auto&& g) {
+    for (long r = 0; r < n; ++r) {
+      if (f[static_cast<size_t>(r)] != g(Table::of(r))) return false;
+    }
+    return true;
+  };
+  const T a0 = f[0], b = t.add(f[1], t.mul(Table::of(-1L), f[0]));
+  const T one = Table::of(1L), minus_one = Table::of(-1L), zero = Table::of(0L);
+  if (fits([&](const T& r) { return t.add(a0, t.mul(b, r)); })) {
+    candidates.push_back(a_q == t.mul(b, c) ? Table::ex_of(b) * x + Table::ex_of(a0)
+                                            : Table::ex_of(a_q) * floordiv(Expr(x), Expr(cx)).ex() +
+                                                  Table::ex_of(b) * rx() + Table::ex_of(a0));
+  }
+  for (long jl = 0; jl < n; ++jl) {
+    const T j = Table::of(jl);
+    auto shifted = [&] { return poly_normal(x + Table::ex_of(j)); };
+    if (a_q == one || a_q == minus_one) {
+      if (fits([&](const T& r) {
+            return t.add(a0, t.mul(a_q, Table::floor_div(t.add(r, j), c)));
+          })) {
+        candidates.push_back(Table::ex_of(a_q) * floordiv(Expr(shifted()), Expr(cx)).ex() +
+                             Table::ex_of(a0));
+      }
+    } else if (a_q == zero) {
+      for (long sbl : {1L, -1L}) {
+        const T sb = Table::of(sbl);
+        if (jl > 0 && fits([&](const T& r) {
+              return t.add(a0, t.mul(sb, Table::floor_div(t.add(r, j), c)));
+            })) {
+          ex step = floordiv(Expr(rx() + Table::ex_of(j)), Expr(cx)).ex();
+          candidates.push_back(Table::ex_of(sb) * step + Table::ex_of(a0));
+        }
+        const T base = t.add(f[0], t.mul(Table::of(-sbl), Table::mod(j, c)));
+        if (fits([&](const T& r) { return t.add(base, t.mul(sb, Table::mod(t.add(r, j), c))); })) {
+          candidates.push_back(Table::ex_of(sb) * mod(Expr(shifted()), Expr(cx)).ex() +
+                               Table::ex_of(base));
+        }
+      }
+    }
+  }
+  return !t.overflow;
+}
+
 }  // namespace
 
 // Rule: divisions of x + k by one constant c with different offsets k (and of -x + k) are
@@ -569,55 +723,14 @@ ex Simplifier::relate_offsets(const ex& e) {
       }
     }
     if (members.size() < 2 && !lone_mod) continue;
-    const long n = cln::cl_I_to_long(c);
-    Int a_q = 0;
-    std::vector<Int> f(static_cast<size_t>(n), Int(0));
     size_t before = 1;  // the sum node
-    for (const auto& [j, sign] : members) {
-      const OffsetTerm& o = *parsed[j];
-      before += node_count(terms[j]);
-      if (o.floor) a_q = a_q + o.m * sign;
-      for (long r = 0; r < n; ++r) {
-        Int v = Int(sign) * Int(r) + o.k;
-        f[static_cast<size_t>(r)] =
-            f[static_cast<size_t>(r)] + o.m * (o.floor ? floor_div(v, c) : cln::mod(v, c));
-      }
-    }
-    const ex cx = ex_of(c);
-    // The candidates' parts are built only for a table they fit (most fit none).
-    auto rx = [&] { return mod(Expr(x), Expr(cx)).ex(); };
-    auto fits = [&](auto&& g) {
-      for (long r = 0; r < n; ++r) {
-        if (f[static_cast<size_t>(r)] != g(Int(r))) return false;
-      }
-      return true;
-    };
+    for (const auto& [j, sign] : members) before += node_count(terms[j]);
     std::vector<ex> candidates;
-    const Int a0 = f[0], b = f[1] - f[0];
-    if (fits([&](const Int& r) { return a0 + b * r; })) {
-      candidates.push_back(a_q == b * c ? ex_of(b) * x + ex_of(a0)
-                                        : ex_of(a_q) * floordiv(Expr(x), Expr(cx)).ex() +
-                                              ex_of(b) * rx() + ex_of(a0));
-    }
-    for (Int j = 0; j < c; j = j + 1) {
-      auto shifted = [&] { return poly_normal(x + ex_of(j)); };
-      if (a_q == 1 || a_q == -1) {
-        if (fits([&](const Int& r) { return a0 + a_q * floor_div(r + j, c); })) {
-          candidates.push_back(ex_of(a_q) * floordiv(Expr(shifted()), Expr(cx)).ex() + ex_of(a0));
-        }
-      } else if (a_q == 0) {
-        for (int sb : {1, -1}) {
-          if (j > 0 && fits([&](const Int& r) { return a0 + Int(sb) * floor_div(r + j, c); })) {
-            ex step = floordiv(Expr(rx() + ex_of(j)), Expr(cx)).ex();
-            candidates.push_back(ex_of(Int(sb)) * step + ex_of(a0));
-          }
-          const Int base = f[0] - Int(sb) * cln::mod(j, c);
-          if (fits([&](const Int& r) { return base + Int(sb) * cln::mod(r + j, c); })) {
-            candidates.push_back(ex_of(Int(sb)) * mod(Expr(shifted()), Expr(cx)).ex() +
-                                 ex_of(base));
-          }
-        }
-      }
+    MachineTable machine;
+    if (!offset_candidates(machine, parsed, members, x, c, candidates)) {
+      candidates.clear();
+      ClnTable exact;
+      offset_candidates(exact, parsed, members, x, c, candidates);
     }
     std::optional<ex> best;
     size_t best_size = before;

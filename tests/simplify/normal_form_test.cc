@@ -95,6 +95,13 @@ TEST(NormalForm, OffsetsOfOneDivisionAreRelated) {
   EXPECT_EQ(checked("(t + 3) % 4 + 2", all(), -30, 30), "(t + 3) % 4 + 2");
   EXPECT_EQ(checked("(x + 1) % 17 + 1", all(), -40, 40), "(x + 1) % 17 + 1");
   EXPECT_EQ(checked("(x + 3)//4 + 1", all(), -30, 30), "(x + 7)//4");
+  // Tables past 64-bit integers (the offsets, or the sums of coefficients) are tabulated exactly.
+  EXPECT_EQ(
+      checked("(x + 100000000000000000000)//3 - (x + 99999999999999999999)//3", all(), -30, 30),
+      "(x % 3 + 1)//3");
+  EXPECT_EQ(
+      checked("9223372036854775807*(x//2) + 9223372036854775807*((x + 1)//2)", all(), -30, 30),
+      "9223372036854775807*x");
 }
 
 TEST(NormalForm, CancellationIsKept) {
