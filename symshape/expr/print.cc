@@ -170,11 +170,12 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
 
 namespace {
 
-// The rank of a number (0), a symbol (1) or a function call (4), which are their own monomials;
-// -1 for the rest, whose rank is read from their monomial.
+// The rank of a number (0), a symbol (1), a sum (3) or a function call (4), which are their own
+// monomials (coefficient 1, exponent 1); -1 for the rest, whose rank is read from their monomial.
 int atom_rank(const ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
   if (detail::is_exactly<GiNaC::symbol>(e)) return 1;
+  if (detail::is_exactly<GiNaC::add>(e)) return 3;
   if (detail::is_exactly<GiNaC::function>(e)) return 4;
   return -1;
 }
@@ -183,10 +184,11 @@ int atom_rank(const ex& e) {
 
 int canonical_compare(const ex& a, const ex& b) {
   if (a.is_equal(b)) return 0;
-  // Two atoms (the common case when sorting terms and factors) compare without building their
-  // monomials: the order is the one below.
+  // Two atoms or sums (the common case when sorting terms and factors) compare without building
+  // their monomials: the order is the one below.
   if (const int ra = atom_rank(a), rb = atom_rank(b); ra >= 0 && rb >= 0) {
     if (ra != rb) return sign(ra - rb);
+    if (ra == 3) return compare_lists(sorted_operands(a), sorted_operands(b));
     if (ra == 1) {
       return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
           GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
