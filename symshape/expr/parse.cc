@@ -383,19 +383,79 @@ class Parser {
   }
 
   // term: factor (('*' | '//' | '%') factor)*
+  // Builds what the left-to-right fold `(a * b) // c` builds, but a constant c times a sum is
+  // held back as `pending` (with the constants that follow): GiNaC would distribute c over the
+  // sum, and a further factor would take it out again as the sum's content. While held, the
+  // fold's value is `product * pending`; it is multiplied in before a // or %, at the end, and
+  // before a factor that might not give the same product (defer_over).
   Value parse_term() {
     Value left = parse_factor();
+    if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) {
+      return left;
+    }
+    Expr product = as_expr(left);
+    Expr pending(1);
+    bool held = false;    // whether pending is held back (it is 1 otherwise)
+    int pending_col = 0;  // the column of the operator that multiplied it in
+    auto settle = [&] {
+      if (!held) return;
+      product = at_column(pending_col, [&] { return product * pending; });
+      held = false;
+    };
     while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
       const Token op = cur_;
-      Expr a = as_expr(left);
       advance();
       Expr b = as_expr(parse_factor());
-      left.v = at_column(op.col, [&] {
-        if (op.kind == Tok::Star) return a * b;
-        return op.kind == Tok::FloorDiv ? floordiv(a, b) : mod(a, b);
+      if (op.kind == Tok::Star) {
+        if (held && GiNaC::is_exactly_a<GiNaC::numeric>(b.ex())) {
+          pending = pending * b;
+          pending_col = op.col;
+          continue;
+        }
+        if (GiNaC::is_exactly_a<GiNaC::numeric>(product.ex()) &&
+            GiNaC::is_exactly_a<GiNaC::add>(b.ex())) {
+          // c * F is F * c: hold c back.
+          settle();
+          pending = product;
+          held = true;
+          pending_col = op.col;
+          product = b;
+          continue;
+        }
+        if (held && !defer_over(product.ex(), b.ex(), pending)) settle();
+        product = at_column(op.col, [&] { return product * b; });
+        continue;
+      }
+      settle();
+      product = at_column(op.col, [&] {
+        return op.kind == Tok::FloorDiv ? floordiv(product, b) : mod(product, b);
       });
     }
+    settle();
+    left.v = std::move(product);
     return left;
+  }
+
+  // Whether (p*l)*f is (l*f)*p, for a held constant p and a non-constant factor f. Certainly so
+  // when l is not a sum. When l is a sum, p*l is the sum distributed and GiNaC's product then
+  // takes each sum's integer content out again, so the two agree unless f may share a base with
+  // l or p*l: accepted are a symbol, a call, and a sum that is neither l nor p*l (its constant
+  // term differs from p*l's).
+  static bool defer_over(const GiNaC::ex& l, const GiNaC::ex& f, const Expr& held) {
+    if (!GiNaC::is_exactly_a<GiNaC::add>(l)) return true;
+    const auto& p = GiNaC::ex_to<GiNaC::numeric>(held.ex());
+    if (GiNaC::is_exactly_a<GiNaC::symbol>(f) || GiNaC::is_exactly_a<GiNaC::function>(f)) {
+      return true;
+    }
+    if (!GiNaC::is_exactly_a<GiNaC::add>(f) || f.is_equal(l)) return false;
+    return !constant_term(f).is_equal(p.mul(constant_term(l)));
+  }
+
+  // The constant term of a sum (GiNaC gives it as the last operand when it is not zero).
+  static GiNaC::numeric constant_term(const GiNaC::ex& sum) {
+    const GiNaC::ex last = sum.op(sum.nops() - 1);
+    if (GiNaC::is_exactly_a<GiNaC::numeric>(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
+    return 0;
   }
 
   // factor: ('+' | '-') factor | power
