@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/expr/functions.h"
 
 namespace symshape {
 
@@ -229,7 +230,7 @@ class Sum {
  public:
   void add(const Expr& e, bool minus) {
     const GiNaC::ex& x = e.ex();
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
+    if (detail::is_exactly<GiNaC::numeric>(x)) {
       const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
       constant_ = minus ? constant_.sub(n) : constant_.add(n);
     } else {
@@ -407,13 +408,13 @@ class Parser {
       advance();
       Expr b = as_expr(parse_factor());
       if (op.kind == Tok::Star) {
-        if (held && GiNaC::is_exactly_a<GiNaC::numeric>(b.ex())) {
+        if (held && detail::is_exactly<GiNaC::numeric>(b.ex())) {
           pending = pending * b;
           pending_col = op.col;
           continue;
         }
-        if (GiNaC::is_exactly_a<GiNaC::numeric>(product.ex()) &&
-            GiNaC::is_exactly_a<GiNaC::add>(b.ex())) {
+        if (detail::is_exactly<GiNaC::numeric>(product.ex()) &&
+            detail::is_exactly<GiNaC::add>(b.ex())) {
           // c * F is F * c: hold c back.
           settle();
           pending = product;
@@ -442,19 +443,19 @@ class Parser {
   // l or p*l: accepted are a symbol, a call, and a sum that is neither l nor p*l (its constant
   // term differs from p*l's).
   static bool defer_over(const GiNaC::ex& l, const GiNaC::ex& f, const Expr& held) {
-    if (!GiNaC::is_exactly_a<GiNaC::add>(l)) return true;
+    if (!detail::is_exactly<GiNaC::add>(l)) return true;
     const auto& p = GiNaC::ex_to<GiNaC::numeric>(held.ex());
-    if (GiNaC::is_exactly_a<GiNaC::symbol>(f) || GiNaC::is_exactly_a<GiNaC::function>(f)) {
+    if (detail::is_exactly<GiNaC::symbol>(f) || detail::is_exactly<GiNaC::function>(f)) {
       return true;
     }
-    if (!GiNaC::is_exactly_a<GiNaC::add>(f) || f.is_equal(l)) return false;
+    if (!detail::is_exactly<GiNaC::add>(f) || f.is_equal(l)) return false;
     return !constant_term(f).is_equal(p.mul(constant_term(l)));
   }
 
   // The constant term of a sum (GiNaC gives it as the last operand when it is not zero).
   static GiNaC::numeric constant_term(const GiNaC::ex& sum) {
     const GiNaC::ex last = sum.op(sum.nops() - 1);
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
+    if (detail::is_exactly<GiNaC::numeric>(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
     return 0;
   }
 
@@ -601,7 +602,7 @@ class Parser {
       throw Error("unreachable");
     });
     // An exact division the text itself shows to be inexact would be a non-integer constant.
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
+    if (detail::is_exactly<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
       throw ParseError{name.col, fname + "(" + args[0].str() + ", " + args[1].str() +
                                      ") is not an exact division"};
     }
