@@ -424,6 +424,15 @@ class Parser {
           continue;
         }
         if (held && !defer_over(product.ex(), b.ex(), pending)) settle();
+        if (held && cur_.kind != Tok::Star) {
+          // The chain's last factor: the held constant goes in with it, as one product.
+          product = at_column(op.col, [&] {
+            return Expr(
+                GiNaC::ex(GiNaC::dynallocate<GiNaC::mul>(product.ex(), b.ex(), pending.ex())));
+          });
+          held = false;
+          continue;
+        }
         product = at_column(op.col, [&] { return product * b; });
         continue;
       }
