@@ -232,15 +232,24 @@ class Sum {
     const GiNaC::ex& x = e.ex();
     if (detail::is_exactly<GiNaC::numeric>(x)) {
       const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
-      constant_ = minus ? constant_.sub(n) : constant_.add(n);
+      if (n.is_integer()) {  // in CLN's integers, without GiNaC's generic numbers
+        const Int v = cln::the<cln::cl_I>(n.to_cl_N());
+        integer_ = minus ? integer_ - v : integer_ + v;
+      } else {
+        rational_ = minus ? rational_.sub(n) : rational_.add(n);
+      }
     } else {
       terms_.push_back(minus ? -x : x);
     }
   }
 
   Expr build() {
-    if (terms_.empty()) return Expr(GiNaC::ex(constant_));
-    if (!constant_.is_zero()) terms_.push_back(constant_);
+    const bool zero = cln::zerop(integer_) && rational_.is_zero();
+    if (terms_.empty()) return zero ? Expr(0) : Expr(constant_ex());
+    if (!zero) {
+      GiNaC::ex constant = constant_ex();
+      if (!GiNaC::ex_to<GiNaC::numeric>(constant).is_zero()) terms_.push_back(std::move(constant));
+    }
     if (terms_.size() == 1) return Expr(terms_[0]);
     // GiNaC builds a sum of two from the pair directly, without flattening a vector.
     if (terms_.size() == 2) return Expr(terms_[0] + terms_[1]);
@@ -248,8 +257,18 @@ class Sum {
   }
 
  private:
+  // The sum of the constants; a small integer from GiNaC's shared small numbers.
+  GiNaC::ex constant_ex() const {
+    if (!rational_.is_zero()) return rational_.add(GiNaC::numeric(cln::cl_N(integer_)));
+    if (std::optional<int64_t> small = to_int64(integer_)) {
+      return GiNaC::ex(static_cast<long>(*small));
+    }
+    return detail::ex_of(integer_);
+  }
+
   GiNaC::exvector terms_;
-  GiNaC::numeric constant_ = 0;
+  Int integer_ = 0;              // the integer constants
+  GiNaC::numeric rational_ = 0;  // any others
 };
 
 class Parser {
