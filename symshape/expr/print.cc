@@ -166,6 +166,26 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
   return sign(static_cast<int>(a.size()) - static_cast<int>(b.size()));
 }
 
+// The constant term of a sum, or 0 if it has none: GiNaC gives it as the last operand when it
+// is not zero.
+ex sum_constant(const ex& sum) {
+  ex last = sum.op(sum.nops() - 1);
+  return detail::is_exactly<GiNaC::numeric>(last) ? last : ex(0);
+}
+
+// Two sums compare as their sorted operands. A number sorts first (and a sum has at most one),
+// so the constant terms decide when they differ, without sorting either sum.
+int compare_sums(const ex& a, const ex& b) {
+  const ex ca = sum_constant(a), cb = sum_constant(b);
+  const auto& na = GiNaC::ex_to<GiNaC::numeric>(ca);
+  const auto& nb = GiNaC::ex_to<GiNaC::numeric>(cb);
+  if (na.is_zero() != nb.is_zero()) return na.is_zero() ? 1 : -1;
+  if (!na.is_equal(nb)) {
+    return cln::compare(cln::realpart(na.to_cl_N()), cln::realpart(nb.to_cl_N()));
+  }
+  return compare_lists(sorted_operands(a), sorted_operands(b));
+}
+
 }  // namespace
 
 namespace {
@@ -188,7 +208,7 @@ int canonical_compare(const ex& a, const ex& b) {
   // their monomials: the order is the one below.
   if (const int ra = atom_rank(a), rb = atom_rank(b); ra >= 0 && rb >= 0) {
     if (ra != rb) return sign(ra - rb);
-    if (ra == 3) return compare_lists(sorted_operands(a), sorted_operands(b));
+    if (ra == 3) return compare_sums(a, b);
     if (ra == 1) {
       return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
           GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
