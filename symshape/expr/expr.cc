@@ -58,7 +58,12 @@ Int int_of(const GiNaC::ex& e) {
   return cln::the<cln::cl_I>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
 }
 
-GiNaC::ex ex_of(const Int& v) { return GiNaC::numeric(cln::cl_N(v)); }
+// A small integer (most are) as GiNaC's shared number where it has one (-12..12), without a
+// new numeric.
+GiNaC::ex ex_of(const Int& v) {
+  if (cln::integer_length(v) <= 62) return GiNaC::ex(static_cast<long>(cln::cl_I_to_long(v)));
+  return GiNaC::numeric(cln::cl_N(v));
+}
 
 // ---- the integer functions as GiNaC functions ------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/expr/functions.h"
 #include "tests/expr/expr_test_util.h"
 
 namespace symshape {
@@ -218,6 +219,19 @@ TEST(EvaluateCond, NegationFollowsDeMorgan) {
       const Bindings at = {{"a", Int(v)},     {"b", Int(w)},     {"c", Int(w)},
                            {"d", Int(v + w)}, {"e", Int(v * w)}, {"f", Int(w + 1)}};
       EXPECT_NE(evaluate(cond, at), evaluate(neg, at)) << v << " " << w;
+    }
+  }
+}
+
+// The engine's integers go to GiNaC as shared small numbers, machine words or big numbers,
+// by size: each comes back as itself, across the boundaries between those.
+TEST(Evaluate, IntegersRoundTripThroughTheEngine) {
+  const Int two62 = cln::expt_pos(Int(2), 62);
+  for (const Int& v : {Int(0), Int(12), Int(-12), Int(13), Int(-13), two62 - 1, -two62, two62,
+                       -two62 - 1, cln::expt_pos(Int(2), 63), cln::expt_pos(Int(2), 80)}) {
+    for (const Int& w : {v, Int(-v)}) {
+      EXPECT_EQ(to_string(detail::int_of(detail::ex_of(w))), to_string(w));
+      EXPECT_TRUE(detail::is_int(detail::ex_of(w)));
     }
   }
 }
