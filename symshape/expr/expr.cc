@@ -42,9 +42,8 @@ std::optional<Int> parse_int(std::string_view text) {
 }
 
 std::optional<int64_t> to_int64(const Int& v) {
-  static const Int lo = Int(std::numeric_limits<long long>::min());
-  static const Int hi = Int(std::numeric_limits<long long>::max());
-  if (v < lo || v > hi) return std::nullopt;
+  // -2**63 <= v < 2**63 exactly when v needs at most 63 bits besides its sign.
+  if (cln::integer_length(v) > 63) return std::nullopt;
   return static_cast<int64_t>(cln::cl_I_to_Q(v));
 }
 

@@ -3,6 +3,7 @@
 // constant folding while building, and conditions with their negations.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -234,6 +235,12 @@ TEST(Evaluate, IntegersRoundTripThroughTheEngine) {
       EXPECT_TRUE(detail::is_int(detail::ex_of(w)));
     }
   }
+  const Int two63 = cln::expt_pos(Int(2), 63);
+  EXPECT_EQ(to_int64(two63 - 1), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(to_int64(-two63), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(to_int64(Int(-5)), -5);
+  EXPECT_FALSE(to_int64(two63).has_value());
+  EXPECT_FALSE(to_int64(-two63 - 1).has_value());
 }
 
 }  // namespace
