@@ -42,9 +42,8 @@ std::optional<Int> parse_int(std::string_view text) {
 }
 
 std::optional<int64_t> to_int64(const Int& v) {
-  static const Int lo = Int(std::numeric_limits<long long>::min());
-  static const Int hi = Int(std::numeric_limits<long long>::max());
-  if (v < lo || v > hi) return std::nullopt;
+  // -2**63 <= v < 2**63 exactly when v needs at most 63 bits besides its sign.
+  if (cln::integer_length(v) > 63) return std::nullopt;
   return static_cast<int64_t>(cln::cl_I_to_Q(v));
 }
 
@@ -58,7 +57,12 @@ Int int_of(const GiNaC::ex& e) {
   return cln::the<cln::cl_I>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
 }
 
-GiNaC::ex ex_of(const Int& v) { return GiNaC::numeric(cln::cl_N(v)); }
+// A small integer (most are) as GiNaC's shared number where it has one (-12..12), without a
+// new numeric.
+GiNaC::ex ex_of(const Int& v) {
+  if (cln::integer_length(v) <= 62) return GiNaC::ex(static_cast<long>(cln::cl_I_to_long(v)));
+  return GiNaC::numeric(cln::cl_N(v));
+}
 
 // ---- the integer functions as GiNaC functions ------------------------------------------------
 

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/expr/functions.h"
 
 namespace symshape {
 
@@ -229,17 +230,26 @@ class Sum {
  public:
   void add(const Expr& e, bool minus) {
     const GiNaC::ex& x = e.ex();
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(x)) {
+    if (detail::is_exactly<GiNaC::numeric>(x)) {
       const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
-      constant_ = minus ? constant_.sub(n) : constant_.add(n);
+      if (n.is_integer()) {  // in CLN's integers, without GiNaC's generic numbers
+        const Int v = cln::the<cln::cl_I>(n.to_cl_N());
+        integer_ = minus ? integer_ - v : integer_ + v;
+      } else {
+        rational_ = minus ? rational_.sub(n) : rational_.add(n);
+      }
     } else {
       terms_.push_back(minus ? -x : x);
     }
   }
 
   Expr build() {
-    if (terms_.empty()) return Expr(GiNaC::ex(constant_));
-    if (!constant_.is_zero()) terms_.push_back(constant_);
+    const bool zero = cln::zerop(integer_) && rational_.is_zero();
+    if (terms_.empty()) return zero ? Expr(0) : Expr(constant_ex());
+    if (!zero) {
+      GiNaC::ex constant = constant_ex();
+      if (!GiNaC::ex_to<GiNaC::numeric>(constant).is_zero()) terms_.push_back(std::move(constant));
+    }
     if (terms_.size() == 1) return Expr(terms_[0]);
     // GiNaC builds a sum of two from the pair directly, without flattening a vector.
     if (terms_.size() == 2) return Expr(terms_[0] + terms_[1]);
@@ -247,8 +257,18 @@ class Sum {
   }
 
  private:
+  // The sum of the constants; a small integer from GiNaC's shared small numbers.
+  GiNaC::ex constant_ex() const {
+    if (!rational_.is_zero()) return rational_.add(GiNaC::numeric(cln::cl_N(integer_)));
+    if (std::optional<int64_t> small = to_int64(integer_)) {
+      return GiNaC::ex(static_cast<long>(*small));
+    }
+    return detail::ex_of(integer_);
+  }
+
   GiNaC::exvector terms_;
-  GiNaC::numeric constant_ = 0;
+  Int integer_ = 0;              // the integer constants
+  GiNaC::numeric rational_ = 0;  // any others
 };
 
 class Parser {
@@ -383,19 +403,88 @@ class Parser {
   }
 
   // term: factor (('*' | '//' | '%') factor)*
+  // Builds what the left-to-right fold `(a * b) // c` builds, but a constant c times a sum is
+  // held back as `pending` (with the constants that follow): GiNaC would distribute c over the
+  // sum, and a further factor would take it out again as the sum's content. While held, the
+  // fold's value is `product * pending`; it is multiplied in before a // or %, at the end, and
+  // before a factor that might not give the same product (defer_over).
   Value parse_term() {
     Value left = parse_factor();
+    if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) {
+      return left;
+    }
+    Expr product = as_expr(left);
+    Expr pending(1);
+    bool held = false;    // whether pending is held back (it is 1 otherwise)
+    int pending_col = 0;  // the column of the operator that multiplied it in
+    auto settle = [&] {
+      if (!held) return;
+      product = at_column(pending_col, [&] { return product * pending; });
+      held = false;
+    };
     while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
       const Token op = cur_;
-      Expr a = as_expr(left);
       advance();
       Expr b = as_expr(parse_factor());
-      left.v = at_column(op.col, [&] {
-        if (op.kind == Tok::Star) return a * b;
-        return op.kind == Tok::FloorDiv ? floordiv(a, b) : mod(a, b);
+      if (op.kind == Tok::Star) {
+        if (held && detail::is_exactly<GiNaC::numeric>(b.ex())) {
+          pending = pending * b;
+          pending_col = op.col;
+          continue;
+        }
+        if (detail::is_exactly<GiNaC::numeric>(product.ex()) &&
+            detail::is_exactly<GiNaC::add>(b.ex())) {
+          // c * F is F * c: hold c back.
+          settle();
+          pending = product;
+          held = true;
+          pending_col = op.col;
+          product = b;
+          continue;
+        }
+        if (held && !defer_over(product.ex(), b.ex(), pending)) settle();
+        if (held && cur_.kind != Tok::Star) {
+          // The chain's last factor: the held constant goes in with it, as one product.
+          product = at_column(op.col, [&] {
+            return Expr(
+                GiNaC::ex(GiNaC::dynallocate<GiNaC::mul>(product.ex(), b.ex(), pending.ex())));
+          });
+          held = false;
+          continue;
+        }
+        product = at_column(op.col, [&] { return product * b; });
+        continue;
+      }
+      settle();
+      product = at_column(op.col, [&] {
+        return op.kind == Tok::FloorDiv ? floordiv(product, b) : mod(product, b);
       });
     }
+    settle();
+    left.v = std::move(product);
     return left;
+  }
+
+  // Whether (p*l)*f is (l*f)*p, for a held constant p and a non-constant factor f. Certainly so
+  // when l is not a sum. When l is a sum, p*l is the sum distributed and GiNaC's product then
+  // takes each sum's integer content out again, so the two agree unless f may share a base with
+  // l or p*l: accepted are a symbol, a call, and a sum that is neither l nor p*l (its constant
+  // term differs from p*l's).
+  static bool defer_over(const GiNaC::ex& l, const GiNaC::ex& f, const Expr& held) {
+    if (!detail::is_exactly<GiNaC::add>(l)) return true;
+    const auto& p = GiNaC::ex_to<GiNaC::numeric>(held.ex());
+    if (detail::is_exactly<GiNaC::symbol>(f) || detail::is_exactly<GiNaC::function>(f)) {
+      return true;
+    }
+    if (!detail::is_exactly<GiNaC::add>(f) || f.is_equal(l)) return false;
+    return !constant_term(f).is_equal(p.mul(constant_term(l)));
+  }
+
+  // The constant term of a sum (GiNaC gives it as the last operand when it is not zero).
+  static GiNaC::numeric constant_term(const GiNaC::ex& sum) {
+    const GiNaC::ex last = sum.op(sum.nops() - 1);
+    if (detail::is_exactly<GiNaC::numeric>(last)) return GiNaC::ex_to<GiNaC::numeric>(last);
+    return 0;
   }
 
   // factor: ('+' | '-') factor | power
@@ -541,7 +630,7 @@ class Parser {
       throw Error("unreachable");
     });
     // An exact division the text itself shows to be inexact would be a non-integer constant.
-    if (GiNaC::is_exactly_a<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
+    if (detail::is_exactly<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
       throw ParseError{name.col, fname + "(" + args[0].str() + ", " + args[1].str() +
                                      ") is not an exact division"};
     }

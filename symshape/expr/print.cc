@@ -166,15 +166,36 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
   return sign(static_cast<int>(a.size()) - static_cast<int>(b.size()));
 }
 
+// The constant term of a sum, or 0 if it has none: GiNaC gives it as the last operand when it
+// is not zero.
+ex sum_constant(const ex& sum) {
+  ex last = sum.op(sum.nops() - 1);
+  return detail::is_exactly<GiNaC::numeric>(last) ? last : ex(0);
+}
+
+// Two sums compare as their sorted operands. A number sorts first (and a sum has at most one),
+// so the constant terms decide when they differ, without sorting either sum.
+int compare_sums(const ex& a, const ex& b) {
+  const ex ca = sum_constant(a), cb = sum_constant(b);
+  const auto& na = GiNaC::ex_to<GiNaC::numeric>(ca);
+  const auto& nb = GiNaC::ex_to<GiNaC::numeric>(cb);
+  if (na.is_zero() != nb.is_zero()) return na.is_zero() ? 1 : -1;
+  if (!na.is_equal(nb)) {
+    return cln::compare(cln::realpart(na.to_cl_N()), cln::realpart(nb.to_cl_N()));
+  }
+  return compare_lists(sorted_operands(a), sorted_operands(b));
+}
+
 }  // namespace
 
 namespace {
 
-// The rank of a number (0), a symbol (1) or a function call (4), which are their own monomials;
-// -1 for the rest, whose rank is read from their monomial.
+// The rank of a number (0), a symbol (1), a sum (3) or a function call (4), which are their own
+// monomials (coefficient 1, exponent 1); -1 for the rest, whose rank is read from their monomial.
 int atom_rank(const ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
   if (detail::is_exactly<GiNaC::symbol>(e)) return 1;
+  if (detail::is_exactly<GiNaC::add>(e)) return 3;
   if (detail::is_exactly<GiNaC::function>(e)) return 4;
   return -1;
 }
@@ -183,10 +204,11 @@ int atom_rank(const ex& e) {
 
 int canonical_compare(const ex& a, const ex& b) {
   if (a.is_equal(b)) return 0;
-  // Two atoms (the common case when sorting terms and factors) compare without building their
-  // monomials: the order is the one below.
+  // Two atoms or sums (the common case when sorting terms and factors) compare without building
+  // their monomials: the order is the one below.
   if (const int ra = atom_rank(a), rb = atom_rank(b); ra >= 0 && rb >= 0) {
     if (ra != rb) return sign(ra - rb);
+    if (ra == 3) return compare_sums(a, b);
     if (ra == 1) {
       return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
           GiNaC::ex_to<GiNaC::symbol>(b).get_name()));

@@ -3,10 +3,12 @@
 // constant folding while building, and conditions with their negations.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "symshape/expr.h"
+#include "symshape/expr/functions.h"
 #include "tests/expr/expr_test_util.h"
 
 namespace symshape {
@@ -220,6 +222,25 @@ TEST(EvaluateCond, NegationFollowsDeMorgan) {
       EXPECT_NE(evaluate(cond, at), evaluate(neg, at)) << v << " " << w;
     }
   }
+}
+
+// The engine's integers go to GiNaC as shared small numbers, machine words or big numbers,
+// by size: each comes back as itself, across the boundaries between those.
+TEST(Evaluate, IntegersRoundTripThroughTheEngine) {
+  const Int two62 = cln::expt_pos(Int(2), 62);
+  for (const Int& v : {Int(0), Int(12), Int(-12), Int(13), Int(-13), two62 - 1, -two62, two62,
+                       -two62 - 1, cln::expt_pos(Int(2), 63), cln::expt_pos(Int(2), 80)}) {
+    for (const Int& w : {v, Int(-v)}) {
+      EXPECT_EQ(to_string(detail::int_of(detail::ex_of(w))), to_string(w));
+      EXPECT_TRUE(detail::is_int(detail::ex_of(w)));
+    }
+  }
+  const Int two63 = cln::expt_pos(Int(2), 63);
+  EXPECT_EQ(to_int64(two63 - 1), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(to_int64(-two63), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(to_int64(Int(-5)), -5);
+  EXPECT_FALSE(to_int64(two63).has_value());
+  EXPECT_FALSE(to_int64(-two63 - 1).has_value());
 }
 
 }  // namespace

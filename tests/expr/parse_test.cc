@@ -236,6 +236,48 @@ TEST(ParseExpr, BuildsTheExpressionTheOperatorsBuildLeftToRight) {
   EXPECT_TRUE(parse_ok("3 - (x + 1) + x").identical(Expr(2)));
 }
 
+// Chains of products and constants whose factors share bases, up to a constant (x + 1 and
+// 2*x + 2), as the parser's held-back constants must build what the operators build.
+TEST(ParseExpr, ProductChainsBuildWhatTheOperatorsBuild) {
+  const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
+  const std::vector<Built> pool = {
+      {"0", Expr(0)},
+      {"1", Expr(1)},
+      {"2", Expr(2)},
+      {"(-2)", Expr(-2)},
+      {"256", Expr(256)},
+      {"x", x},
+      {"(x + 1)", x + 1},
+      {"(2*x + 2)", 2 * x + 2},
+      {"(-x - 1)", -x - 1},
+      {"(1 - x)", 1 - x},
+      {"(x + 1)**2", pow(x + 1, 2)},
+      {"(2*x + 2)**2", pow(2 * x + 2, 2)},
+      {"(x*(x + 1))", x * (x + 1)},
+      {"(y + 1)", y + 1},
+      {"(256*y + 256)", 256 * y + 256},
+      {"(x//2 + 1)", floordiv(x, Expr(2)) + 1},
+      {"(y//4 + 1)", floordiv(y, Expr(4)) + 1},
+      {"CleanDiv(x*y + y, x + 1)", exact_div(x * y + y, x + 1)},
+      {"CleanDiv(2*x + 2, x + 1)", exact_div(2 * x + 2, x + 1)},
+  };
+  std::mt19937 rng(7);
+  for (int i = 0; i < 4000; ++i) {
+    Built t = pool[rng() % pool.size()];
+    for (int n = std::uniform_int_distribution<int>(1, 5)(rng); n > 0; --n) {
+      const Built& f = pool[rng() % pool.size()];
+      if (rng() % 8 == 0) {
+        t = {t.text + "//3", floordiv(t.expr, Expr(3))};
+      } else {
+        t = {t.text + "*" + f.text, t.expr * f.expr};
+      }
+    }
+    Expr parsed = parse_ok(t.text);
+    ASSERT_TRUE(parsed.identical(t.expr))
+        << t.text << "\n  parsed:   " << parsed.str() << "\n  expected: " << t.expr.str();
+  }
+}
+
 // ---- conditions
 // ----------------------------------------------------------------------------------
 

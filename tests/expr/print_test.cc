@@ -2,6 +2,7 @@
 // not depend on the order in which symbols were created (GiNaC's own order does).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <vector>
@@ -224,6 +225,48 @@ TEST(Print, CanonicalCompareIsAStrictOrder) {
       const int ba = canonical_compare(b.ex(), a.ex());
       EXPECT_NE(ab, 0) << a.str() << " vs " << b.str();
       EXPECT_EQ(ab > 0, ba < 0) << a.str() << " vs " << b.str();
+    }
+  }
+}
+
+// Two sums compare as the lists of their operands sorted in the canonical order (shorter first
+// when one is the other's start), whether or not their constant terms differ.
+TEST(Print, SumsCompareAsTheirSortedOperands) {
+  const Expr x = sym("x"), y = sym("y"), z = sym("z");
+  const std::vector<Expr> sums = {
+      x + 1,
+      x + 2,
+      x - 1,
+      y + 1,
+      x + y,
+      x + y + 1,
+      x + y - 3,
+      2 * x + 1,
+      x + z,
+      y + z + 5,
+      floordiv(x, 2) + 1,
+      3 * x - 1,
+      x * y + 1,
+      pow(x, 2) + x,
+      x - y,
+      -x - 1,
+  };
+  auto sorted = [](const Expr& e) {
+    std::vector<GiNaC::ex> ops;
+    for (size_t i = 0; i < e.ex().nops(); ++i) ops.push_back(e.ex().op(i));
+    std::sort(ops.begin(), ops.end(),
+              [](const GiNaC::ex& a, const GiNaC::ex& b) { return canonical_compare(a, b) < 0; });
+    return ops;
+  };
+  for (const Expr& a : sums) {
+    for (const Expr& b : sums) {
+      const std::vector<GiNaC::ex> la = sorted(a), lb = sorted(b);
+      int expected = 0;
+      for (size_t i = 0; i < la.size() && i < lb.size() && expected == 0; ++i) {
+        expected = canonical_compare(la[i], lb[i]);
+      }
+      if (expected == 0) expected = (la.size() > lb.size()) - (la.size() < lb.size());
+      EXPECT_EQ(canonical_compare(a.ex(), b.ex()), expected) << a.str() << " vs " << b.str();
     }
   }
 }
