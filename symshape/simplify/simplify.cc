@@ -423,13 +423,17 @@ bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt)
 // Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
 // multiple of d*(E // d) is written m*(E - E % d), or a multiple of E % d is written
 // m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
-// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
+// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks; each round takes
+// the best rewrite (smallest, then fewest terms, then first in the canonical order), never the
+// first found: the terms come in GiNaC's order, which follows hashes seeded by addresses, so
+// the first found differs from run to run.
 ex Simplifier::recombine(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
   std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
-    bool improved = false;
+    std::optional<ex> best;
+    size_t best_size = 0, best_terms = 0;
     const std::vector<ex> terms = terms_of(cur);
     for (const ex& t : terms) {
       auto dt = division_term(t);
@@ -453,14 +457,21 @@ ex Simplifier::recombine(const ex& e) {
       // 64*((s + 63)//64).
       size_t cs = node_count(candidate);
       if (!size) size = node_count(cur);
-      if (cs < *size || (cs == *size && term_count(candidate) < terms.size())) {
-        cur = candidate;
-        size = cs;
-        improved = true;
-        break;
+      const size_t ct = term_count(candidate);
+      if (!(cs < *size || (cs == *size && ct < terms.size()))) continue;
+      if (best &&
+          (cs > best_size || (cs == best_size && ct > best_terms) ||
+           (cs == best_size && ct == best_terms && canonical_compare(candidate, *best) >= 0))) {
+        continue;
       }
+      best = candidate;
+      best_size = cs;
+      best_terms = ct;
     }
-    if (!improved || !is_add(cur)) break;
+    if (!best) break;
+    cur = *best;
+    size = best_size;
+    if (!is_add(cur)) break;
   }
   return cur;
 }
