@@ -275,6 +275,47 @@ bool product_stays_factored(const ex& e) {
   return lower >= static_cast<double>(node_count(e));
 }
 
+// How many nodes node_count saves on the product p (whose own coefficient costs `outer` nodes
+// now, and `outer_flipped` with the opposite sign) when the sign moves into or out of its one
+// sum factor: GiNaC puts it where its hash order says, so the count of -x*(a - b) and of
+// x*(b - a) differ from run to run. 0 when the other placement is no smaller.
+size_t sign_saving(const ex& p, size_t outer, size_t outer_flipped) {
+  const ex* sum = nullptr;
+  for (const GiNaC::expair& f : PairsOf::pairs(p)) {
+    if (!is_add(f.rest)) continue;
+    if (sum || !f.coeff.is_equal(1)) return 0;
+    sum = &f.rest;
+  }
+  if (!sum) return 0;
+  size_t now = outer, flipped = outer_flipped;
+  for (const GiNaC::expair& t : PairsOf::pairs(*sum)) {
+    const size_t cost = is_mul(t.rest) ? 1 : 2;
+    if (t.coeff.is_equal(1)) flipped += cost;
+    if (t.coeff.is_equal(-1)) now += cost;
+  }
+  return now > flipped ? now - flipped : 0;
+}
+
+// node_count(e) with the sign of each product with one sum factor placed where it costs least:
+// the same for every placement GiNaC chooses.
+size_t sign_free_node_count(const ex& e) {
+  size_t n = node_count(e);
+  if (is_mul(e)) {
+    const ex& c = PairsOf::overall(e);
+    if (c.is_equal(1) || c.is_equal(-1))
+      n -= sign_saving(e, c.is_equal(1) ? 0 : 1, c.is_equal(1) ? 1 : 0);
+    return n;
+  }
+  if (!is_add(e)) return n;
+  for (const GiNaC::expair& t : PairsOf::pairs(e)) {
+    if (!is_mul(t.rest) || !PairsOf::overall(t.rest).is_equal(1)) continue;
+    if (t.coeff.is_equal(1) || t.coeff.is_equal(-1)) {
+      n -= sign_saving(t.rest, t.coeff.is_equal(1) ? 0 : 1, t.coeff.is_equal(1) ? 1 : 0);
+    }
+  }
+  return n;
+}
+
 // e with run() applied to each child, in GiNaC's order of operands (as e.map would), and e
 // itself when no child changes (e.map rebuilds and evaluates the node even then).
 ex run_children(Simplifier& s, const ex& e) {
@@ -321,7 +362,7 @@ ex Simplifier::run_polynomial(const ex& e) {
     ex expanded = poly_normal(mapped);
     const ExpansionBound bound = expansion_bound(mapped);
     if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&
-        node_count(expanded) >= node_count(mapped)) {
+        node_count(expanded) >= sign_free_node_count(mapped)) {
       return relate_offsets(merge_remainders(*this, recombine(mapped)));
     }
     mapped = expanded;
