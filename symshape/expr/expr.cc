@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "symshape/expr.h"
+#include "symshape/expr/atomize.h"
 #include "symshape/expr/functions.h"
 
 namespace symshape {
@@ -262,10 +263,11 @@ Expr min(const Expr& a, const Expr& b) { return Expr(ss_min(a.ex(), b.ex())); }
 
 Expr exact_div(const Expr& a, const Expr& b) {
   if (detail::is_zero_constant(b.ex())) throw Error("division by zero");
-  GiNaC::ex q;
-  // A polynomial quotient with integer coefficients needs no rational form.
-  if (GiNaC::divide(a.ex(), b.ex(), q, false) && detail::has_integer_coefficients(q)) {
-    return Expr(q);
+  // A polynomial quotient with integer coefficients needs no rational form. normal() takes
+  // anything else: it puts its own symbols for calls and handles denominators.
+  if (auto q = detail::divide_polynomials(a.ex(), b.ex());
+      q && detail::has_integer_coefficients(*q)) {
+    return Expr(*q);
   }
   return Expr(GiNaC::normal(a.ex() / b.ex()));
 }

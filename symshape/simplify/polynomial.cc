@@ -8,6 +8,7 @@
 #include <exception>
 #include <string>
 
+#include "symshape/expr/atomize.h"
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
 
@@ -16,44 +17,6 @@ namespace symshape::detail {
 namespace {
 
 using GiNaC::ex;
-
-// Replaces the function calls in an expression's skeleton by placeholder symbols, and back.
-// The placeholders are private GiNaC symbols (compared by identity, so no name can clash).
-class Atomizer {
- public:
-  ex atomize(const ex& e) {
-    if (is_number(e) || is_symbol(e)) return e;
-    if (detail::is_exactly<GiNaC::function>(e)) {
-      auto it = forward_.find(e);
-      if (it != forward_.end()) return it->second;
-      ex p = placeholder(forward_.size());
-      forward_.emplace(e, p);
-      back_.emplace(p, e);
-      return p;
-    }
-    AtomizeMap m(*this);
-    return e.map(m);
-  }
-  ex restore(const ex& e) const {
-    if (back_.empty()) return e;
-    return e.subs(back_, GiNaC::subs_options::no_pattern);
-  }
-
- private:
-  struct AtomizeMap : GiNaC::map_function {
-    explicit AtomizeMap(Atomizer& a) : self(a) {}
-    ex operator()(const ex& e) override { return self.atomize(e); }
-    Atomizer& self;
-  };
-
-  static ex placeholder(size_t i) {
-    static auto* pool = new std::vector<GiNaC::symbol>();
-    while (pool->size() <= i) pool->emplace_back("__atom" + std::to_string(pool->size()));
-    return (*pool)[i];
-  }
-
-  GiNaC::exmap forward_, back_;
-};
 
 }  // namespace
 
@@ -124,15 +87,8 @@ ex divide_terms(const ex& n, const ex& g) {
 }
 
 std::optional<ex> divide_by_sum(const ex& n, const ex& d) {
-  Atomizer at;
-  ex nn = at.atomize(n), dd = at.atomize(d), q;
-  try {
-    if (!GiNaC::divide(nn, dd, q)) return std::nullopt;
-  } catch (const std::exception&) {
-    return std::nullopt;  // not a polynomial over the rationals after all
-  }
-  q = at.restore(q);
-  if (!integer_polynomial(q)) return std::nullopt;
+  std::optional<ex> q = divide_polynomials(n, d);
+  if (!q || !integer_polynomial(*q)) return std::nullopt;
   return q;
 }
 

@@ -290,6 +290,47 @@ bool product_stays_factored(const ex& e) {
   return lower >= static_cast<double>(node_count(e));
 }
 
+// How many nodes node_count saves on the product p (whose own coefficient costs `outer` nodes
+// now, and `outer_flipped` with the opposite sign) when the sign moves into or out of its one
+// sum factor: GiNaC puts it where its hash order says, so the count of -x*(a - b) and of
+// x*(b - a) differ from run to run. 0 when the other placement is no smaller.
+size_t sign_saving(const ex& p, size_t outer, size_t outer_flipped) {
+  const ex* sum = nullptr;
+  for (const GiNaC::expair& f : PairsOf::pairs(p)) {
+    if (!is_add(f.rest)) continue;
+    if (sum || !f.coeff.is_equal(1)) return 0;
+    sum = &f.rest;
+  }
+  if (!sum) return 0;
+  size_t now = outer, flipped = outer_flipped;
+  for (const GiNaC::expair& t : PairsOf::pairs(*sum)) {
+    const size_t cost = is_mul(t.rest) ? 1 : 2;
+    if (t.coeff.is_equal(1)) flipped += cost;
+    if (t.coeff.is_equal(-1)) now += cost;
+  }
+  return now > flipped ? now - flipped : 0;
+}
+
+// node_count(e) with the sign of each product with one sum factor placed where it costs least:
+// the same for every placement GiNaC chooses.
+size_t sign_free_node_count(const ex& e) {
+  size_t n = node_count(e);
+  if (is_mul(e)) {
+    const ex& c = PairsOf::overall(e);
+    if (c.is_equal(1) || c.is_equal(-1))
+      n -= sign_saving(e, c.is_equal(1) ? 0 : 1, c.is_equal(1) ? 1 : 0);
+    return n;
+  }
+  if (!is_add(e)) return n;
+  for (const GiNaC::expair& t : PairsOf::pairs(e)) {
+    if (!is_mul(t.rest) || !PairsOf::overall(t.rest).is_equal(1)) continue;
+    if (t.coeff.is_equal(1) || t.coeff.is_equal(-1)) {
+      n -= sign_saving(t.rest, t.coeff.is_equal(1) ? 0 : 1, t.coeff.is_equal(1) ? 1 : 0);
+    }
+  }
+  return n;
+}
+
 // e with run() applied to each child, in GiNaC's order of operands (as e.map would), and e
 // itself when no child changes (e.map rebuilds and evaluates the node even then).
 ex run_children(Simplifier& s, const ex& e) {
@@ -336,7 +377,7 @@ ex Simplifier::run_polynomial(const ex& e) {
     ex expanded = poly_normal(mapped);
     const ExpansionBound bound = expansion_bound(mapped);
     if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&
-        node_count(expanded) >= node_count(mapped)) {
+        node_count(expanded) >= sign_free_node_count(mapped)) {
       return relate_offsets(merge_remainders(*this, recombine(mapped)));
     }
     mapped = expanded;
@@ -464,14 +505,18 @@ bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt)
 // Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
 // multiple of d*(E // d) is written m*(E - E % d), or a multiple of E % d is written
 // m*(E - d*(E // d)), when that makes the sum smaller: x - 3*(x//3) == x % 3,
-// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks.
+// 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks; each round takes
+// the best rewrite (smallest, then fewest terms, then first in the canonical order), never the
+// first found: the terms come in GiNaC's order, which follows hashes seeded by addresses, so
+// the first found differs from run to run.
 ex Simplifier::recombine(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
   std::optional<size_t> size;  // node_count(cur), counted when a candidate is
   for (int round = 0; round < 8; ++round) {
     if (!may_hold_division_term(cur)) break;
-    bool improved = false;
+    std::optional<ex> best;
+    size_t best_size = 0, best_terms = 0;
     const std::vector<ex> terms = terms_of(cur);
     for (const ex& t : terms) {
       auto dt = division_term(t);
@@ -495,14 +540,21 @@ ex Simplifier::recombine(const ex& e) {
       // 64*((s + 63)//64).
       size_t cs = node_count(candidate);
       if (!size) size = node_count(cur);
-      if (cs < *size || (cs == *size && term_count(candidate) < terms.size())) {
-        cur = candidate;
-        size = cs;
-        improved = true;
-        break;
+      const size_t ct = term_count(candidate);
+      if (!(cs < *size || (cs == *size && ct < terms.size()))) continue;
+      if (best &&
+          (cs > best_size || (cs == best_size && ct > best_terms) ||
+           (cs == best_size && ct == best_terms && canonical_compare(candidate, *best) >= 0))) {
+        continue;
       }
+      best = candidate;
+      best_size = cs;
+      best_terms = ct;
     }
-    if (!improved || !is_add(cur)) break;
+    if (!best) break;
+    cur = *best;
+    size = best_size;
+    if (!is_add(cur)) break;
   }
   return cur;
 }

@@ -125,6 +125,25 @@ TEST(Evaluate, InexactExactDivisionIsAnError) {
   EXPECT_NE(error_of([&] { evaluate(floordiv(half, 3), {{"x", Int(7)}}); }), "");
 }
 
+TEST(Evaluate, ExactDivisionOfRationalFunctionsAndCalls) {
+  const Expr x = sym("x"), y = sym("y"), z = sym("z");
+  // A divisor with a symbolic denominator: GiNaC's divide answered 0 for x / (x + 1)**-1.
+  const Expr times = exact_div(x, exact_div(1, x + 1));
+  EXPECT_EQ(eval_str(times, {{"x", Int(3)}}), "12");
+  // A dividend with a symbolic denominator: GiNaC's long division called itself on the same
+  // arguments until the stack ran out.
+  const Expr nested = exact_div(exact_div(1, x + 1) + 1, y + 1);
+  EXPECT_EQ(eval_str(nested, {{"x", Int(-2)}, {"y", Int(5)}}), "0");
+  EXPECT_EQ(eval_str(nested, {{"x", Int(0)}, {"y", Int(1)}}), "1");
+  // Calls are atoms of the polynomials: divided exactly, or (no symbol outside a call, which
+  // GiNaC's divide refused with an exception) kept as a quotient.
+  const Expr q = floordiv(x, y);
+  EXPECT_TRUE(exact_div(q * z + q, z + 1).identical(q));
+  EXPECT_TRUE(exact_div(q * max(x, y), q).identical(max(x, y)));
+  const Expr ratio = exact_div(q + 1, q + 2);
+  EXPECT_EQ(eval_str(ratio, {{"x", Int(-3)}, {"y", Int(1)}}), "2");
+}
+
 TEST(Evaluate, HugeNumbersAreExact) {
   const Int two_200 = big("1606938044258990275541962092341162602522202993782792835301376");
   const Expr p = pow(Expr(2), 200);
