@@ -7,6 +7,7 @@
 #include "symshape/expr/functions.h"
 #include "symshape/prove/limits.h"
 #include "symshape/ranges/bound.h"
+#include "symshape/ranges/number.h"
 #include "symshape/simplify.h"
 #include "symshape/simplify/simplifier.h"
 
@@ -620,116 +621,69 @@ bool may_relate_offsets(const ex& e) {
   return found >= 2 || (found == 1 && mod_with_offset);
 }
 
-// The integer arithmetic of relate_offsets' tables, on machine integers: each operation notes an
-// overflow (the caller then starts over with ClnTable). The values are coefficients, offsets and
-// divisors of a sum, which nearly always fit.
-struct MachineTable {
-  using T = long;
-  bool overflow = false;
-  T of(const Int& v) {
-    if (cln::integer_length(v) >= 63) {
-      overflow = true;
-      return 0;
-    }
-    return cln::cl_I_to_long(v);
-  }
-  static T of(long v) { return v; }
-  T add(T a, T b) {
-    T r = 0;
-    overflow |= __builtin_add_overflow(a, b, &r);
-    return r;
-  }
-  T mul(T a, T b) {
-    T r = 0;
-    overflow |= __builtin_mul_overflow(a, b, &r);
-    return r;
-  }
-  // For a divisor c >= 2 (no overflow).
-  static T floor_div(T a, T c) { return a / c - (a % c < 0 ? 1 : 0); }
-  static T mod(T a, T c) { return a % c < 0 ? a % c + c : a % c; }
-  static ex ex_of(T v) { return GiNaC::numeric(v); }
-};
-
-// The same on CLN's integers, which do not overflow.
-struct ClnTable {
-  using T = Int;
-  bool overflow = false;
-  static T of(const Int& v) { return v; }
-  static T of(long v) { return v; }
-  static T add(const T& a, const T& b) { return a + b; }
-  static T mul(const T& a, const T& b) { return a * b; }
-  static T floor_div(const T& a, const T& c) { return detail::floor_div(a, c); }
-  static T mod(const T& a, const T& c) { return cln::mod(a, c); }
-  static ex ex_of(const T& v) { return detail::ex_of(v); }
-};
+// An integer of relate_offsets' tables as an expression: a value that fits a machine word (the
+// coefficients, offsets and divisors of a sum nearly always do) without going through CLN.
+ex ex_of_num(const Num& v) { return v.is_small() ? ex(v.small_value()) : ex_of(v.to_int()); }
 
 // relate_offsets' candidates for the members (term index, sign of x) of one group over x and c,
-// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits. false when Table
-// overflowed (candidates then holds nothing reliable).
-template <class Table>
-bool offset_candidates(Table& t, const std::vector<std::optional<OffsetTerm>>& parsed,
+// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits. The arithmetic is
+// Num's: on machine integers, exact past them.
+void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
                        const std::vector<std::pair<size_t, int>>& members, const ex& x,
                        const Int& c_int, std::vector<ex>& candidates) {
-  using T = typename Table::T;
   const long n = cln::cl_I_to_long(c_int);
-  const T c = Table::of(n);
-  T a_q = Table::of(0L);
-  std::vector<T> f(static_cast<size_t>(n), Table::of(0L));
+  const Num c(n);
+  Num a_q;
+  std::vector<Num> f(static_cast<size_t>(n));
   for (const auto& [j, sign] : members) {
     const OffsetTerm& o = *parsed[j];
-    const T m = t.of(o.m), k = t.of(o.k);
-    if (o.floor) a_q = t.add(a_q, t.mul(m, Table::of(static_cast<long>(sign))));
+    const Num m = Num::of(o.m), k = Num::of(o.k);
+    if (o.floor) a_q = a_q + m * Num(sign);
     for (long r = 0; r < n; ++r) {
-      const T v = t.add(Table::of(sign * r), k);
-      const T g = o.floor ? Table::floor_div(v, c) : Table::mod(v, c);
-      f[static_cast<size_t>(r)] = t.add(f[static_cast<size_t>(r)], t.mul(m, g));
+      const Num v = Num(sign * r) + k;
+      f[static_cast<size_t>(r)] =
+          f[static_cast<size_t>(r)] + m * (o.floor ? floordiv(v, c) : mod(v, c));
     }
   }
-  if (t.overflow) return false;
   const ex cx = detail::ex_of(c_int);
   // The candidates' parts are built only for a table they fit (most fit none).
-  auto rx = [&] { return mod(Expr(x), Expr(cx)).ex(); };
+  auto rx = [&] { return symshape::mod(Expr(x), Expr(cx)).ex(); };
   auto fits = [&](auto&& g) {
     for (long r = 0; r < n; ++r) {
-      if (f[static_cast<size_t>(r)] != g(Table::of(r))) return false;
+      if (f[static_cast<size_t>(r)] != g(Num(r))) return false;
     }
     return true;
   };
-  const T a0 = f[0], b = t.add(f[1], t.mul(Table::of(-1L), f[0]));
-  const T one = Table::of(1L), minus_one = Table::of(-1L), zero = Table::of(0L);
-  if (fits([&](const T& r) { return t.add(a0, t.mul(b, r)); })) {
-    candidates.push_back(a_q == t.mul(b, c) ? Table::ex_of(b) * x + Table::ex_of(a0)
-                                            : Table::ex_of(a_q) * floordiv(Expr(x), Expr(cx)).ex() +
-                                                  Table::ex_of(b) * rx() + Table::ex_of(a0));
+  const Num a0 = f[0], b = f[1] - f[0];
+  if (fits([&](const Num& r) { return a0 + b * r; })) {
+    candidates.push_back(a_q == b * c
+                             ? ex_of_num(b) * x + ex_of_num(a0)
+                             : ex_of_num(a_q) * symshape::floordiv(Expr(x), Expr(cx)).ex() +
+                                   ex_of_num(b) * rx() + ex_of_num(a0));
   }
   for (long jl = 0; jl < n; ++jl) {
-    const T j = Table::of(jl);
-    auto shifted = [&] { return poly_normal(x + Table::ex_of(j)); };
-    if (a_q == one || a_q == minus_one) {
-      if (fits([&](const T& r) {
-            return t.add(a0, t.mul(a_q, Table::floor_div(t.add(r, j), c)));
-          })) {
-        candidates.push_back(Table::ex_of(a_q) * floordiv(Expr(shifted()), Expr(cx)).ex() +
-                             Table::ex_of(a0));
+    const Num j(jl);
+    auto shifted = [&] { return poly_normal(x + ex(jl)); };
+    if (a_q == Num(1) || a_q == Num(-1)) {
+      if (fits([&](const Num& r) { return a0 + a_q * floordiv(r + j, c); })) {
+        candidates.push_back(ex_of_num(a_q) * symshape::floordiv(Expr(shifted()), Expr(cx)).ex() +
+                             ex_of_num(a0));
       }
-    } else if (a_q == zero) {
+    } else if (a_q.is_zero()) {
       for (long sbl : {1L, -1L}) {
-        const T sb = Table::of(sbl);
-        if (jl > 0 && fits([&](const T& r) {
-              return t.add(a0, t.mul(sb, Table::floor_div(t.add(r, j), c)));
-            })) {
-          ex step = floordiv(Expr(rx() + Table::ex_of(j)), Expr(cx)).ex();
-          candidates.push_back(Table::ex_of(sb) * step + Table::ex_of(a0));
+        const Num sb(sbl);
+        if (jl > 0 && fits([&](const Num& r) { return a0 + sb * floordiv(r + j, c); })) {
+          ex step = symshape::floordiv(Expr(rx() + ex(jl)), Expr(cx)).ex();
+          candidates.push_back(ex(sbl) * step + ex_of_num(a0));
         }
-        const T base = t.add(f[0], t.mul(Table::of(-sbl), Table::mod(j, c)));
-        if (fits([&](const T& r) { return t.add(base, t.mul(sb, Table::mod(t.add(r, j), c))); })) {
-          candidates.push_back(Table::ex_of(sb) * mod(Expr(shifted()), Expr(cx)).ex() +
-                               Table::ex_of(base));
+        const Num base = f[0] - sb * mod(j, c);
+        if (fits([&](const Num& r) { return base + sb * mod(r + j, c); })) {
+          candidates.push_back(ex(sbl) * symshape::mod(Expr(shifted()), Expr(cx)).ex() +
+                               ex_of_num(base));
         }
       }
     }
   }
-  return !t.overflow;
 }
 
 }  // namespace
@@ -778,12 +732,7 @@ ex Simplifier::relate_offsets(const ex& e) {
     size_t before = 1;  // the sum node
     for (const auto& [j, sign] : members) before += node_count(terms[j]);
     std::vector<ex> candidates;
-    MachineTable machine;
-    if (!offset_candidates(machine, parsed, members, x, c, candidates)) {
-      candidates.clear();
-      ClnTable exact;
-      offset_candidates(exact, parsed, members, x, c, candidates);
-    }
+    offset_candidates(parsed, members, x, c, candidates);
     std::optional<ex> best;
     size_t best_size = before;
     for (const ex& cand : candidates) {
