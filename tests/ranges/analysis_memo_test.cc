@@ -18,17 +18,12 @@ namespace {
 using testing::inf;
 using testing::R;
 
-const char* const kNames[] = {"x", "y", "z"};
-
-Expr leaf(std::mt19937& rng) {
-  if (rng() % 3 == 0) return Expr(static_cast<long>(rng() % 11) - 5);
-  return Expr::symbol(kNames[rng() % 3]);
-}
+const auto& kNames = testing::kRandomSymbols;
 
 // Sums of terms that share symbols, under divisions by constants and symbols, max and min: the
 // shapes the rules ask about, with sub-terms that recur across expressions.
 Expr term(std::mt19937& rng, int depth) {
-  if (depth == 0 || rng() % 4 == 0) return leaf(rng);
+  if (depth == 0 || rng() % 4 == 0) return testing::random_leaf(rng);
   Expr a = term(rng, depth - 1), b = term(rng, depth - 1);
   const Expr c(static_cast<long>(2 + rng() % 15));
   try {

@@ -13,17 +13,12 @@
 namespace symshape {
 namespace {
 
-const char* const kSymbols[] = {"x", "y", "z"};
+const auto& kSymbols = testing::kRandomSymbols;
 // Infinite ends are sampled over [-kRandomWindow, kRandomWindow].
 constexpr long kRandomWindow = 12;
 
-Expr random_leaf(std::mt19937& rng) {
-  if (rng() % 3 == 0) return Expr(static_cast<long>(rng() % 11) - 5);
-  return Expr::symbol(kSymbols[rng() % 3]);
-}
-
 Expr random_expr(std::mt19937& rng, int depth) {
-  if (depth == 0 || rng() % 4 == 0) return random_leaf(rng);
+  if (depth == 0 || rng() % 4 == 0) return testing::random_leaf(rng);
   Expr a = random_expr(rng, depth - 1), b = random_expr(rng, depth - 1);
   try {
     switch (rng() % 12) {

@@ -3,10 +3,21 @@
 
 #include <cstdint>
 #include <optional>
+#include <random>
 
+#include "symshape/expr.h"
 #include "symshape/ranges.h"
 
 namespace symshape::testing {
+
+// The symbols of the random-expression tests, and a random leaf over them: a small constant
+// (a third of the time) or one of the symbols.
+inline const char* const kRandomSymbols[] = {"x", "y", "z"};
+
+inline Expr random_leaf(std::mt19937& rng) {
+  if (rng() % 3 == 0) return Expr(static_cast<long>(rng() % 11) - 5);
+  return Expr::symbol(kRandomSymbols[rng() % 3]);
+}
 
 // An infinite end for R().
 inline constexpr std::nullopt_t inf = std::nullopt;
