@@ -154,12 +154,18 @@ Expr::Expr(GiNaC::ex e) : e_(std::move(e)) {}
 
 Expr Expr::symbol(std::string_view name) {
   // Interned so that one name is one GiNaC symbol; GiNaC compares symbols by identity.
-  static auto* table = new std::unordered_map<std::string, GiNaC::symbol>();
-  auto it = table->find(std::string(name));
+  // Looked up by the view itself (no string built for a name met before). Never destroyed: no
+  // exit-time order to care about.
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  static auto* table = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
+  auto it = table->find(name);
   if (it == table->end()) {
-    it = table->emplace(std::string(name), GiNaC::symbol(std::string(name))).first;
+    it = table->emplace(std::string(name), Expr(GiNaC::ex(GiNaC::symbol(std::string(name))))).first;
   }
-  return Expr(GiNaC::ex(it->second));
+  return it->second;
 }
 
 bool Expr::is_constant() const { return detail::is_int(e_); }

@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -164,39 +166,44 @@ struct Value {
 // The functions a call may name: Python's and the spellings of PyTorch's sympy printer.
 enum class Call { Max, Min, FloorDiv, Mod, CeilDiv, ExactDiv };
 
+constexpr std::pair<std::string_view, Call> kCalls[] = {
+    {"max", Call::Max},           {"Max", Call::Max},         {"min", Call::Min},
+    {"Min", Call::Min},           {"ceildiv", Call::CeilDiv}, {"CeilDiv", Call::CeilDiv},
+    {"FloorDiv", Call::FloorDiv}, {"Mod", Call::Mod},         {"PythonMod", Call::Mod},
+    {"CleanDiv", Call::ExactDiv},
+};
+
+constexpr std::string_view kKeywords[] = {"and", "or", "not", "True", "False"};
+
 std::optional<Call> lookup_call(std::string_view name) {
-  static const std::pair<std::string_view, Call> table[] = {
-      {"max", Call::Max},           {"Max", Call::Max},         {"min", Call::Min},
-      {"Min", Call::Min},           {"ceildiv", Call::CeilDiv}, {"CeilDiv", Call::CeilDiv},
-      {"FloorDiv", Call::FloorDiv}, {"Mod", Call::Mod},         {"PythonMod", Call::Mod},
-      {"CleanDiv", Call::ExactDiv},
-  };
-  for (const auto& [n, c] : table) {
+  for (const auto& [n, c] : kCalls) {
     if (n == name) return c;
   }
   return std::nullopt;
 }
 
 bool is_keyword(std::string_view name) {
-  return name == "and" || name == "or" || name == "not" || name == "True" || name == "False";
+  return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
 }
 
 }  // namespace
 
 bool is_reserved_name(std::string_view name) {
   // The grammar's functions and keywords, the printed infinity, and Python's keywords (what is
-  // printed must read back, also as Python).
-  static const std::string_view kReserved[] = {
-      "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
-      "raise", "return",   "try", "while",  "with", "yield",
-  };
-  if (is_keyword(name) || lookup_call(name)) return true;
-  for (std::string_view r : kReserved) {
-    if (r == name) return true;
-  }
-  return false;
+  // printed must read back, also as Python). One hashed look-up: the parser asks it of every
+  // name it reads.
+  static const auto* const reserved = [] {
+    auto* set = new std::unordered_set<std::string_view>{
+        "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
+        "raise", "return",   "try", "while",  "with", "yield",
+    };
+    for (std::string_view k : kKeywords) set->insert(k);
+    for (const auto& [n, c] : kCalls) set->insert(n);
+    return set;
+  }();
+  return reserved->count(name) != 0;
 }
 
 namespace {
@@ -564,21 +571,13 @@ class Parser {
     return Expr(cln::read_integer(10, 0, text.c_str(), 0, text.size()));
   }
 
-  // The symbol a name token names; a reserved word is refused. Names already seen are looked up
-  // once, without the reserved-word check.
+  // The symbol a name token names; a reserved word is refused.
   static Expr symbol(const Token& name) {
-    struct Hash {
-      using is_transparent = void;
-      size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-    };
-    // Never destroyed, like the symbol table of Expr::symbol (no exit-time order to care about).
-    static auto* seen = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
-    if (auto it = seen->find(name.text); it != seen->end()) return it->second;
     if (is_reserved_name(name.text)) {
       throw ParseError{
           name.col, "'" + std::string(name.text) + "' is a reserved word and cannot name a symbol"};
     }
-    return seen->emplace(std::string(name.text), Expr::symbol(name.text)).first->second;
+    return Expr::symbol(name.text);
   }
 
   void expect_close(const Token& open) {
