@@ -3,6 +3,8 @@
 #include <cln/real.h>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
 
 #include "symshape/expr.h"
 #include "symshape/expr/functions.h"
@@ -259,168 +261,440 @@ namespace {
 // Python precedence, loosest first.
 enum Prec { kSum = 1, kProduct = 2, kUnary = 3, kPower = 4, kAtom = 5 };
 
-struct Printed {
-  std::string text;
+// How the text a printing step appended binds.
+struct Shape {
   Prec prec;
   bool top_is_div = false;  // the outermost operator is // or % (unary minus must not touch it)
 };
 
-// `integral`: e is known to have no denominator (has_denominator is false), as every term,
-// factor and base of an expression without one is; function arguments are checked afresh.
-Printed print(const ex& e, bool integral = false);
+// The name a symbol was made with, read in place: GiNaC's get_name returns a copy.
+struct NameOf : GiNaC::symbol {
+  static const std::string& of(const ex& e) {
+    return GiNaC::ex_to<GiNaC::symbol>(e).*(&NameOf::name);
+  }
+};
 
-// p's text, in parentheses unless it binds at least as tightly as at_least.
-std::string wrap(Printed&& p, Prec at_least) {
-  if (p.prec >= at_least) return std::move(p.text);
-  std::string text;
-  text.reserve(p.text.size() + 2);
-  text += '(';
-  text += p.text;
-  text += ')';
-  return text;
+void append_symbol(std::string& out, const ex& e) {
+  const std::string& name = NameOf::of(e);
+  if (name.empty()) {
+    out += GiNaC::ex_to<GiNaC::symbol>(e).get_name();  // an unnamed symbol: GiNaC names it
+  } else {
+    out += name;
+  }
 }
 
-Printed print_binary_fn(const ex& a, const ex& b, const char* op) {
-  // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
-  std::string text = wrap(print(a), kPower);
-  text += op;
-  text += wrap(print(b), kPower);
-  return {std::move(text), kProduct, true};
+// Decimal digits, without CLN's streams when v fits in 64 bits (it nearly always does).
+void append_int(std::string& out, const Int& v) {
+  if (std::optional<int64_t> small = to_int64(v)) {
+    char buf[24];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *small);
+    out.append(buf, end);
+  } else {
+    out += to_string(v);
+  }
 }
 
-// A factor of a product without a denominator.
-Printed print_factor(const Factor& f) {
-  if (f.exp.is_equal(1)) return print(f.base, true);
-  // `**` binds tighter than unary minus on its left: (-2)**3.
-  std::string text = wrap(print(f.base, true), kAtom);
-  text += "**";
-  text += print(f.exp).text;
-  return {std::move(text), kPower, false};
-}
-
-// A product with a non-negative coefficient: `2*x*(y//4)`.
-Printed print_product(const Int& coeff, const std::vector<Factor>& factors) {
-  bool alone = factors.size() == 1 && coeff == 1;
-  if (alone) return print_factor(factors[0]);
-  std::string text;
-  if (coeff != 1 || factors.empty()) text = to_string(coeff);
-  for (const Factor& f : factors) {
-    Printed pf = print_factor(f);
-    if (!text.empty()) text += '*';
-    // A quotient or remainder inside a product is parenthesized: `2*(x//4)`, never `2*x//4`.
-    if (pf.top_is_div) {
-      text += '(';
-      text += pf.text;
-      text += ')';
-    } else {
-      text += wrap(std::move(pf), kProduct);
+// degree(e) in a machine integer; false when it overflows one (then degree gives it exactly).
+// Read on the pairs of sums and products, as degree reads their operands.
+bool small_degree(const ex& e, int64_t& d) {
+  if (detail::is_exactly<GiNaC::numeric>(e)) {
+    d = 0;
+    return true;
+  }
+  auto scaled = [](const ex& base, const ex& exponent, int64_t& out) {
+    if (!detail::is_int(exponent)) {
+      out = 1;
+      return true;
     }
+    const std::optional<int64_t> k = to_int64(detail::int_of(exponent));
+    int64_t b = 0;
+    return k && small_degree(base, b) && !__builtin_mul_overflow(b, *k, &out);
+  };
+  if (detail::is_exactly<GiNaC::power>(e)) return scaled(e.op(0), e.op(1), d);
+  if (detail::is_exactly<GiNaC::mul>(e)) {
+    // A factor rest**coeff (rest itself when coeff is 1); the overall coefficient adds 0.
+    d = 0;
+    for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) {
+      int64_t x = 0;
+      if (!scaled(p.rest, p.coeff, x) || __builtin_add_overflow(d, x, &d)) return false;
+    }
+    return true;
   }
-  return {std::move(text), kProduct, false};
-}
-
-// A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
-Printed print_signed(const Int& coeff, const std::vector<Factor>& factors) {
-  if (coeff >= 0) return print_product(coeff, factors);
-  Printed mag = print_product(-coeff, factors);
-  // `-x//4` would mean (-x)//4 in Python, and `-x + y` is not -(x + y).
-  const bool paren = mag.top_is_div || mag.prec == kSum;
-  std::string text;
-  text.reserve(mag.text.size() + 3);
-  text += paren ? "-(" : "-";
-  text += mag.text;
-  if (paren) {
-    text += ')';
-    return {std::move(text), kUnary, false};
+  if (detail::is_exactly<GiNaC::add>(e)) {
+    // A term rest*coeff has rest's degree; the constant term has 0.
+    d = 0;
+    for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) {
+      int64_t x = 0;
+      if (!small_degree(p.rest, x)) return false;
+      d = std::max(d, x);
+    }
+    return true;
   }
-  return {std::move(text), mag.prec == kProduct ? kProduct : kUnary, false};
-}
-
-// The coefficient of a monomial outside a quotient, which is an integer.
-Int int_coeff(const Monomial& m) { return cln::the<cln::cl_I>(m.coeff.to_cl_N()); }
-
-// The constant term of a sum, folded into a quotient of the sum as a person writes a window
-// size: `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for
-// c > 0. The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the
-// printer folds the constant into the first quotient, in print order, that has 1 or -1 as
-// coefficient, a constant divisor and an offset of its own. `x//2 + 1` stays as it is.
-// Returns whether the terms are left sorted (they are when nothing was folded).
-bool fold_offset(std::vector<Term>& terms, Int& constant) {
-  if (constant == 0) return false;
-  std::sort(terms.begin(), terms.end(), term_before);
-  for (Term& t : terms) {
-    if ((t.m.coeff != 1 && t.m.coeff != -1) || t.m.factors.size() != 1 ||
-        !t.m.factors[0].exp.is_equal(1))
-      continue;
-    const ex& q = t.m.factors[0].base;
-    if (function_of(q) != Fn::FloorDiv || !detail::is_int(q.op(1))) continue;
-    const Int c = detail::int_of(q.op(1));
-    if (c <= 0 || !detail::is_exactly<GiNaC::add>(q.op(0))) continue;
-    bool offset = false;
-    for (size_t i = 0; i < q.op(0).nops(); ++i) offset = offset || detail::is_int(q.op(0).op(i));
-    if (!offset) continue;
-    // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
-    const Int coeff = int_coeff(t.m);
-    // The term stays coeff times a quotient (degree 1); only the quotient changes.
-    t.m.factors[0].base =
-        ss_floordiv(q.op(0) + detail::ex_of(coeff * constant * c), q.op(1)).hold();
-    constant = 0;
-    return false;
-  }
+  d = 1;
   return true;
 }
 
-// A sum, given its operands (GiNaC builds an ex per operand of a sum: they are read once).
-Printed print_sum(const std::vector<ex>& operands) {
-  std::vector<Term> terms;
-  Int constant = 0;
-  terms.reserve(operands.size());
-  for (const ex& term : operands) {
-    if (detail::is_int(term)) {
-      constant = constant + detail::int_of(term);
-    } else {
-      terms.push_back(make_term(term));
-    }
+// A term's degree: in a machine integer, or exactly when that overflows.
+struct Degree {
+  int64_t small = 0;
+  bool big = false;
+  Int exact;  // when big
+};
+
+Degree degree_of(const ex& e) {
+  Degree d;
+  if (!small_degree(e, d.small)) {
+    d.big = true;
+    d.exact = degree(e);
   }
-  const bool sorted = fold_offset(terms, constant);
-  // A sum folded into one quotient prints as that quotient: `64*((s - 1)//4)`.
-  if (terms.size() == 1 && constant == 0)
-    return print_signed(int_coeff(terms[0].m), terms[0].m.factors);
-  if (!sorted) std::sort(terms.begin(), terms.end(), term_before);
-  std::string text;
-  auto append = [&](const Int& c, const std::vector<Factor>& factors) {
-    if (text.empty()) {
-      text = print_signed(c, factors).text;
-    } else {
-      text += c < 0 ? " - " : " + ";
-      text += wrap(print_product(cln::abs(c), factors), kProduct);
-    }
-  };
-  for (const Term& t : terms) append(int_coeff(t.m), t.m.factors);
-  if (constant != 0 || text.empty()) append(constant, {});
-  return {std::move(text), kSum, false};
+  return d;
 }
 
-Printed print(const ex& e, bool integral) {
-  if (detail::is_int(e)) {
-    Int v = detail::int_of(e);
-    return {to_string(v), v < 0 ? kUnary : kAtom, false};
+int compare_degrees(const Degree& a, const Degree& b) {
+  if (!a.big && !b.big) return (a.small > b.small) - (a.small < b.small);
+  return cln::compare(a.big ? a.exact : Int(a.small), b.big ? b.exact : Int(b.small));
+}
+
+// A term of a sum being printed: coeff times the factors pool[first, first + count), which are
+// sorted. The same monomial as Monomial's, read on the pairs without building GiNaC objects.
+struct PTerm {
+  Int coeff;
+  Degree degree;
+  size_t first = 0;
+  size_t count = 0;
+};
+
+// Scratch space reused across calls (per thread), used as stacks: each level of the recursion
+// appends its factors, terms and arguments above its callers' and takes them off when done. An
+// entry is addressed by index (a deeper level may move the storage), and an ex is copied out of
+// it before anything is printed.
+struct Scratch {
+  std::vector<Factor> pool;
+  std::vector<PTerm> terms;
+  std::vector<ex> args;
+};
+
+// Prints into one string: each step appends its text to out and returns how it binds, and its
+// caller parenthesizes that text in place when it must.
+class Printer {
+ public:
+  Printer(std::string& out, Scratch& s)
+      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args) {}
+
+  // `integral`: e is known to have no denominator (has_denominator is false), as every term,
+  // factor and base of an expression without one is; function arguments are checked afresh.
+  Shape expr(const ex& e, bool integral = false);
+
+ private:
+  // The text from start on, in parentheses unless it binds at least as tightly as at_least.
+  void wrap(size_t start, Shape s, Prec at_least) {
+    if (s.prec < at_least) parenthesize(start);
   }
-  if (detail::is_exactly<GiNaC::symbol>(e))
-    return {GiNaC::ex_to<GiNaC::symbol>(e).get_name(), kAtom};
-  // The operands of a sum or a product, read once (GiNaC builds an ex per op(i) call): for
-  // has_denominator, which is that of one of them, and for printing.
-  const bool is_sum = detail::is_exactly<GiNaC::add>(e);
-  const bool is_product = detail::is_exactly<GiNaC::mul>(e);
-  std::vector<ex> operands;
-  if (is_sum || is_product) {
-    const size_t n = e.nops();
-    operands.reserve(n);
-    for (size_t i = 0; i < n; ++i) operands.push_back(e.op(i));
+  void parenthesize(size_t start) {
+    out_.insert(start, 1, '(');
+    out_ += ')';
   }
-  if (!integral &&
-      (operands.empty() ? detail::has_denominator(e)
-                        : std::any_of(operands.begin(), operands.end(), detail::has_denominator))) {
+
+  Shape binary_fn(const ex& a, const ex& b, const char* op);
+  Shape floordiv_with_offset(const ex& sum, const Int& k, const ex& d);
+  Shape min_max(const ex& e, Fn f);
+  Shape factor(size_t i);
+  Shape product(const Int& coeff, size_t first, size_t count);
+  Shape signed_product(const Int& coeff, size_t first, size_t count);
+  Shape sum(const ex& e, const Int& extra);
+
+  bool push_factor(const ex& base, const ex& exp);
+  bool push_rest(const ex& r, Int& coeff);
+  void push_product(const ex& m, Int& coeff);
+  PTerm make_term(const GiNaC::expair& p);
+  bool term_before(const PTerm& a, const PTerm& b) const;
+  int leading_sign(const ex& sum);
+  void collect_args(const ex& e, Fn f);
+
+  std::string& out_;
+  std::vector<Factor>& pool_;
+  std::vector<PTerm>& terms_;
+  std::vector<ex>& args_;
+};
+
+// ---- the monomials of terms and products, as monomial() builds them ----------------------------
+
+// Appends base**exp, a factor of a product, with a sum base's sign taken out as add_factor does
+// (GiNaC moves it in or out by hash order); returns whether that flips the coefficient's sign.
+bool Printer::push_factor(const ex& base, const ex& exp) {
+  if (detail::is_exactly<GiNaC::add>(base) && detail::is_int(exp) && leading_sign(base) < 0) {
+    pool_.push_back({-base, exp});  // still a sum: GiNaC distributes a numeric factor over it
+    return cln::oddp(detail::int_of(exp));
+  }
+  pool_.push_back({base, exp});
+  return false;
+}
+
+// An operand r of a product (a pair's rest when its coefficient is 1): a number multiplies
+// coeff, a power gives its base and exponent, anything else is a factor of its own.
+bool Printer::push_rest(const ex& r, Int& coeff) {
+  if (detail::is_exactly<GiNaC::numeric>(r)) {
+    coeff = coeff * detail::int_of(r);
+    return false;
+  }
+  if (detail::is_exactly<GiNaC::power>(r)) return push_factor(r.op(0), r.op(1));
+  return push_factor(r, ex(1));
+}
+
+// The factors of a product m, from its pairs rest**coeff (GiNaC builds the power on each
+// m.op(i)) and its overall coefficient.
+void Printer::push_product(const ex& m, Int& coeff) {
+  bool flip = false;
+  for (const GiNaC::expair& p : detail::PairsOf::pairs(m)) {
+    flip ^= p.coeff.is_equal(1) ? push_rest(p.rest, coeff) : push_factor(p.rest, p.coeff);
+  }
+  const ex& overall = detail::PairsOf::overall(m);
+  if (!overall.is_equal(1)) coeff = coeff * detail::int_of(overall);
+  if (flip) coeff = -coeff;
+}
+
+// The term rest*coeff of a sum, its factors sorted (GiNaC builds the product on each op(i)).
+PTerm Printer::make_term(const GiNaC::expair& p) {
+  PTerm t;
+  t.coeff = detail::int_of(p.coeff);
+  t.first = pool_.size();
+  const ex& r = p.rest;
+  if (detail::is_exactly<GiNaC::mul>(r)) {
+    push_product(r, t.coeff);
+  } else if (push_rest(r, t.coeff)) {
+    t.coeff = -t.coeff;
+  }
+  t.count = pool_.size() - t.first;
+  std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(t.first), pool_.end(),
+            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+  t.degree = degree_of(r);
+  return t;
+}
+
+// Highest degree first, then by the factor lists (as term_before orders Terms).
+bool Printer::term_before(const PTerm& a, const PTerm& b) const {
+  if (int c = compare_degrees(a.degree, b.degree)) return c > 0;
+  for (size_t i = 0; i < a.count && i < b.count; ++i) {
+    if (int c = compare_factors(pool_[a.first + i], pool_[b.first + i])) return c < 0;
+  }
+  return a.count < b.count;
+}
+
+// The sign of the term a sum prints first (leading_sign, on the pairs).
+int Printer::leading_sign(const ex& sum) {
+  const size_t mark = pool_.size();
+  std::optional<PTerm> lead;
+  for (const GiNaC::expair& p : detail::PairsOf::pairs(sum)) {
+    PTerm t = make_term(p);
+    if (!lead || term_before(t, *lead)) lead = std::move(t);
+  }
+  const bool negative = lead && cln::minusp(lead->coeff);
+  pool_.resize(mark);
+  return negative ? -1 : 1;
+}
+
+// ---- printing ----------------------------------------------------------------------------------
+
+Shape Printer::binary_fn(const ex& a, const ex& b, const char* op) {
+  // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
+  size_t start = out_.size();
+  wrap(start, expr(a), kPower);
+  out_ += op;
+  start = out_.size();
+  wrap(start, expr(b), kPower);
+  return {kProduct, true};
+}
+
+// (sum + k)//d, as binary_fn prints it, without building sum + k: the sum's pairs with its
+// constant moved by k. A sum left with one term and no constant is that term (as GiNaC gives
+// it), which sum() prints as print would.
+Shape Printer::floordiv_with_offset(const ex& s, const Int& k, const ex& d) {
+  size_t start = out_.size();
+  if (detail::has_denominator(s)) {
+    wrap(start, expr(s + detail::ex_of(k)), kPower);
+  } else {
+    wrap(start, sum(s, k), kPower);
+  }
+  out_ += "//";
+  start = out_.size();
+  wrap(start, expr(d), kPower);
+  return {kProduct, true};
+}
+
+// A factor of a product without a denominator.
+Shape Printer::factor(size_t i) {
+  const Factor f = pool_[i];  // a copy: printing appends to the pool
+  if (f.exp.is_equal(1)) return expr(f.base, true);
+  // `**` binds tighter than unary minus on its left: (-2)**3.
+  const size_t start = out_.size();
+  wrap(start, expr(f.base, true), kAtom);
+  out_ += "**";
+  expr(f.exp);
+  return {kPower, false};
+}
+
+// A product with a non-negative coefficient: `2*x*(y//4)`.
+Shape Printer::product(const Int& coeff, size_t first, size_t count) {
+  const bool one = coeff == 1;
+  if (count == 1 && one) return factor(first);
+  bool any = false;
+  if (!one || count == 0) {
+    append_int(out_, coeff);
+    any = true;
+  }
+  for (size_t i = first; i < first + count; ++i) {
+    if (any) out_ += '*';
+    any = true;
+    const size_t start = out_.size();
+    const Shape s = factor(i);
+    // A quotient or remainder inside a product is parenthesized: `2*(x//4)`, never `2*x//4`.
+    if (s.top_is_div) {
+      parenthesize(start);
+    } else {
+      wrap(start, s, kProduct);
+    }
+  }
+  return {kProduct, false};
+}
+
+// A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
+Shape Printer::signed_product(const Int& coeff, size_t first, size_t count) {
+  if (!cln::minusp(coeff)) return product(coeff, first, count);
+  const size_t start = out_.size();
+  out_ += '-';
+  const Shape mag = product(-coeff, first, count);
+  // `-x//4` would mean (-x)//4 in Python, and `-x + y` is not -(x + y).
+  if (mag.top_is_div || mag.prec == kSum) {
+    parenthesize(start + 1);
+    return {kUnary, false};
+  }
+  return {mag.prec == kProduct ? kProduct : kUnary, false};
+}
+
+// A sum without a denominator, with extra added to its constant term.
+//
+// The constant term is folded into a quotient of the sum as a person writes a window size:
+// `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for c > 0.
+// The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the printer folds
+// the constant into the first quotient, in print order, that has 1 or -1 as coefficient, a
+// constant divisor and an offset of its own. `x//2 + 1` stays as it is.
+Shape Printer::sum(const ex& e, const Int& extra) {
+  const size_t mark_terms = terms_.size(), mark_pool = pool_.size();
+  for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) terms_.push_back(make_term(p));
+  Int constant = detail::int_of(detail::PairsOf::overall(e)) + extra;
+  const auto begin = terms_.begin() + static_cast<std::ptrdiff_t>(mark_terms);
+  const size_t n = terms_.size() - mark_terms;
+  auto before = [this](const PTerm& a, const PTerm& b) { return term_before(a, b); };
+  if (!cln::zerop(constant)) {
+    std::sort(begin, terms_.end(), before);
+    for (size_t i = mark_terms; i < terms_.size(); ++i) {
+      const PTerm& t = terms_[i];
+      if ((t.coeff != 1 && t.coeff != -1) || t.count != 1 || !pool_[t.first].exp.is_equal(1))
+        continue;
+      const ex q = pool_[t.first].base;
+      if (function_of(q) != Fn::FloorDiv || !detail::is_int(q.op(1))) continue;
+      const Int c = detail::int_of(q.op(1));
+      const ex num = q.op(0);
+      if (!cln::plusp(c) || !detail::is_exactly<GiNaC::add>(num) ||
+          !detail::is_int(detail::PairsOf::overall(num)) || detail::PairsOf::overall(num).is_zero())
+        continue;
+      // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
+      const Int offset = t.coeff * constant * c;
+      if (n == 1) {
+        // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
+        // offset in place, as signed_product prints the term with the folded quotient.
+        const bool negative = cln::minusp(t.coeff);
+        terms_.resize(mark_terms);
+        pool_.resize(mark_pool);
+        const size_t start = out_.size();
+        if (negative) out_ += '-';
+        floordiv_with_offset(num, offset, q.op(1));
+        if (!negative) return {kProduct, true};
+        parenthesize(start + 1);
+        return {kUnary, false};
+      }
+      // The term stays coeff times a quotient (degree 1); only the quotient changes, and with it
+      // the order.
+      pool_[t.first].base = ss_floordiv(num + detail::ex_of(offset), q.op(1)).hold();
+      constant = 0;
+      std::sort(begin, terms_.end(), before);
+      break;
+    }
+  } else if (n == 1) {
+    // One term and no constant: the term itself (a sum folded into one quotient, or a sum
+    // printed after its constant was folded away).
+    const PTerm t = terms_[mark_terms];
+    const Shape s = signed_product(t.coeff, t.first, t.count);
+    terms_.resize(mark_terms);
+    pool_.resize(mark_pool);
+    return s;
+  } else {
+    std::sort(begin, terms_.end(), before);
+  }
+  bool any = false;
+  auto append = [&](const Int& c, size_t first, size_t count) {
+    if (!any) {
+      signed_product(c, first, count);
+      any = true;
+    } else {
+      const bool negative = cln::minusp(c);
+      out_ += negative ? " - " : " + ";
+      const size_t start = out_.size();
+      wrap(start, product(negative ? Int(-c) : c, first, count), kProduct);
+    }
+  };
+  for (size_t i = mark_terms; i < mark_terms + n; ++i) {
+    const PTerm t = terms_[i];  // a copy: printing appends to the terms
+    append(t.coeff, t.first, t.count);
+  }
+  if (!cln::zerop(constant) || !any) append(constant, 0, 0);
+  terms_.resize(mark_terms);
+  pool_.resize(mark_pool);
+  return {kSum, false};
+}
+
+// The arguments of a max or min, nested calls of the same function flattened (left to right).
+void Printer::collect_args(const ex& e, Fn f) {
+  if (function_of(e) == f) {
+    collect_args(e.op(0), f);
+    collect_args(e.op(1), f);
+  } else {
+    args_.push_back(e);
+  }
+}
+
+// Nested binary calls print as one n-ary call with sorted arguments.
+Shape Printer::min_max(const ex& e, Fn f) {
+  const size_t mark = args_.size();
+  collect_args(e, f);
+  const auto begin = args_.begin() + static_cast<std::ptrdiff_t>(mark);
+  std::sort(begin, args_.end(),
+            [](const ex& a, const ex& b) { return canonical_compare(a, b) < 0; });
+  args_.erase(
+      std::unique(begin, args_.end(), [](const ex& a, const ex& b) { return a.is_equal(b); }),
+      args_.end());
+  out_ += f == Fn::Max ? "max(" : "min(";
+  for (size_t i = mark; i < args_.size(); ++i) {
+    if (i != mark) out_ += ", ";
+    const ex arg = args_[i];  // a copy: printing appends to the arguments
+    expr(arg);
+  }
+  out_ += ')';
+  args_.resize(mark);
+  return {kAtom};
+}
+
+Shape Printer::expr(const ex& e, bool integral) {
+  if (detail::is_exactly<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer()) {
+    const Int v = detail::int_of(e);
+    append_int(out_, v);
+    return {cln::minusp(v) ? kUnary : kAtom};
+  }
+  if (detail::is_exactly<GiNaC::symbol>(e)) {
+    append_symbol(out_, e);
+    return {kAtom};
+  }
+  if (!integral && detail::has_denominator(e)) {
     // An exact quotient: print numerator // denominator, which has the same (integer) value.
     // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
     ex nd = e.numer_denom();
@@ -429,60 +703,37 @@ Printed print(const ex& e, bool integral) {
       num = -num;
       den = -den;
     }
-    return print_binary_fn(num, den, "//");
+    return binary_fn(num, den, "//");
   }
-  if (is_sum) return print_sum(operands);
-  if (is_product) {
-    Monomial m{GiNaC::numeric(1), {}};
-    m.factors.reserve(operands.size());
-    for (const ex& f : operands) add_product_operand(m, f);
-    sort_factors(m);
-    return print_signed(int_coeff(m), m.factors);
+  if (detail::is_exactly<GiNaC::add>(e)) return sum(e, Int(0));
+  if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
+    const size_t mark = pool_.size();
+    Int coeff = 1;
+    if (detail::is_exactly<GiNaC::mul>(e)) {
+      push_product(e, coeff);
+    } else if (push_factor(e.op(0), e.op(1))) {
+      coeff = -coeff;
+    }
+    std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(mark), pool_.end(),
+              [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+    const Shape s = signed_product(coeff, mark, pool_.size() - mark);
+    pool_.resize(mark);
+    return s;
   }
-  if (detail::is_exactly<GiNaC::power>(e)) {
-    Monomial m = monomial(e);
-    return print_signed(int_coeff(m), m.factors);
-  }
-  switch (function_of(e)) {
-    case Fn::FloorDiv: return print_binary_fn(e.op(0), e.op(1), "//");
-    case Fn::Mod: return print_binary_fn(e.op(0), e.op(1), " % ");
+  const Fn f = function_of(e);
+  switch (f) {
+    case Fn::FloorDiv: return binary_fn(e.op(0), e.op(1), "//");
+    case Fn::Mod: return binary_fn(e.op(0), e.op(1), " % ");
     case Fn::CeilDiv: {
-      std::string text = "ceildiv(";
-      text += print(e.op(0)).text;
-      text += ", ";
-      text += print(e.op(1)).text;
-      text += ')';
-      return {std::move(text), kAtom};
+      out_ += "ceildiv(";
+      expr(e.op(0));
+      out_ += ", ";
+      expr(e.op(1));
+      out_ += ')';
+      return {kAtom};
     }
     case Fn::Max:
-    case Fn::Min: {
-      // Nested binary calls print as one n-ary call with sorted arguments.
-      Fn f = function_of(e);
-      std::vector<ex> args;
-      std::vector<ex> todo{e};
-      while (!todo.empty()) {
-        ex x = todo.back();
-        todo.pop_back();
-        if (function_of(x) == f) {
-          todo.push_back(x.op(1));
-          todo.push_back(x.op(0));
-        } else {
-          args.push_back(x);
-        }
-      }
-      std::sort(args.begin(), args.end(),
-                [](const ex& a, const ex& b) { return canonical_compare(a, b) < 0; });
-      args.erase(std::unique(args.begin(), args.end(),
-                             [](const ex& a, const ex& b) { return a.is_equal(b); }),
-                 args.end());
-      std::string text = f == Fn::Max ? "max(" : "min(";
-      for (size_t i = 0; i < args.size(); ++i) {
-        if (i) text += ", ";
-        text += print(args[i]).text;
-      }
-      text += ')';
-      return {std::move(text), kAtom};
-    }
+    case Fn::Min: return min_max(e, f);
     case Fn::None: break;
   }
   throw Error("cannot print an expression outside the grammar");
@@ -490,19 +741,42 @@ Printed print(const ex& e, bool integral) {
 
 }  // namespace
 
-std::string Expr::str() const { return print(e_).text; }
+std::string Expr::str() const {
+  thread_local Scratch scratch;
+  // Marks, so that a throw (or a nested call) leaves the scratch space as it found it.
+  struct Restore {
+    Scratch& s;
+    size_t pool, terms, args;
+    ~Restore() {
+      s.pool.resize(pool);
+      s.terms.resize(terms);
+      s.args.resize(args);
+    }
+  } restore{scratch, scratch.pool.size(), scratch.terms.size(), scratch.args.size()};
+  std::string out;
+  out.reserve(48);
+  Printer(out, scratch).expr(e_);
+  return out;
+}
 
 // Whether printing e needs a quotient: a rational coefficient or a negative power somewhere in
-// its top-level sum or product (an exact division).
+// its top-level sum or product (an exact division). Read on the pairs of a sum or a product: a
+// term rest*coeff has one when coeff is not an integer or rest has one, a factor rest**coeff
+// when coeff is a negative integer or rest has one, and the overall coefficient when it is not
+// an integer (GiNaC builds the term or factor on each op(i)).
 bool detail::has_denominator(const ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
   if (detail::is_exactly<GiNaC::power>(e)) {
     if (detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0) return true;
     return detail::has_denominator(e.op(0));
   }
-  if (detail::is_exactly<GiNaC::add>(e) || detail::is_exactly<GiNaC::mul>(e)) {
-    for (size_t i = 0, n = e.nops(); i < n; ++i) {
-      if (detail::has_denominator(e.op(i))) return true;
+  const bool is_sum = detail::is_exactly<GiNaC::add>(e);
+  if (is_sum || detail::is_exactly<GiNaC::mul>(e)) {
+    if (!GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e)).is_integer()) return true;
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      const auto& c = GiNaC::ex_to<GiNaC::numeric>(p.coeff);
+      if (is_sum ? !c.is_integer() : c.is_integer() && c.is_negative()) return true;
+      if (detail::has_denominator(p.rest)) return true;
     }
   }
   return false;
