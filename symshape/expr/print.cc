@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <charconv>
+#include <deque>
 #include <optional>
 
 #include "symshape/expr.h"
 #include "symshape/expr/functions.h"
+#include "symshape/ranges/number.h"
 
 namespace symshape {
 
@@ -267,12 +269,41 @@ struct Shape {
   bool top_is_div = false;  // the outermost operator is // or % (unary minus must not touch it)
 };
 
-// The name a symbol was made with, read in place: GiNaC's get_name returns a copy.
+// GiNaC objects' parts read in place: their accessors return copies (a string, a number, an ex).
 struct NameOf : GiNaC::symbol {
   static const std::string& of(const ex& e) {
     return GiNaC::ex_to<GiNaC::symbol>(e).*(&NameOf::name);
   }
 };
+struct ValueOf : GiNaC::numeric {
+  static const cln::cl_N& of(const ex& e) {
+    return GiNaC::ex_to<GiNaC::numeric>(e).*(&ValueOf::value);
+  }
+};
+struct PowerOf : GiNaC::power {
+  static const ex& base(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::basis); }
+  static const ex& exp(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::exponent); }
+};
+
+const ex& one() {
+  static const ex value(1);
+  return value;
+}
+
+// Whether a numeric is 1 (always a CLN fixnum, compared as one machine word).
+bool is_one_number(const ex& e) { return ValueOf::of(e).word == cln::cl_combine(cl_FN_tag, 1); }
+
+// Whether e is the number 1 (an exponent may be any expression).
+bool is_one(const ex& e) { return detail::is_exactly<GiNaC::numeric>(e) && is_one_number(e); }
+
+// A numeric integer as a Num: inline when it is a CLN fixnum (all but huge ones are).
+detail::Num num_of(const ex& e) {
+  const cln::cl_N& v = ValueOf::of(e);
+  if (!v.pointer_p() && v.nonpointer_tag() == cl_FN_tag) {
+    return detail::Num(static_cast<int64_t>(static_cast<cln::cl_sint>(v.word) >> cl_value_shift));
+  }
+  return detail::Num::of(detail::int_of(e));
+}
 
 void append_symbol(std::string& out, const ex& e) {
   const std::string& name = NameOf::of(e);
@@ -284,13 +315,13 @@ void append_symbol(std::string& out, const ex& e) {
 }
 
 // Decimal digits, without CLN's streams when v fits in 64 bits (it nearly always does).
-void append_int(std::string& out, const Int& v) {
-  if (std::optional<int64_t> small = to_int64(v)) {
+void append_int(std::string& out, const detail::Num& v) {
+  if (v.is_small()) {
     char buf[24];
-    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, *small);
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.small_value());
     out.append(buf, end);
   } else {
-    out += to_string(v);
+    out += to_string(v.to_int());
   }
 }
 
@@ -306,11 +337,12 @@ bool small_degree(const ex& e, int64_t& d) {
       out = 1;
       return true;
     }
-    const std::optional<int64_t> k = to_int64(detail::int_of(exponent));
+    const detail::Num k = num_of(exponent);
     int64_t b = 0;
-    return k && small_degree(base, b) && !__builtin_mul_overflow(b, *k, &out);
+    return k.is_small() && small_degree(base, b) &&
+           !__builtin_mul_overflow(b, k.small_value(), &out);
   };
-  if (detail::is_exactly<GiNaC::power>(e)) return scaled(e.op(0), e.op(1), d);
+  if (detail::is_exactly<GiNaC::power>(e)) return scaled(PowerOf::base(e), PowerOf::exp(e), d);
   if (detail::is_exactly<GiNaC::mul>(e)) {
     // A factor rest**coeff (rest itself when coeff is 1); the overall coefficient adds 0.
     d = 0;
@@ -334,44 +366,46 @@ bool small_degree(const ex& e, int64_t& d) {
   return true;
 }
 
-// A term's degree: in a machine integer, or exactly when that overflows.
-struct Degree {
-  int64_t small = 0;
-  bool big = false;
-  Int exact;  // when big
+// A factor base**exp of a product being printed, pointing into the expression (or into the
+// printer's own expressions): the same Factor as Monomial's, without reference counting.
+struct PFactor {
+  const ex* base;
+  const ex* exp;
 };
 
-Degree degree_of(const ex& e) {
-  Degree d;
-  if (!small_degree(e, d.small)) {
-    d.big = true;
-    d.exact = degree(e);
-  }
-  return d;
+int compare_pfactors(const PFactor& a, const PFactor& b) {
+  if (int c = canonical_compare(*a.base, *b.base)) return c;
+  return canonical_compare(*a.exp, *b.exp);
 }
 
-int compare_degrees(const Degree& a, const Degree& b) {
-  if (!a.big && !b.big) return (a.small > b.small) - (a.small < b.small);
-  return cln::compare(a.big ? a.exact : Int(a.small), b.big ? b.exact : Int(b.small));
-}
+bool pfactor_before(const PFactor& a, const PFactor& b) { return compare_pfactors(a, b) < 0; }
 
 // A term of a sum being printed: coeff times the factors pool[first, first + count), which are
-// sorted. The same monomial as Monomial's, read on the pairs without building GiNaC objects.
+// sorted, of degree `degree` (rest's degree, exact when big). The same monomial as Monomial's,
+// read on the pairs without building GiNaC objects.
 struct PTerm {
-  Int coeff;
-  Degree degree;
+  detail::Num coeff;
+  const ex* rest = nullptr;
+  int64_t degree = 0;
+  bool big_degree = false;
   size_t first = 0;
   size_t count = 0;
 };
 
+int compare_degrees(const PTerm& a, const PTerm& b) {
+  if (!a.big_degree && !b.big_degree) return (a.degree > b.degree) - (a.degree < b.degree);
+  return cln::compare(degree(*a.rest), degree(*b.rest));
+}
+
 // Scratch space reused across calls (per thread), used as stacks: each level of the recursion
-// appends its factors, terms and arguments above its callers' and takes them off when done. An
-// entry is addressed by index (a deeper level may move the storage), and an ex is copied out of
-// it before anything is printed.
+// appends its factors, terms, arguments and built expressions above its callers' and takes them
+// off when done. Entries are addressed by index (a deeper level may move the storage); the
+// built expressions are in a deque, which keeps them in place, since factors point to them.
 struct Scratch {
-  std::vector<Factor> pool;
+  std::vector<PFactor> pool;
   std::vector<PTerm> terms;
   std::vector<ex> args;
+  std::deque<ex> built;
 };
 
 // Prints into one string: each step appends its text to out and returns how it binds, and its
@@ -379,7 +413,7 @@ struct Scratch {
 class Printer {
  public:
   Printer(std::string& out, Scratch& s)
-      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args) {}
+      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args), built_(s.built) {}
 
   // `integral`: e is known to have no denominator (has_denominator is false), as every term,
   // factor and base of an expression without one is; function arguments are checked afresh.
@@ -394,27 +428,37 @@ class Printer {
     out_.insert(start, 1, '(');
     out_ += ')';
   }
+  const ex* keep(ex e) {
+    built_.push_back(std::move(e));
+    return &built_.back();
+  }
+  void release(size_t pool, size_t built) {
+    pool_.resize(pool);
+    if (built_.size() > built) built_.resize(built);
+  }
 
+  Shape quotient(const ex& e);
   Shape binary_fn(const ex& a, const ex& b, const char* op);
-  Shape floordiv_with_offset(const ex& sum, const Int& k, const ex& d);
+  Shape floordiv_with_offset(const ex& sum, const detail::Num& k, const ex& d);
   Shape min_max(const ex& e, Fn f);
   Shape factor(size_t i);
-  Shape product(const Int& coeff, size_t first, size_t count);
-  Shape signed_product(const Int& coeff, size_t first, size_t count);
-  Shape sum(const ex& e, const Int& extra);
+  Shape product(const detail::Num& coeff, size_t first, size_t count);
+  Shape signed_product(const detail::Num& coeff, size_t first, size_t count);
+  Shape sum(const ex& e, const detail::Num& extra);
 
   bool push_factor(const ex& base, const ex& exp);
-  bool push_rest(const ex& r, Int& coeff);
-  void push_product(const ex& m, Int& coeff);
+  bool push_rest(const ex& r, detail::Num& coeff);
+  void push_product(const ex& m, detail::Num& coeff);
   PTerm make_term(const GiNaC::expair& p);
   bool term_before(const PTerm& a, const PTerm& b) const;
   int leading_sign(const ex& sum);
   void collect_args(const ex& e, Fn f);
 
   std::string& out_;
-  std::vector<Factor>& pool_;
+  std::vector<PFactor>& pool_;
   std::vector<PTerm>& terms_;
   std::vector<ex>& args_;
+  std::deque<ex>& built_;
 };
 
 // ---- the monomials of terms and products, as monomial() builds them ----------------------------
@@ -423,40 +467,41 @@ class Printer {
 // (GiNaC moves it in or out by hash order); returns whether that flips the coefficient's sign.
 bool Printer::push_factor(const ex& base, const ex& exp) {
   if (detail::is_exactly<GiNaC::add>(base) && detail::is_int(exp) && leading_sign(base) < 0) {
-    pool_.push_back({-base, exp});  // still a sum: GiNaC distributes a numeric factor over it
+    // Still a sum: GiNaC distributes a numeric factor over it.
+    pool_.push_back({keep(-base), &exp});
     return cln::oddp(detail::int_of(exp));
   }
-  pool_.push_back({base, exp});
+  pool_.push_back({&base, &exp});
   return false;
 }
 
 // An operand r of a product (a pair's rest when its coefficient is 1): a number multiplies
 // coeff, a power gives its base and exponent, anything else is a factor of its own.
-bool Printer::push_rest(const ex& r, Int& coeff) {
+bool Printer::push_rest(const ex& r, detail::Num& coeff) {
   if (detail::is_exactly<GiNaC::numeric>(r)) {
-    coeff = coeff * detail::int_of(r);
+    coeff = coeff * num_of(r);
     return false;
   }
-  if (detail::is_exactly<GiNaC::power>(r)) return push_factor(r.op(0), r.op(1));
-  return push_factor(r, ex(1));
+  if (detail::is_exactly<GiNaC::power>(r)) return push_factor(PowerOf::base(r), PowerOf::exp(r));
+  return push_factor(r, one());
 }
 
 // The factors of a product m, from its pairs rest**coeff (GiNaC builds the power on each
 // m.op(i)) and its overall coefficient.
-void Printer::push_product(const ex& m, Int& coeff) {
+void Printer::push_product(const ex& m, detail::Num& coeff) {
   bool flip = false;
   for (const GiNaC::expair& p : detail::PairsOf::pairs(m)) {
-    flip ^= p.coeff.is_equal(1) ? push_rest(p.rest, coeff) : push_factor(p.rest, p.coeff);
+    flip ^= is_one_number(p.coeff) ? push_rest(p.rest, coeff) : push_factor(p.rest, p.coeff);
   }
   const ex& overall = detail::PairsOf::overall(m);
-  if (!overall.is_equal(1)) coeff = coeff * detail::int_of(overall);
+  if (!is_one_number(overall)) coeff = coeff * num_of(overall);
   if (flip) coeff = -coeff;
 }
 
 // The term rest*coeff of a sum, its factors sorted (GiNaC builds the product on each op(i)).
 PTerm Printer::make_term(const GiNaC::expair& p) {
   PTerm t;
-  t.coeff = detail::int_of(p.coeff);
+  t.coeff = num_of(p.coeff);
   t.first = pool_.size();
   const ex& r = p.rest;
   if (detail::is_exactly<GiNaC::mul>(r)) {
@@ -465,35 +510,49 @@ PTerm Printer::make_term(const GiNaC::expair& p) {
     t.coeff = -t.coeff;
   }
   t.count = pool_.size() - t.first;
-  std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(t.first), pool_.end(),
-            [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
-  t.degree = degree_of(r);
+  if (t.count > 1) {
+    std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(t.first), pool_.end(), pfactor_before);
+  }
+  t.rest = &r;
+  t.big_degree = !small_degree(r, t.degree);
   return t;
 }
 
 // Highest degree first, then by the factor lists (as term_before orders Terms).
 bool Printer::term_before(const PTerm& a, const PTerm& b) const {
-  if (int c = compare_degrees(a.degree, b.degree)) return c > 0;
+  if (int c = compare_degrees(a, b)) return c > 0;
   for (size_t i = 0; i < a.count && i < b.count; ++i) {
-    if (int c = compare_factors(pool_[a.first + i], pool_[b.first + i])) return c < 0;
+    if (int c = compare_pfactors(pool_[a.first + i], pool_[b.first + i])) return c < 0;
   }
   return a.count < b.count;
 }
 
 // The sign of the term a sum prints first (leading_sign, on the pairs).
 int Printer::leading_sign(const ex& sum) {
-  const size_t mark = pool_.size();
+  const size_t mark = pool_.size(), mark_built = built_.size();
   std::optional<PTerm> lead;
   for (const GiNaC::expair& p : detail::PairsOf::pairs(sum)) {
     PTerm t = make_term(p);
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
-  const bool negative = lead && cln::minusp(lead->coeff);
-  pool_.resize(mark);
+  const bool negative = lead && lead->coeff.sign() < 0;
+  release(mark, mark_built);
   return negative ? -1 : 1;
 }
 
 // ---- printing ----------------------------------------------------------------------------------
+
+// An exact quotient: print numerator // denominator, which has the same (integer) value. GiNaC
+// picks the denominator's sign by hash order; pick it by the printed form instead.
+Shape Printer::quotient(const ex& e) {
+  ex nd = e.numer_denom();
+  ex num = nd.op(0), den = nd.op(1);
+  if (canonical_sign(den) < 0) {
+    num = -num;
+    den = -den;
+  }
+  return binary_fn(num, den, "//");
+}
 
 Shape Printer::binary_fn(const ex& a, const ex& b, const char* op) {
   // Anything but an atom is parenthesized on either side: `(3*x)//2`, `x//(a*b)`.
@@ -505,13 +564,13 @@ Shape Printer::binary_fn(const ex& a, const ex& b, const char* op) {
   return {kProduct, true};
 }
 
-// (sum + k)//d, as binary_fn prints it, without building sum + k: the sum's pairs with its
-// constant moved by k. A sum left with one term and no constant is that term (as GiNaC gives
-// it), which sum() prints as print would.
-Shape Printer::floordiv_with_offset(const ex& s, const Int& k, const ex& d) {
+// (s + k)//d, as binary_fn prints it, without building s + k: the sum's pairs with its constant
+// moved by k. A sum left with one term and no constant is that term (as GiNaC gives it), which
+// sum() prints as expr() would.
+Shape Printer::floordiv_with_offset(const ex& s, const detail::Num& k, const ex& d) {
   size_t start = out_.size();
   if (detail::has_denominator(s)) {
-    wrap(start, expr(s + detail::ex_of(k)), kPower);
+    wrap(start, expr(s + detail::ex_of(k.to_int())), kPower);
   } else {
     wrap(start, sum(s, k), kPower);
   }
@@ -523,22 +582,22 @@ Shape Printer::floordiv_with_offset(const ex& s, const Int& k, const ex& d) {
 
 // A factor of a product without a denominator.
 Shape Printer::factor(size_t i) {
-  const Factor f = pool_[i];  // a copy: printing appends to the pool
-  if (f.exp.is_equal(1)) return expr(f.base, true);
+  const PFactor f = pool_[i];  // a copy: printing appends to the pool
+  if (is_one(*f.exp)) return expr(*f.base, true);
   // `**` binds tighter than unary minus on its left: (-2)**3.
   const size_t start = out_.size();
-  wrap(start, expr(f.base, true), kAtom);
+  wrap(start, expr(*f.base, true), kAtom);
   out_ += "**";
-  expr(f.exp);
+  expr(*f.exp);
   return {kPower, false};
 }
 
 // A product with a non-negative coefficient: `2*x*(y//4)`.
-Shape Printer::product(const Int& coeff, size_t first, size_t count) {
-  const bool one = coeff == 1;
-  if (count == 1 && one) return factor(first);
+Shape Printer::product(const detail::Num& coeff, size_t first, size_t count) {
+  const bool unit = coeff.is_one();
+  if (count == 1 && unit) return factor(first);
   bool any = false;
-  if (!one || count == 0) {
+  if (!unit || count == 0) {
     append_int(out_, coeff);
     any = true;
   }
@@ -558,8 +617,8 @@ Shape Printer::product(const Int& coeff, size_t first, size_t count) {
 }
 
 // A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
-Shape Printer::signed_product(const Int& coeff, size_t first, size_t count) {
-  if (!cln::minusp(coeff)) return product(coeff, first, count);
+Shape Printer::signed_product(const detail::Num& coeff, size_t first, size_t count) {
+  if (coeff.sign() >= 0) return product(coeff, first, count);
   const size_t start = out_.size();
   out_ += '-';
   const Shape mag = product(-coeff, first, count);
@@ -578,44 +637,47 @@ Shape Printer::signed_product(const Int& coeff, size_t first, size_t count) {
 // The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the printer folds
 // the constant into the first quotient, in print order, that has 1 or -1 as coefficient, a
 // constant divisor and an offset of its own. `x//2 + 1` stays as it is.
-Shape Printer::sum(const ex& e, const Int& extra) {
-  const size_t mark_terms = terms_.size(), mark_pool = pool_.size();
+Shape Printer::sum(const ex& e, const detail::Num& extra) {
+  const size_t mark_terms = terms_.size(), mark_pool = pool_.size(), mark_built = built_.size();
   for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) terms_.push_back(make_term(p));
-  Int constant = detail::int_of(detail::PairsOf::overall(e)) + extra;
+  detail::Num constant = num_of(detail::PairsOf::overall(e)) + extra;
   const auto begin = terms_.begin() + static_cast<std::ptrdiff_t>(mark_terms);
   const size_t n = terms_.size() - mark_terms;
   auto before = [this](const PTerm& a, const PTerm& b) { return term_before(a, b); };
-  if (!cln::zerop(constant)) {
+  auto done = [&] {
+    terms_.resize(mark_terms);
+    release(mark_pool, mark_built);
+  };
+  if (!constant.is_zero()) {
     std::sort(begin, terms_.end(), before);
     for (size_t i = mark_terms; i < terms_.size(); ++i) {
       const PTerm& t = terms_[i];
-      if ((t.coeff != 1 && t.coeff != -1) || t.count != 1 || !pool_[t.first].exp.is_equal(1))
-        continue;
-      const ex q = pool_[t.first].base;
-      if (function_of(q) != Fn::FloorDiv || !detail::is_int(q.op(1))) continue;
-      const Int c = detail::int_of(q.op(1));
-      const ex num = q.op(0);
-      if (!cln::plusp(c) || !detail::is_exactly<GiNaC::add>(num) ||
+      if ((t.coeff != 1 && t.coeff != -1) || t.count != 1 || !is_one(*pool_[t.first].exp)) continue;
+      const ex& q = *pool_[t.first].base;
+      if (function_of(q) != Fn::FloorDiv) continue;
+      const ex num = q.op(0), d = q.op(1);
+      if (!detail::is_int(d)) continue;
+      const detail::Num c = num_of(d);
+      if (c.sign() <= 0 || !detail::is_exactly<GiNaC::add>(num) ||
           !detail::is_int(detail::PairsOf::overall(num)) || detail::PairsOf::overall(num).is_zero())
         continue;
       // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
-      const Int offset = t.coeff * constant * c;
+      const detail::Num offset = t.coeff * constant * c;
       if (n == 1) {
         // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
         // offset in place, as signed_product prints the term with the folded quotient.
-        const bool negative = cln::minusp(t.coeff);
-        terms_.resize(mark_terms);
-        pool_.resize(mark_pool);
+        const bool negative = t.coeff.sign() < 0;
+        done();
         const size_t start = out_.size();
         if (negative) out_ += '-';
-        floordiv_with_offset(num, offset, q.op(1));
+        floordiv_with_offset(num, offset, d);
         if (!negative) return {kProduct, true};
         parenthesize(start + 1);
         return {kUnary, false};
       }
       // The term stays coeff times a quotient (degree 1); only the quotient changes, and with it
       // the order.
-      pool_[t.first].base = ss_floordiv(num + detail::ex_of(offset), q.op(1)).hold();
+      pool_[t.first].base = keep(ss_floordiv(num + detail::ex_of(offset.to_int()), d).hold());
       constant = 0;
       std::sort(begin, terms_.end(), before);
       break;
@@ -625,31 +687,29 @@ Shape Printer::sum(const ex& e, const Int& extra) {
     // printed after its constant was folded away).
     const PTerm t = terms_[mark_terms];
     const Shape s = signed_product(t.coeff, t.first, t.count);
-    terms_.resize(mark_terms);
-    pool_.resize(mark_pool);
+    done();
     return s;
   } else {
     std::sort(begin, terms_.end(), before);
   }
   bool any = false;
-  auto append = [&](const Int& c, size_t first, size_t count) {
+  auto append = [&](const detail::Num& c, size_t first, size_t count) {
     if (!any) {
       signed_product(c, first, count);
       any = true;
     } else {
-      const bool negative = cln::minusp(c);
+      const bool negative = c.sign() < 0;
       out_ += negative ? " - " : " + ";
       const size_t start = out_.size();
-      wrap(start, product(negative ? Int(-c) : c, first, count), kProduct);
+      wrap(start, negative ? product(-c, first, count) : product(c, first, count), kProduct);
     }
   };
   for (size_t i = mark_terms; i < mark_terms + n; ++i) {
     const PTerm t = terms_[i];  // a copy: printing appends to the terms
     append(t.coeff, t.first, t.count);
   }
-  if (!cln::zerop(constant) || !any) append(constant, 0, 0);
-  terms_.resize(mark_terms);
-  pool_.resize(mark_pool);
+  if (!constant.is_zero() || !any) append(constant, 0, 0);
+  done();
   return {kSum, false};
 }
 
@@ -685,56 +745,51 @@ Shape Printer::min_max(const ex& e, Fn f) {
 }
 
 Shape Printer::expr(const ex& e, bool integral) {
-  if (detail::is_exactly<GiNaC::numeric>(e) && GiNaC::ex_to<GiNaC::numeric>(e).is_integer()) {
-    const Int v = detail::int_of(e);
-    append_int(out_, v);
-    return {cln::minusp(v) ? kUnary : kAtom};
-  }
-  if (detail::is_exactly<GiNaC::symbol>(e)) {
+  const GiNaC::registered_class_info* type = &GiNaC::ex_to<GiNaC::basic>(e).get_class_info();
+  if (type == &GiNaC::numeric::get_class_info_static()) {
+    if (GiNaC::ex_to<GiNaC::numeric>(e).is_integer()) {
+      const detail::Num v = num_of(e);
+      append_int(out_, v);
+      return {v.sign() < 0 ? kUnary : kAtom};
+    }
+    if (!integral) return quotient(e);
+  } else if (type == &GiNaC::symbol::get_class_info_static()) {
     append_symbol(out_, e);
     return {kAtom};
-  }
-  if (!integral && detail::has_denominator(e)) {
-    // An exact quotient: print numerator // denominator, which has the same (integer) value.
-    // GiNaC picks the denominator's sign by hash order; pick it by the printed form instead.
-    ex nd = e.numer_denom();
-    ex num = nd.op(0), den = nd.op(1);
-    if (canonical_sign(den) < 0) {
-      num = -num;
-      den = -den;
+  } else if (type == &GiNaC::function::get_class_info_static()) {
+    const Fn f = function_of(e);
+    switch (f) {
+      case Fn::FloorDiv: return binary_fn(e.op(0), e.op(1), "//");
+      case Fn::Mod: return binary_fn(e.op(0), e.op(1), " % ");
+      case Fn::CeilDiv: {
+        out_ += "ceildiv(";
+        expr(e.op(0));
+        out_ += ", ";
+        expr(e.op(1));
+        out_ += ')';
+        return {kAtom};
+      }
+      case Fn::Max:
+      case Fn::Min: return min_max(e, f);
+      case Fn::None: break;
     }
-    return binary_fn(num, den, "//");
-  }
-  if (detail::is_exactly<GiNaC::add>(e)) return sum(e, Int(0));
-  if (detail::is_exactly<GiNaC::mul>(e) || detail::is_exactly<GiNaC::power>(e)) {
-    const size_t mark = pool_.size();
-    Int coeff = 1;
-    if (detail::is_exactly<GiNaC::mul>(e)) {
+  } else if (type == &GiNaC::add::get_class_info_static()) {
+    if (!integral && detail::has_denominator(e)) return quotient(e);
+    return sum(e, detail::Num(0));
+  } else if (type == &GiNaC::mul::get_class_info_static() ||
+             type == &GiNaC::power::get_class_info_static()) {
+    if (!integral && detail::has_denominator(e)) return quotient(e);
+    const size_t mark = pool_.size(), mark_built = built_.size();
+    detail::Num coeff = 1;
+    if (type == &GiNaC::mul::get_class_info_static()) {
       push_product(e, coeff);
-    } else if (push_factor(e.op(0), e.op(1))) {
+    } else if (push_factor(PowerOf::base(e), PowerOf::exp(e))) {
       coeff = -coeff;
     }
-    std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(mark), pool_.end(),
-              [](const Factor& a, const Factor& b) { return compare_factors(a, b) < 0; });
+    std::sort(pool_.begin() + static_cast<std::ptrdiff_t>(mark), pool_.end(), pfactor_before);
     const Shape s = signed_product(coeff, mark, pool_.size() - mark);
-    pool_.resize(mark);
+    release(mark, mark_built);
     return s;
-  }
-  const Fn f = function_of(e);
-  switch (f) {
-    case Fn::FloorDiv: return binary_fn(e.op(0), e.op(1), "//");
-    case Fn::Mod: return binary_fn(e.op(0), e.op(1), " % ");
-    case Fn::CeilDiv: {
-      out_ += "ceildiv(";
-      expr(e.op(0));
-      out_ += ", ";
-      expr(e.op(1));
-      out_ += ')';
-      return {kAtom};
-    }
-    case Fn::Max:
-    case Fn::Min: return min_max(e, f);
-    case Fn::None: break;
   }
   throw Error("cannot print an expression outside the grammar");
 }
@@ -746,13 +801,15 @@ std::string Expr::str() const {
   // Marks, so that a throw (or a nested call) leaves the scratch space as it found it.
   struct Restore {
     Scratch& s;
-    size_t pool, terms, args;
+    size_t pool, terms, args, built;
     ~Restore() {
       s.pool.resize(pool);
       s.terms.resize(terms);
       s.args.resize(args);
+      s.built.resize(built);
     }
-  } restore{scratch, scratch.pool.size(), scratch.terms.size(), scratch.args.size()};
+  } restore{scratch, scratch.pool.size(), scratch.terms.size(), scratch.args.size(),
+            scratch.built.size()};
   std::string out;
   out.reserve(48);
   Printer(out, scratch).expr(e_);
