@@ -19,6 +19,33 @@ using GiNaC::ex;
 
 int sign(int v) { return (v > 0) - (v < 0); }
 
+// GiNaC objects' parts read in place: their accessors return copies (a string, a number, an ex).
+struct NameOf : GiNaC::symbol {
+  static const std::string& of(const ex& e) {
+    return GiNaC::ex_to<GiNaC::symbol>(e).*(&NameOf::name);
+  }
+};
+struct ValueOf : GiNaC::numeric {
+  static const cln::cl_N& of(const ex& e) {
+    return GiNaC::ex_to<GiNaC::numeric>(e).*(&ValueOf::value);
+  }
+};
+struct PowerOf : GiNaC::power {
+  static const ex& base(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::basis); }
+  static const ex& exp(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::exponent); }
+};
+
+// The order of two symbols: by name.
+int compare_names(const ex& a, const ex& b) {
+  const std::string& na = NameOf::of(a);
+  const std::string& nb = NameOf::of(b);
+  if (na.empty() || nb.empty()) {  // an unnamed symbol: GiNaC names it
+    return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
+        GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
+  }
+  return sign(na.compare(nb));
+}
+
 // One factor base**exp of a product (exp is 1 for a plain factor).
 struct Factor {
   ex base;
@@ -197,26 +224,29 @@ namespace {
 // The rank of a number (0), a symbol (1), a sum (3) or a function call (4), which are their own
 // monomials (coefficient 1, exponent 1); -1 for the rest, whose rank is read from their monomial.
 int atom_rank(const ex& e) {
-  if (detail::is_exactly<GiNaC::numeric>(e)) return 0;
-  if (detail::is_exactly<GiNaC::symbol>(e)) return 1;
-  if (detail::is_exactly<GiNaC::add>(e)) return 3;
-  if (detail::is_exactly<GiNaC::function>(e)) return 4;
+  const GiNaC::registered_class_info* type = &GiNaC::ex_to<GiNaC::basic>(e).get_class_info();
+  if (type == &GiNaC::numeric::get_class_info_static()) return 0;
+  if (type == &GiNaC::symbol::get_class_info_static()) return 1;
+  if (type == &GiNaC::add::get_class_info_static()) return 3;
+  if (type == &GiNaC::function::get_class_info_static()) return 4;
   return -1;
 }
 
 }  // namespace
 
 int canonical_compare(const ex& a, const ex& b) {
-  if (a.is_equal(b)) return 0;
   // Two atoms or sums (the common case when sorting terms and factors) compare without building
-  // their monomials: the order is the one below.
-  if (const int ra = atom_rank(a), rb = atom_rank(b); ra >= 0 && rb >= 0) {
-    if (ra != rb) return sign(ra - rb);
+  // their monomials: the order is the one below. Symbols and calls of different ranks, names or
+  // arguments are not equal, and equal ones compare as 0 here, so they skip the equality test.
+  const int ra = atom_rank(a), rb = atom_rank(b);
+  const bool atoms = ra >= 0 && rb >= 0;
+  if (atoms && ra != rb) return sign(ra - rb);
+  if (atoms && ra == 1) return compare_names(a, b);
+  if (!atoms || ra != 4) {
+    if (a.is_equal(b)) return 0;
+  }
+  if (atoms) {
     if (ra == 3) return compare_sums(a, b);
-    if (ra == 1) {
-      return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
-          GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
-    }
     if (ra == 4) {
       Fn fa = function_of(a), fb = function_of(b);
       if (fa != fb) return sign(static_cast<int>(fa) - static_cast<int>(fb));
@@ -227,9 +257,9 @@ int canonical_compare(const ex& a, const ex& b) {
     }
   }
   const Monomial ma = monomial(a), mb = monomial(b);
-  int ra = rank(a, ma), rb = rank(b, mb);
-  if (ra != rb) return sign(ra - rb);
-  switch (ra) {
+  const int ka = rank(a, ma), kb = rank(b, mb);
+  if (ka != kb) return sign(ka - kb);
+  switch (ka) {
     case 0:
       return cln::compare(cln::realpart(GiNaC::ex_to<GiNaC::numeric>(a).to_cl_N()),
                           cln::realpart(GiNaC::ex_to<GiNaC::numeric>(b).to_cl_N()));
@@ -237,8 +267,7 @@ int canonical_compare(const ex& a, const ex& b) {
       const Factor& fa = ma.factors[0];
       const Factor& fb = mb.factors[0];
       if (detail::is_exactly<GiNaC::symbol>(a) && detail::is_exactly<GiNaC::symbol>(b)) {
-        return sign(GiNaC::ex_to<GiNaC::symbol>(a).get_name().compare(
-            GiNaC::ex_to<GiNaC::symbol>(b).get_name()));
+        return compare_names(a, b);
       }
       return compare_factors(fa, fb);
     }
@@ -269,22 +298,6 @@ struct Shape {
   bool top_is_div = false;  // the outermost operator is // or % (unary minus must not touch it)
 };
 
-// GiNaC objects' parts read in place: their accessors return copies (a string, a number, an ex).
-struct NameOf : GiNaC::symbol {
-  static const std::string& of(const ex& e) {
-    return GiNaC::ex_to<GiNaC::symbol>(e).*(&NameOf::name);
-  }
-};
-struct ValueOf : GiNaC::numeric {
-  static const cln::cl_N& of(const ex& e) {
-    return GiNaC::ex_to<GiNaC::numeric>(e).*(&ValueOf::value);
-  }
-};
-struct PowerOf : GiNaC::power {
-  static const ex& base(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::basis); }
-  static const ex& exp(const ex& e) { return GiNaC::ex_to<GiNaC::power>(e).*(&PowerOf::exponent); }
-};
-
 const ex& one() {
   static const ex value(1);
   return value;
@@ -297,12 +310,28 @@ bool is_one_number(const ex& e) { return ValueOf::of(e).word == cln::cl_combine(
 bool is_one(const ex& e) { return detail::is_exactly<GiNaC::numeric>(e) && is_one_number(e); }
 
 // A numeric integer as a Num: inline when it is a CLN fixnum (all but huge ones are).
-detail::Num num_of(const ex& e) {
+[[gnu::noinline]] detail::Num big_num_of(const ex& e) { return detail::Num::of(detail::int_of(e)); }
+
+inline bool is_fixnum(const cln::cl_N& v) {
+  return !v.pointer_p() && v.nonpointer_tag() == cl_FN_tag;
+}
+
+inline detail::Num num_of(const ex& e) {
   const cln::cl_N& v = ValueOf::of(e);
-  if (!v.pointer_p() && v.nonpointer_tag() == cl_FN_tag) {
+  if (is_fixnum(v)) {
     return detail::Num(static_cast<int64_t>(static_cast<cln::cl_sint>(v.word) >> cl_value_shift));
   }
-  return detail::Num::of(detail::int_of(e));
+  return big_num_of(e);
+}
+
+// Whether a numeric is an integer, a fixnum without asking CLN.
+inline bool is_integer_number(const ex& e) {
+  return is_fixnum(ValueOf::of(e)) || GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+}
+
+// The sign of v, inline when v is.
+inline int sign_of(const detail::Num& v) {
+  return v.is_small() ? (v.small_value() > 0) - (v.small_value() < 0) : v.sign();
 }
 
 void append_symbol(std::string& out, const ex& e) {
@@ -317,6 +346,10 @@ void append_symbol(std::string& out, const ex& e) {
 // Decimal digits, without CLN's streams when v fits in 64 bits (it nearly always does).
 void append_int(std::string& out, const detail::Num& v) {
   if (v.is_small()) {
+    if (const int64_t x = v.small_value(); x >= 0 && x < 10) {
+      out += static_cast<char>('0' + x);
+      return;
+    }
     char buf[24];
     auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v.small_value());
     out.append(buf, end);
@@ -397,6 +430,12 @@ int compare_degrees(const PTerm& a, const PTerm& b) {
   return cln::compare(degree(*a.rest), degree(*b.rest));
 }
 
+// Takes the entries from n on off v (a few at most, so one at a time, inline).
+template <class T>
+void truncate(std::vector<T>& v, size_t n) {
+  while (v.size() > n) v.pop_back();
+}
+
 // Scratch space reused across calls (per thread), used as stacks: each level of the recursion
 // appends its factors, terms, arguments and built expressions above its callers' and takes them
 // off when done. Entries are addressed by index (a deeper level may move the storage); the
@@ -406,6 +445,7 @@ struct Scratch {
   std::vector<PTerm> terms;
   std::vector<ex> args;
   std::deque<ex> built;
+  std::string text;  // the output, copied out at the end (at its size)
 };
 
 // Prints into one string: each step appends its text to out and returns how it binds, and its
@@ -433,8 +473,8 @@ class Printer {
     return &built_.back();
   }
   void release(size_t pool, size_t built) {
-    pool_.resize(pool);
-    if (built_.size() > built) built_.resize(built);
+    truncate(pool_, pool);
+    if (!built_.empty() && built_.size() > built) built_.resize(built);
   }
 
   Shape quotient(const ex& e);
@@ -451,6 +491,7 @@ class Printer {
   void push_product(const ex& m, detail::Num& coeff);
   PTerm make_term(const GiNaC::expair& p);
   bool term_before(const PTerm& a, const PTerm& b) const;
+  void sort_terms(size_t from);
   int leading_sign(const ex& sum);
   void collect_args(const ex& e, Fn f);
 
@@ -527,6 +568,17 @@ bool Printer::term_before(const PTerm& a, const PTerm& b) const {
   return a.count < b.count;
 }
 
+// Sorts terms[from, end) in print order: as std::sort does, without its set-up for two terms.
+void Printer::sort_terms(size_t from) {
+  const size_t n = terms_.size() - from;
+  if (n == 2) {
+    if (term_before(terms_[from + 1], terms_[from])) std::swap(terms_[from], terms_[from + 1]);
+  } else if (n > 2) {
+    std::sort(terms_.begin() + static_cast<std::ptrdiff_t>(from), terms_.end(),
+              [this](const PTerm& a, const PTerm& b) { return term_before(a, b); });
+  }
+}
+
 // The sign of the term a sum prints first (leading_sign, on the pairs).
 int Printer::leading_sign(const ex& sum) {
   const size_t mark = pool_.size(), mark_built = built_.size();
@@ -535,7 +587,7 @@ int Printer::leading_sign(const ex& sum) {
     PTerm t = make_term(p);
     if (!lead || term_before(t, *lead)) lead = std::move(t);
   }
-  const bool negative = lead && lead->coeff.sign() < 0;
+  const bool negative = lead && sign_of(lead->coeff) < 0;
   release(mark, mark_built);
   return negative ? -1 : 1;
 }
@@ -618,7 +670,7 @@ Shape Printer::product(const detail::Num& coeff, size_t first, size_t count) {
 
 // A signed term: the sign goes in front, `-(x//4)` where the magnitude is a bare quotient.
 Shape Printer::signed_product(const detail::Num& coeff, size_t first, size_t count) {
-  if (coeff.sign() >= 0) return product(coeff, first, count);
+  if (sign_of(coeff) >= 0) return product(coeff, first, count);
   const size_t start = out_.size();
   out_ += '-';
   const Shape mag = product(-coeff, first, count);
@@ -641,15 +693,13 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
   const size_t mark_terms = terms_.size(), mark_pool = pool_.size(), mark_built = built_.size();
   for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) terms_.push_back(make_term(p));
   detail::Num constant = num_of(detail::PairsOf::overall(e)) + extra;
-  const auto begin = terms_.begin() + static_cast<std::ptrdiff_t>(mark_terms);
   const size_t n = terms_.size() - mark_terms;
-  auto before = [this](const PTerm& a, const PTerm& b) { return term_before(a, b); };
   auto done = [&] {
-    terms_.resize(mark_terms);
+    truncate(terms_, mark_terms);
     release(mark_pool, mark_built);
   };
   if (!constant.is_zero()) {
-    std::sort(begin, terms_.end(), before);
+    sort_terms(mark_terms);
     for (size_t i = mark_terms; i < terms_.size(); ++i) {
       const PTerm& t = terms_[i];
       if ((t.coeff != 1 && t.coeff != -1) || t.count != 1 || !is_one(*pool_[t.first].exp)) continue;
@@ -658,7 +708,7 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       const ex num = q.op(0), d = q.op(1);
       if (!detail::is_int(d)) continue;
       const detail::Num c = num_of(d);
-      if (c.sign() <= 0 || !detail::is_exactly<GiNaC::add>(num) ||
+      if (sign_of(c) <= 0 || !detail::is_exactly<GiNaC::add>(num) ||
           !detail::is_int(detail::PairsOf::overall(num)) || detail::PairsOf::overall(num).is_zero())
         continue;
       // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
@@ -666,7 +716,7 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       if (n == 1) {
         // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
         // offset in place, as signed_product prints the term with the folded quotient.
-        const bool negative = t.coeff.sign() < 0;
+        const bool negative = sign_of(t.coeff) < 0;
         done();
         const size_t start = out_.size();
         if (negative) out_ += '-';
@@ -679,7 +729,7 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       // the order.
       pool_[t.first].base = keep(ss_floordiv(num + detail::ex_of(offset.to_int()), d).hold());
       constant = 0;
-      std::sort(begin, terms_.end(), before);
+      sort_terms(mark_terms);
       break;
     }
   } else if (n == 1) {
@@ -690,7 +740,7 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
     done();
     return s;
   } else {
-    std::sort(begin, terms_.end(), before);
+    sort_terms(mark_terms);
   }
   bool any = false;
   auto append = [&](const detail::Num& c, size_t first, size_t count) {
@@ -698,7 +748,7 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       signed_product(c, first, count);
       any = true;
     } else {
-      const bool negative = c.sign() < 0;
+      const bool negative = sign_of(c) < 0;
       out_ += negative ? " - " : " + ";
       const size_t start = out_.size();
       wrap(start, negative ? product(-c, first, count) : product(c, first, count), kProduct);
@@ -740,17 +790,17 @@ Shape Printer::min_max(const ex& e, Fn f) {
     expr(arg);
   }
   out_ += ')';
-  args_.resize(mark);
+  truncate(args_, mark);
   return {kAtom};
 }
 
 Shape Printer::expr(const ex& e, bool integral) {
   const GiNaC::registered_class_info* type = &GiNaC::ex_to<GiNaC::basic>(e).get_class_info();
   if (type == &GiNaC::numeric::get_class_info_static()) {
-    if (GiNaC::ex_to<GiNaC::numeric>(e).is_integer()) {
+    if (is_integer_number(e)) {
       const detail::Num v = num_of(e);
       append_int(out_, v);
-      return {v.sign() < 0 ? kUnary : kAtom};
+      return {sign_of(v) < 0 ? kUnary : kAtom};
     }
     if (!integral) return quotient(e);
   } else if (type == &GiNaC::symbol::get_class_info_static()) {
@@ -798,21 +848,15 @@ Shape Printer::expr(const ex& e, bool integral) {
 
 std::string Expr::str() const {
   thread_local Scratch scratch;
-  // Marks, so that a throw (or a nested call) leaves the scratch space as it found it.
-  struct Restore {
-    Scratch& s;
-    size_t pool, terms, args, built;
-    ~Restore() {
-      s.pool.resize(pool);
-      s.terms.resize(terms);
-      s.args.resize(args);
-      s.built.resize(built);
-    }
-  } restore{scratch, scratch.pool.size(), scratch.terms.size(), scratch.args.size(),
-            scratch.built.size()};
-  std::string out;
-  out.reserve(48);
-  Printer(out, scratch).expr(e_);
+  std::string& out = scratch.text;
+  out.clear();
+  try {
+    Printer(out, scratch).expr(e_);
+  } catch (...) {
+    // Each level takes off what it added, except when a throw cuts it short.
+    scratch = Scratch();
+    throw;
+  }
   return out;
 }
 
@@ -822,17 +866,25 @@ std::string Expr::str() const {
 // when coeff is a negative integer or rest has one, and the overall coefficient when it is not
 // an integer (GiNaC builds the term or factor on each op(i)).
 bool detail::has_denominator(const ex& e) {
-  if (detail::is_exactly<GiNaC::numeric>(e)) return !GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
-  if (detail::is_exactly<GiNaC::power>(e)) {
-    if (detail::is_int(e.op(1)) && detail::int_of(e.op(1)) < 0) return true;
-    return detail::has_denominator(e.op(0));
+  const GiNaC::registered_class_info* type = &GiNaC::ex_to<GiNaC::basic>(e).get_class_info();
+  if (type == &GiNaC::numeric::get_class_info_static()) {
+    return !is_integer_number(e);
   }
-  const bool is_sum = detail::is_exactly<GiNaC::add>(e);
-  if (is_sum || detail::is_exactly<GiNaC::mul>(e)) {
-    if (!GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e)).is_integer()) return true;
+  if (type == &GiNaC::power::get_class_info_static()) {
+    const ex& exponent = PowerOf::exp(e);
+    if (detail::is_exactly<GiNaC::numeric>(exponent)) {
+      const auto& k = GiNaC::ex_to<GiNaC::numeric>(exponent);
+      if (k.is_integer() && k.is_negative()) return true;
+    }
+    return detail::has_denominator(PowerOf::base(e));
+  }
+  const bool is_sum = type == &GiNaC::add::get_class_info_static();
+  if (is_sum || type == &GiNaC::mul::get_class_info_static()) {
+    if (!is_integer_number(PairsOf::overall(e))) return true;
     for (const GiNaC::expair& p : PairsOf::pairs(e)) {
-      const auto& c = GiNaC::ex_to<GiNaC::numeric>(p.coeff);
-      if (is_sum ? !c.is_integer() : c.is_integer() && c.is_negative()) return true;
+      const bool integer = is_integer_number(p.coeff);
+      if (is_sum ? !integer : integer && GiNaC::ex_to<GiNaC::numeric>(p.coeff).is_negative())
+        return true;
       if (detail::has_denominator(p.rest)) return true;
     }
   }
