@@ -92,6 +92,56 @@ TEST(Print, NegativeConstants) {
   EXPECT_EQ((x + Expr(*parse_int(big))).str(), minus_big);
 }
 
+// Corner cases of the printer's paths: a constant folded into a sum's one quotient (printed with
+// the offset in place, including when the numerator is left with one term), folded among several
+// terms (the order is that of the folded quotient), integers past int64 as coefficients,
+// constants and offsets, sum factors whose sign is taken out, nested calls, and powers.
+TEST(Print, CornerCasesOfThePrintersPaths) {
+  const Expr s = sym("s"), h = sym("h"), a = sym("a"), b = sym("b"), x = sym("x"), z = sym("z");
+  const Expr big(*parse_int("1180591620717411303424"));  // 2**70
+  EXPECT_EQ((floordiv(s + 3, 4) - 1).str(), "(s - 1)//4");
+  EXPECT_EQ((1 - floordiv(s + 3, 4)).str(), "-((s - 1)//4)");
+  EXPECT_EQ((floordiv(2 * s + 5, 4) - 1).str(), "(2*s + 1)//4");
+  EXPECT_EQ((floordiv(s + 8, 4) - 2).str(), "s//4");
+  EXPECT_EQ((floordiv(2 * s + 8, 4) - 2).str(), "(2*s)//4");
+  EXPECT_EQ((5 - floordiv(3 * s * h + 20, 4)).str(), "-((3*h*s)//4)");
+  EXPECT_EQ((floordiv(pow(s, 2) + 8, 4) - 2).str(), "s**2//4");
+  EXPECT_EQ((64 * (floordiv(s + 3, 4) - 1) * (floordiv(h + 1, 2) + 2)).str(),
+            "64*((s - 1)//4)*((h + 5)//2)");
+  EXPECT_EQ((floordiv(s + 3, 4) + floordiv(h + 1, 2) - 1).str(), "(h - 1)//2 + (s + 3)//4");
+  EXPECT_EQ((floordiv(h + 3, 4) - floordiv(s + 1, 2) + 3).str(), "-((s - 5)//2) + (h + 3)//4");
+  EXPECT_EQ((floordiv(s + 3, 4) - big).str(), "(s - 4722366482869645213693)//4");
+  EXPECT_EQ((big * s - 3 * floordiv(h, 4) + big).str(),
+            "1180591620717411303424*s - 3*(h//4) + 1180591620717411303424");
+  EXPECT_EQ((-big * s * h + 1).str(), "-1180591620717411303424*h*s + 1");
+  EXPECT_EQ((3 * ceildiv(s - 1, 8) - ceildiv(big, h)).str(),
+            "-ceildiv(1180591620717411303424, h) + 3*ceildiv(s - 1, 8)");
+  EXPECT_EQ(pow(1 - x, 3).str(), "-(x - 1)**3");
+  EXPECT_EQ(((a - z) * (1 - x)).str(), "-(x - 1)*(a - z)");
+  EXPECT_EQ((pow(1 - x, 2) * a).str(), "a*(x - 1)**2");
+  EXPECT_EQ((floordiv(max(a, min(b, s + 1)), 4) + mod(min(a, max(b, 2)), 3) * 2).str(),
+            "max(a, min(b, s + 1))//4 + 2*(min(a, max(2, b)) % 3)");
+  EXPECT_EQ(max(a, max(b, a)).str(), "max(a, b)");
+  EXPECT_EQ((pow(min(a, b), 2) - pow(max(a, 1), 3)).str(), "-max(1, a)**3 + min(a, b)**2");
+  EXPECT_EQ((-2 * pow(floordiv(s, 2), 3)).str(), "-2*(s//2)**3");
+  EXPECT_EQ(exact_div(a - 2 * b, 3).str(), "(a - 2*b)//3");
+  EXPECT_EQ(exact_div(s * h, 2 - a).str(), "(-h*s)//(a - 2)");
+  EXPECT_EQ(Expr(-7).str(), "-7");
+}
+
+// The printer reuses per-thread scratch space; an expression outside the grammar, met deep inside
+// another, is an error that leaves the next print unaffected.
+TEST(Print, AnErrorDeepInsideLeavesTheNextPrintIntact) {
+  const Expr s = sym("s"), h = sym("h");
+  const Expr good = 64 * (floordiv(s + 3, 4) - 1) * max(h, floordiv(h + 1, 2) + 2) + 3 * s;
+  const std::string expected = good.str();
+  const Expr bad = 2 * max(h, Expr(GiNaC::sin(s.ex())) + 1) + floordiv(s + 3, 4) * good;
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_THROW((void)bad.str(), Error);
+    EXPECT_EQ(good.str(), expected);
+  }
+}
+
 TEST(Print, Conditions) {
   const Expr x = sym("x"), y = sym("y"), z = sym("z");
   EXPECT_EQ((x < y).str(), "x < y");
