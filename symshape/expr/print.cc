@@ -197,17 +197,14 @@ int compare_lists(const std::vector<ex>& a, const std::vector<ex>& b) {
   return sign(static_cast<int>(a.size()) - static_cast<int>(b.size()));
 }
 
-// The constant term of a sum, or 0 if it has none: GiNaC gives it as the last operand when it
-// is not zero.
-ex sum_constant(const ex& sum) {
-  ex last = sum.op(sum.nops() - 1);
-  return detail::is_exactly<GiNaC::numeric>(last) ? last : ex(0);
-}
+// The constant term of a sum, or 0 if it has none (GiNaC gives it as the last operand when it
+// is not zero), read in place: op() of the last term builds it when it has a coefficient.
+const ex& sum_constant(const ex& sum) { return detail::PairsOf::overall(sum); }
 
 // Two sums compare as their sorted operands. A number sorts first (and a sum has at most one),
 // so the constant terms decide when they differ, without sorting either sum.
 int compare_sums(const ex& a, const ex& b) {
-  const ex ca = sum_constant(a), cb = sum_constant(b);
+  const ex &ca = sum_constant(a), &cb = sum_constant(b);
   const auto& na = GiNaC::ex_to<GiNaC::numeric>(ca);
   const auto& nb = GiNaC::ex_to<GiNaC::numeric>(cb);
   if (na.is_zero() != nb.is_zero()) return na.is_zero() ? 1 : -1;
