@@ -441,6 +441,7 @@ struct Scratch {
   std::vector<PFactor> pool;
   std::vector<PTerm> terms;
   std::vector<ex> args;
+  std::vector<ex> todo;
   std::deque<ex> built;
   std::string text;  // the output, copied out at the end (at its size)
 };
@@ -450,7 +451,7 @@ struct Scratch {
 class Printer {
  public:
   Printer(std::string& out, Scratch& s)
-      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args), built_(s.built) {}
+      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args), todo_(s.todo), built_(s.built) {}
 
   // `integral`: e is known to have no denominator (has_denominator is false), as every term,
   // factor and base of an expression without one is; function arguments are checked afresh.
@@ -496,6 +497,7 @@ class Printer {
   std::vector<PFactor>& pool_;
   std::vector<PTerm>& terms_;
   std::vector<ex>& args_;
+  std::vector<ex>& todo_;
   std::deque<ex>& built_;
 };
 
@@ -760,13 +762,20 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
   return {kSum, false};
 }
 
-// The arguments of a max or min, nested calls of the same function flattened (left to right).
+// The arguments of a max or min, nested calls of the same function flattened (left to right),
+// with a stack of its own rather than recursion: a long chain of calls is not a deep recursion.
 void Printer::collect_args(const ex& e, Fn f) {
-  if (function_of(e) == f) {
-    collect_args(e.op(0), f);
-    collect_args(e.op(1), f);
-  } else {
-    args_.push_back(e);
+  const size_t mark = todo_.size();
+  todo_.push_back(e);
+  while (todo_.size() > mark) {
+    const ex x = todo_.back();
+    todo_.pop_back();
+    if (function_of(x) == f) {
+      todo_.push_back(x.op(1));
+      todo_.push_back(x.op(0));
+    } else {
+      args_.push_back(x);
+    }
   }
 }
 
