@@ -406,41 +406,38 @@ size_t term_count(const ex& e) {
 }
 
 std::optional<DivisionTerm> division_term(const ex& t) {
-  std::vector<ex> factors;
-  if (is_mul(t)) {
-    for (size_t i = 0; i < t.nops(); ++i) factors.push_back(t.op(i));
-  } else {
-    factors.push_back(t);
-  }
-  for (size_t i = 0; i < factors.size(); ++i) {
-    Fn f = call_of(factors[i]);
+  // The factors are t's operands (t itself when it is not a product), read in place.
+  const bool product = is_mul(t);
+  const size_t count = product ? t.nops() : 1;
+  for (size_t i = 0; i < count; ++i) {
+    const ex& factor = product ? t.op(i) : t;
+    Fn f = call_of(factor);
     if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
     // The other factors' product (one factor is itself; none is 1).
     ex rest = 1;
-    if (factors.size() == 2) {
-      rest = factors[1 - i];
-    } else if (factors.size() > 2) {
+    if (count == 2) {
+      rest = t.op(1 - i);
+    } else if (count > 2) {
       GiNaC::exvector others;
-      others.reserve(factors.size() - 1);
-      for (size_t j = 0; j < factors.size(); ++j) {
-        if (j != i) others.push_back(factors[j]);
+      others.reserve(count - 1);
+      for (size_t j = 0; j < count; ++j) {
+        if (j != i) others.push_back(t.op(j));
       }
       rest = GiNaC::dynallocate<GiNaC::mul>(others);
     }
-    if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
-    const ex& d = factors[i].op(1);
+    if (f == Fn::Mod) return DivisionTerm{factor, rest};
+    const ex& d = factor.op(1);
     if (is_integer(d)) {
       // (k*c) * (E // c): the multiplier is k, an integer.
       if (is_number(rest) && !d.is_zero()) {  // the common case, without building a quotient
-        const GiNaC::numeric m =
-            GiNaC::ex_to<GiNaC::numeric>(rest) / GiNaC::ex_to<GiNaC::numeric>(d);
-        if (m.is_integer()) return DivisionTerm{factors[i], m};
-        continue;
+        // A rational that is not an integer over an integer is not an integer.
+        if (!is_integer(rest) || !divides(int_of(d), int_of(rest))) continue;
+        return DivisionTerm{factor, ex_of(cln::exquo(int_of(rest), int_of(d)))};
       }
       ex m = poly_normal(rest / d);
-      if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
+      if (integer_polynomial(m)) return DivisionTerm{factor, m};
     } else if (auto q = poly_quotient(poly_normal(rest), d)) {
-      return DivisionTerm{factors[i], *q};
+      return DivisionTerm{factor, *q};
     }
   }
   return std::nullopt;
@@ -465,9 +462,25 @@ bool may_hold_division_term(const ex& e) {
     if (!division(p.rest)) continue;
     const ex& d = p.rest.op(1);
     if (call_of(p.rest) == Fn::Mod || !is_integer(d) || d.is_zero()) return true;
-    if ((GiNaC::ex_to<GiNaC::numeric>(p.coeff) / GiNaC::ex_to<GiNaC::numeric>(d)).is_integer()) {
-      return true;
+    // A rational that is not an integer over an integer is not an integer.
+    if (is_integer(p.coeff) && divides(int_of(d), int_of(p.coeff))) return true;
+  }
+  return false;
+}
+
+// Whether e's tree holds the call f(n, d) (what e.has(f(n, d)) tells, without building the call):
+// a sum's or product's numbers hold no call, so their pairs' rests are walked.
+bool holds_call(const ex& e, Fn f, const ex& n, const ex& d) {
+  if (is_number(e) || is_symbol(e)) return false;
+  if (is_add(e) || is_mul(e)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      if (holds_call(p.rest, f, n, d)) return true;
     }
+    return false;
+  }
+  if (call_of(e) == f && e.op(0).is_equal(n) && e.op(1).is_equal(d)) return true;
+  for (size_t i = 0; i < e.nops(); ++i) {
+    if (holds_call(e.op(i), f, n, d)) return true;
   }
   return false;
 }
@@ -477,10 +490,65 @@ bool may_hold_division_term(const ex& e) {
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
 // partner call or a term of m*E. Checked before the candidate is built and simplified, which
 // is what made a sum of products of quotients cost hundreds of microseconds.
-bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt) {
+//
+// sum is the sum whose terms are `terms` (terms_of(sum)), t its term at index `index`. Read on
+// the pairs of sum (the rest of the term rest*coeff is split_term's), and, when m is a number
+// and m*E needs no expanding, on the pairs of E, so nothing is built on the common path.
+bool may_pair_in_place(const ex& sum, size_t index, const DivisionTerm& dt) {
   const ex& n = dt.call.op(0);
   const ex& d = dt.call.op(1);
   const Fn f = call_of(dt.call);
+  // The partner as it evaluates: the call, as d is not +-1 (the division would have folded) and
+  // n, d are not both numbers; only ceildiv(E, -1) stays a call (its partner would fold to 0).
+  const Fn pf = f == Fn::Mod ? Fn::FloorDiv : Fn::Mod;
+  const ex pn = f == Fn::CeilDiv ? poly_normal(-n) : n;
+  const GiNaC::epvector& pairs = PairsOf::pairs(sum);
+  GiNaC::exvector others;  // the other non-constant terms' rests
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k == index) continue;
+    if (holds_call(pairs[k].rest, pf, pn, d)) return true;
+    others.push_back(pairs[k].rest);
+  }
+  // A constant that is not an integer is a term with rest 1.
+  const ex& constant = PairsOf::overall(sum);
+  if (index != pairs.size() && !is_integer(constant)) others.push_back(ex(1));
+  if (others.empty()) return false;
+  auto other_rest = [&](const ex& rest) {
+    return std::any_of(others.begin(), others.end(), [&](const ex& o) { return o.is_equal(rest); });
+  };
+  const GiNaC::numeric& m = GiNaC::ex_to<GiNaC::numeric>(dt.multiplier);
+  // m*E's terms: E's pairs' rests, and E's constant times m (a term with rest 1 when it is not
+  // an integer).
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+      if (other_rest(p.rest)) return true;
+    }
+    const GiNaC::numeric c = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * m;
+    return !c.is_integer() && other_rest(ex(1));
+  }
+  if (is_number(n)) {
+    const GiNaC::numeric c = GiNaC::ex_to<GiNaC::numeric>(n) * m;
+    return !c.is_integer() && other_rest(ex(1));
+  }
+  // A symbol or a call: m*E is one term whose rest is E.
+  return other_rest(n);
+}
+
+// may_pair_in_place when it applies (a number m that is not 0, and an E that is a sum needing no
+// expanding, a number, a symbol or a call, so that m*E's terms are read on E; a partner call
+// that does not fold: d is not +-1 and n, d are not both numbers), else the same question with
+// the partner call and m*E built.
+bool may_pair(const ex& sum, const std::vector<ex>& terms, size_t index, const DivisionTerm& dt) {
+  const ex& n = dt.call.op(0);
+  const ex& d = dt.call.op(1);
+  const Fn f = call_of(dt.call);
+  const bool simple_n = is_add(n) ? !needs_expand(n) && !has_symbolic_denominator(n)
+                                  : is_number(n) || is_symbol(n) || call_of(n) != Fn::None;
+  if (simple_n && is_number(dt.multiplier) && !dt.multiplier.is_zero() && !d.is_equal(1) &&
+      !d.is_equal(-1) && !(is_number(n) && is_number(d)) && index < PairsOf::pairs(sum).size()) {
+    return may_pair_in_place(sum, index, dt);
+  }
+  const ex& t = terms[index];
   const ex partner = f == Fn::FloorDiv  ? mod(Expr(n), Expr(d)).ex()
                      : f == Fn::CeilDiv ? mod(Expr(poly_normal(-n)), Expr(d)).ex()
                                         : floordiv(Expr(n), Expr(d)).ex();
@@ -519,12 +587,13 @@ ex Simplifier::recombine(const ex& e) {
     std::optional<ex> best;
     size_t best_size = 0, best_terms = 0;
     const std::vector<ex> terms = terms_of(cur);
-    for (const ex& t : terms) {
+    for (size_t index = 0; index < terms.size(); ++index) {
+      const ex& t = terms[index];
       auto dt = division_term(t);
       if (!dt) continue;
       const ex& call = dt->call;
       const ex &n = call.op(0), &d = call.op(1);
-      if (!may_pair(terms, t, *dt)) continue;
+      if (!may_pair(cur, terms, index, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
