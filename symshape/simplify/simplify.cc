@@ -690,28 +690,44 @@ bool may_relate_offsets(const ex& e) {
   return found >= 2 || (found == 1 && mod_with_offset);
 }
 
+// relate_offsets' tables compute on Num (exact past machine integers), or, when every
+// coefficient and offset is small enough that no table value nears 2^63, on int64_t without
+// Num's checks. The same values either way; these name the operations for both.
+Num table_floordiv(const Num& a, const Num& b) { return floordiv(a, b); }
+Num table_mod(const Num& a, const Num& b) { return mod(a, b); }
+int64_t table_floordiv(int64_t a, int64_t b) {  // b > 0
+  const int64_t q = a / b;
+  return a % b != 0 && a < 0 ? q - 1 : q;
+}
+int64_t table_mod(int64_t a, int64_t b) { return a - b * table_floordiv(a, b); }  // b > 0
+bool table_zero(const Num& v) { return v.is_zero(); }
+bool table_zero(int64_t v) { return v == 0; }
 // An integer of relate_offsets' tables as an expression: a value that fits a machine word (the
 // coefficients, offsets and divisors of a sum nearly always do) without going through CLN.
 ex ex_of_num(const Num& v) { return v.is_small() ? ex(v.small_value()) : ex_of(v.to_int()); }
+ex ex_of_num(int64_t v) { return ex(v); }
+Num table_num(const Int& v, Num*) { return Num::of(v); }
+int64_t table_num(const Int& v, int64_t*) { return cln::cl_I_to_long(v); }
 
 // relate_offsets' candidates for the members (term index, sign of x) of one group over x and c,
-// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits. The arithmetic is
-// Num's: on machine integers, exact past them.
-void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
-                       const std::vector<std::pair<size_t, int>>& members, const ex& x,
-                       const Int& c_int, std::vector<ex>& candidates) {
+// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits, on numbers T.
+template <typename T>
+void offset_candidates_on(const std::vector<std::optional<OffsetTerm>>& parsed,
+                          const std::vector<std::pair<size_t, int>>& members, const ex& x,
+                          const Int& c_int, std::vector<ex>& candidates) {
   const long n = cln::cl_I_to_long(c_int);
-  const Num c(n);
-  Num a_q;
-  std::vector<Num> f(static_cast<size_t>(n));
+  const T c(n);
+  T a_q(0);
+  std::vector<T> f(static_cast<size_t>(n), T(0));
   for (const auto& [j, sign] : members) {
     const OffsetTerm& o = *parsed[j];
-    const Num m = Num::of(o.m), k = Num::of(o.k);
-    if (o.floor) a_q = a_q + m * Num(sign);
+    const T m = table_num(o.m, static_cast<T*>(nullptr)),
+            k = table_num(o.k, static_cast<T*>(nullptr));
+    if (o.floor) a_q = a_q + m * T(sign);
     for (long r = 0; r < n; ++r) {
-      const Num v = Num(sign * r) + k;
+      const T v = T(sign * r) + k;
       f[static_cast<size_t>(r)] =
-          f[static_cast<size_t>(r)] + m * (o.floor ? floordiv(v, c) : mod(v, c));
+          f[static_cast<size_t>(r)] + m * (o.floor ? table_floordiv(v, c) : table_mod(v, c));
     }
   }
   const ex cx = detail::ex_of(c_int);
@@ -719,39 +735,57 @@ void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
   auto rx = [&] { return symshape::mod(Expr(x), Expr(cx)).ex(); };
   auto fits = [&](auto&& g) {
     for (long r = 0; r < n; ++r) {
-      if (f[static_cast<size_t>(r)] != g(Num(r))) return false;
+      if (!(f[static_cast<size_t>(r)] == g(T(r)))) return false;
     }
     return true;
   };
-  const Num a0 = f[0], b = f[1] - f[0];
-  if (fits([&](const Num& r) { return a0 + b * r; })) {
+  const T a0 = f[0], b = f[1] - f[0];
+  if (fits([&](const T& r) { return a0 + b * r; })) {
     candidates.push_back(a_q == b * c
                              ? ex_of_num(b) * x + ex_of_num(a0)
                              : ex_of_num(a_q) * symshape::floordiv(Expr(x), Expr(cx)).ex() +
                                    ex_of_num(b) * rx() + ex_of_num(a0));
   }
   for (long jl = 0; jl < n; ++jl) {
-    const Num j(jl);
+    const T j(jl);
     auto shifted = [&] { return poly_normal(x + ex(jl)); };
-    if (a_q == Num(1) || a_q == Num(-1)) {
-      if (fits([&](const Num& r) { return a0 + a_q * floordiv(r + j, c); })) {
+    if (a_q == T(1) || a_q == T(-1)) {
+      if (fits([&](const T& r) { return a0 + a_q * table_floordiv(r + j, c); })) {
         candidates.push_back(ex_of_num(a_q) * symshape::floordiv(Expr(shifted()), Expr(cx)).ex() +
                              ex_of_num(a0));
       }
-    } else if (a_q.is_zero()) {
+    } else if (table_zero(a_q)) {
       for (long sbl : {1L, -1L}) {
-        const Num sb(sbl);
-        if (jl > 0 && fits([&](const Num& r) { return a0 + sb * floordiv(r + j, c); })) {
+        const T sb(sbl);
+        if (jl > 0 && fits([&](const T& r) { return a0 + sb * table_floordiv(r + j, c); })) {
           ex step = symshape::floordiv(Expr(rx() + ex(jl)), Expr(cx)).ex();
           candidates.push_back(ex(sbl) * step + ex_of_num(a0));
         }
-        const Num base = f[0] - sb * mod(j, c);
-        if (fits([&](const Num& r) { return base + sb * mod(r + j, c); })) {
+        const T base = f[0] - sb * table_mod(j, c);
+        if (fits([&](const T& r) { return base + sb * table_mod(r + j, c); })) {
           candidates.push_back(ex(sbl) * symshape::mod(Expr(shifted()), Expr(cx)).ex() +
                                ex_of_num(base));
         }
       }
     }
+  }
+}
+
+// offset_candidates_on machine integers when every member's coefficient and offset is below
+// 2^19 in magnitude and there are fewer than 256 members (so each table value is below 2^47
+// and b*r, with r < kMaxOffsetModulus, below 2^53), else on Num.
+void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
+                       const std::vector<std::pair<size_t, int>>& members, const ex& x,
+                       const Int& c_int, std::vector<ex>& candidates) {
+  bool small = members.size() < 256;
+  for (const auto& [j, sign] : members) {
+    if (!small) break;
+    small = cln::integer_length(parsed[j]->m) < 20 && cln::integer_length(parsed[j]->k) < 20;
+  }
+  if (small) {
+    offset_candidates_on<int64_t>(parsed, members, x, c_int, candidates);
+  } else {
+    offset_candidates_on<Num>(parsed, members, x, c_int, candidates);
   }
 }
 

@@ -104,6 +104,16 @@ TEST(NormalForm, OffsetsOfOneDivisionAreRelated) {
       "9223372036854775807*x");
 }
 
+// The tables are computed on machine integers when the coefficients and offsets are below 2^19
+// in magnitude, else exactly: both sides of that bound give the same forms.
+TEST(NormalForm, OffsetTablesOnBothSidesOfTheMachineIntegerBound) {
+  EXPECT_EQ(checked("(x + 524287)//2 - (x + 524288)//2", all(), -30, 30), "x % 2 - 1");
+  EXPECT_EQ(checked("(x + 1048576)//3 - (x + 1048575)//3", all(), -30, 30), "(x % 3 + 1)//3");
+  EXPECT_EQ(checked("524287*(x//2) + 524287*((x + 1)//2)", all(), -30, 30), "524287*x");
+  EXPECT_EQ(checked("524288*(x//2) + 524288*((x + 1)//2)", all(), -30, 30), "524288*x");
+  EXPECT_EQ(checked("1048576*(x//4) - 1048576*((x + 4)//4)", all(), -30, 30), "-1048576");
+}
+
 TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("(x + 7)//2 - (x + 1)//2", all(), -30, 30), "3");
   EXPECT_EQ(checked("(x - 1)//4 - (x + 3)//4", all(), -30, 30), "-1");
