@@ -485,6 +485,21 @@ bool holds_call(const ex& e, Fn f, const ex& n, const ex& d) {
   return false;
 }
 
+// An atom (a symbol or a call) times a number, read in place: `c*x` (GiNaC's product of one
+// factor x to the power 1 and a number c) or x itself (c == 1). nullptr for anything else.
+const ex* scaled_atom(const ex& e, GiNaC::numeric& c) {
+  auto atom = [](const ex& x) { return is_symbol(x) || call_of(x) != Fn::None; };
+  if (atom(e)) {
+    c = 1;
+    return &e;
+  }
+  if (!is_mul(e)) return nullptr;
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  if (pairs.size() != 1 || !pairs[0].coeff.is_equal(1) || !atom(pairs[0].rest)) return nullptr;
+  c = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e));
+  return &pairs[0].rest;
+}
+
 // Whether rewriting term t of sum by d*(E // d) + E % d == E can make the sum smaller: the
 // rewrite brings in m*E and the partner call (E % d for a floor division, E // d for a modulo,
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
@@ -530,20 +545,22 @@ bool may_pair_in_place(const ex& sum, size_t index, const DivisionTerm& dt) {
     const GiNaC::numeric c = GiNaC::ex_to<GiNaC::numeric>(n) * m;
     return !c.is_integer() && other_rest(ex(1));
   }
-  // A symbol or a call: m*E is one term whose rest is E.
-  return other_rest(n);
+  // c*x for an atom x: m*E is one term whose rest is x.
+  GiNaC::numeric c;
+  return other_rest(*scaled_atom(n, c));
 }
 
 // may_pair_in_place when it applies (a number m that is not 0, and an E that is a sum needing no
-// expanding, a number, a symbol or a call, so that m*E's terms are read on E; a partner call
-// that does not fold: d is not +-1 and n, d are not both numbers), else the same question with
-// the partner call and m*E built.
+// expanding, a number, or a number times a symbol or a call, so that m*E's terms are read on E; a
+// partner call that does not fold: d is not +-1 and n, d are not both numbers), else the same
+// question with the partner call and m*E built.
 bool may_pair(const ex& sum, const std::vector<ex>& terms, size_t index, const DivisionTerm& dt) {
   const ex& n = dt.call.op(0);
   const ex& d = dt.call.op(1);
   const Fn f = call_of(dt.call);
+  GiNaC::numeric c;
   const bool simple_n = is_add(n) ? !needs_expand(n) && !has_symbolic_denominator(n)
-                                  : is_number(n) || is_symbol(n) || call_of(n) != Fn::None;
+                                  : is_number(n) || scaled_atom(n, c) != nullptr;
   if (simple_n && is_number(dt.multiplier) && !dt.multiplier.is_zero() && !d.is_equal(1) &&
       !d.is_equal(-1) && !(is_number(n) && is_number(d)) && index < PairsOf::pairs(sum).size()) {
     return may_pair_in_place(sum, index, dt);
@@ -567,6 +584,60 @@ bool may_pair(const ex& sum, const std::vector<ex>& terms, size_t index, const D
     }
   }
   return false;
+}
+
+// The sum with its term at `index` (a multiple of a division, see DivisionTerm) rewritten, as
+// recombine writes it: for a number m, m*(E - E % d), m*(E + (-E) % d) or m*(E - d*(E // d)) in
+// place of the term (d a number for the last). Built as one sum from pairs (the sum's others,
+// E's scaled by m, the partner call's), which is what cur - t + replacement evaluates to, without
+// the sums and products in between. nullopt when m is not a number, E is not a sum, a number or
+// a number times a symbol or a call, or the partner call folds.
+std::optional<ex> rewritten_sum(const ex& sum, size_t index, const DivisionTerm& dt) {
+  const ex& n = dt.call.op(0);
+  const ex& d = dt.call.op(1);
+  const Fn f = call_of(dt.call);
+  if (!is_number(dt.multiplier) || dt.multiplier.is_zero()) return std::nullopt;
+  GiNaC::numeric c;
+  const ex* atom = is_add(n) || is_number(n) ? nullptr : scaled_atom(n, c);
+  if (!is_add(n) && !is_number(n) && !atom) return std::nullopt;
+  if (f == Fn::Mod && !is_number(d)) return std::nullopt;
+  const GiNaC::numeric& m = GiNaC::ex_to<GiNaC::numeric>(dt.multiplier);
+  ex partner;
+  GiNaC::numeric partner_coeff;
+  switch (f) {
+    case Fn::FloorDiv:
+      partner = mod(Expr(n), Expr(d)).ex();
+      partner_coeff = -m;
+      break;
+    case Fn::CeilDiv:
+      partner = mod(Expr(-n), Expr(d)).ex();
+      partner_coeff = m;
+      break;
+    default:
+      partner = floordiv(Expr(n), Expr(d)).ex();
+      partner_coeff = -m * GiNaC::ex_to<GiNaC::numeric>(d);
+      break;
+  }
+  if (call_of(partner) == Fn::None) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(sum);
+  GiNaC::epvector out;
+  out.reserve(pairs.size() + (is_add(n) ? n.nops() : 1) + 1);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k != index) out.push_back(pairs[k]);
+  }
+  GiNaC::numeric overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(sum));
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+      out.emplace_back(p.rest, GiNaC::ex_to<GiNaC::numeric>(p.coeff) * m);
+    }
+    overall = overall + GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * m;
+  } else if (is_number(n)) {
+    overall = overall + GiNaC::ex_to<GiNaC::numeric>(n) * m;
+  } else {
+    out.emplace_back(*atom, c * m);
+  }
+  out.emplace_back(partner, partner_coeff);
+  return ex(GiNaC::dynallocate<GiNaC::add>(std::move(out), overall));
 }
 
 }  // namespace
@@ -597,12 +668,17 @@ ex Simplifier::recombine(const ex& e) {
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
-      ex replacement = call_of(call) == Fn::FloorDiv
-                           ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
-                       : call_of(call) == Fn::CeilDiv
-                           ? dt->multiplier * (n + mod(Expr(-n), Expr(d)).ex())
-                           : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
-      ex candidate = poly_normal(cur - t + replacement);
+      ex candidate;
+      if (std::optional<ex> direct = rewritten_sum(cur, index, *dt)) {
+        candidate = poly_normal(*direct);
+      } else {
+        ex replacement = call_of(call) == Fn::FloorDiv
+                             ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
+                         : call_of(call) == Fn::CeilDiv
+                             ? dt->multiplier * (n + mod(Expr(-n), Expr(d)).ex())
+                             : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
+        candidate = poly_normal(cur - t + replacement);
+      }
       ++depth_;
       candidate = below_depth_cap() ? run(candidate) : candidate;
       --depth_;
