@@ -57,6 +57,12 @@ bool inert_polynomial(const ex& e) {
 
 unsigned Simplifier::calls_in(const ex& e) { return skeleton_calls(e); }
 
+bool Simplifier::is_active(const ex& e) const {
+  const unsigned h = e.gethash();
+  return std::any_of(active_.begin(), active_.end(),
+                     [&](const ex& a) { return a.gethash() == h && a.is_equal(e); });
+}
+
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e) || inert_polynomial(e)) return e;
   if (auto it = clean_.find(e); it != clean_.end()) return it->second;
@@ -64,15 +70,15 @@ ex Simplifier::run(const ex& e) {
     if (!it->second.clean) cut();
     return it->second.result;
   }
-  if (!active_.emplace(e, true).second) {
+  if (is_active(e)) {
     cut();
     return e;
   }
+  active_.push_back(e);
   struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
-    GiNaC::exhashmap<bool>& active;
-    const ex e;
-    ~Leave() { active.erase(e); }
-  } leave{active_, e};
+    std::vector<ex>& active;
+    ~Leave() { active.pop_back(); }
+  } leave{active_};
   const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
   const bool clean = cuts_ == cuts_before;
