@@ -173,12 +173,18 @@ namespace {
 // A product (or natural power) with a sum of quotients among its factors, as window sizes
 // multiplied in a flatten: `64*((s - 5)//4 + 1)*((h - 5)//4 + 1)`. Polynomials without calls
 // expand as before (cheap, and one form for equal polynomials).
+// Read on the product's pairs rest^coeff (a product's pair is never a product, and its
+// coefficient is a number, which is neither).
 bool product_of_windows(Simplifier& s, const ex& e) {
   auto window = [&](const ex& f) { return is_add(f) && (s.calls_in(f) & kDivisionCalls); };
   if (is_power(e)) return window(e.op(0)) && is_integer(e.op(1)) && int_of(e.op(1)) > 0;
   if (!is_mul(e)) return false;
-  for (size_t i = 0; i < e.nops(); ++i) {
-    if (window(e.op(i)) || product_of_windows(s, e.op(i))) return true;
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (p.coeff.is_equal(1)) {
+      if (window(p.rest) || product_of_windows(s, p.rest)) return true;
+    } else if (window(p.rest) && is_integer(p.coeff) && int_of(p.coeff) > 0) {
+      return true;  // the factor rest^coeff, a natural power of a window
+    }
   }
   return false;
 }
@@ -372,8 +378,13 @@ ex Simplifier::run_polynomial(const ex& e) {
   ex mapped = run_children(*this, e);
   bool factored = false;
   if (is_add(mapped)) {
-    for (size_t i = 0; i < mapped.nops() && !factored; ++i) {
-      factored = product_of_windows(*this, mapped.op(i));
+    // A term rest*coeff is a product of windows when rest is (a number coefficient adds no
+    // factor that is a window), read on the pairs without building the terms.
+    for (const GiNaC::expair& p : PairsOf::pairs(mapped)) {
+      if (product_of_windows(*this, p.rest)) {
+        factored = true;
+        break;
+      }
     }
   } else {
     factored = product_of_windows(*this, mapped);
