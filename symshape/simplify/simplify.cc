@@ -235,18 +235,36 @@ size_t nonconstant_terms(const ex& e) {
   return is_number(e) ? 0 : 1;
 }
 
+size_t sign_free_node_count(const ex& e);
+
 // Whether expanding the product e would leave it factored in run_polynomial (no fewer
-// non-constant terms than expansion_bound, no fewer nodes than e), shown without expanding it.
-// e is a number times sums of monomials times other monomial factors, over atoms (symbols and
-// calls, to natural powers). When no atom occurs in two of the factors, each choice of one term
-// per factor gives a different monomial: nothing cancels, the expansion has exactly the bound's
-// terms, and its nodes are at least 1 + the nodes of each term's atom factors. false when that
-// lower bound does not reach e's nodes, or e is not of this shape (the caller then expands).
+// non-constant terms than expansion_bound, no fewer nodes than sign_free_node_count(e)), shown
+// without expanding it. e is a number times sums of monomials times other monomial factors,
+// over atoms (symbols and calls, to natural powers). When no atom occurs in two of the factors,
+// each choice of one term per factor gives a different monomial: nothing cancels, the expansion
+// has exactly the bound's terms, and its node count is known from the choices: each term's
+// atoms (one node more for the product when there are two or more), its coefficient (the
+// product of the chosen terms' and e's; a node when it is not 1, one more when the atom is
+// alone), and the constant, the choice without atoms. A cheap lower bound (each term's atoms
+// only) is tried first. false when e is not of this shape, or the expansion would be smaller
+// (the caller then expands).
 bool product_stays_factored(const ex& e) {
   if (!is_mul(e)) return false;
+  struct Term {  // one term of a sum: its coefficient, how many atom factors, their nodes
+    GiNaC::numeric coeff;
+    size_t atoms = 0;
+    double nodes = 0;
+    bool unit = false, negative = false, fraction = false;  // the coefficient's kind
+    void classify() {
+      fraction = !coeff.is_integer();
+      unit = coeff.is_equal(1) || coeff.is_equal(-1);
+      negative = coeff.is_negative();
+    }
+  };
   struct Group {  // one factor that is a sum, or the other factors together
     std::vector<ex> atoms;
     double terms = 1, atom_nodes = 0;
+    std::vector<Term> choices;
   };
   auto add_atom = [](const ex& f, Group& g) {
     ex base = f;
@@ -259,26 +277,45 @@ bool product_stays_factored(const ex& e) {
     g.atom_nodes += static_cast<double>(node_count(f));
     return true;
   };
+  GiNaC::numeric coeff = 1;      // e's number
   std::vector<Group> groups(1);  // groups[0]: the factors that are not sums
   for (size_t i = 0; i < e.nops(); ++i) {
     const ex f = e.op(i);
-    if (is_number(f)) continue;
+    if (is_number(f)) {
+      coeff = coeff * GiNaC::ex_to<GiNaC::numeric>(f);
+      continue;
+    }
     if (!is_add(f)) {
       if (!add_atom(f, groups[0])) return false;
       continue;
     }
     Group g;
     g.terms = static_cast<double>(f.nops());
+    g.choices.reserve(f.nops());
     for (size_t j = 0; j < f.nops(); ++j) {
       const ex t = f.op(j);
-      if (is_number(t)) continue;
-      if (!is_mul(t)) {
-        if (!add_atom(t, g)) return false;
+      Term term{1, 0, 0};
+      if (is_number(t)) {
+        term.coeff = GiNaC::ex_to<GiNaC::numeric>(t);
+        g.choices.push_back(term);
         continue;
       }
-      for (size_t k = 0; k < t.nops(); ++k) {
-        if (!is_number(t.op(k)) && !add_atom(t.op(k), g)) return false;
+      const double before = g.atom_nodes;
+      const size_t atoms_before = g.atoms.size();
+      if (!is_mul(t)) {
+        if (!add_atom(t, g)) return false;
+      } else {
+        for (size_t k = 0; k < t.nops(); ++k) {
+          if (is_number(t.op(k))) {
+            term.coeff = term.coeff * GiNaC::ex_to<GiNaC::numeric>(t.op(k));
+          } else if (!add_atom(t.op(k), g)) {
+            return false;
+          }
+        }
       }
+      term.atoms = g.atoms.size() - atoms_before;
+      term.nodes = g.atom_nodes - before;
+      g.choices.push_back(term);
     }
     groups.push_back(std::move(g));
   }
@@ -300,7 +337,48 @@ bool product_stays_factored(const ex& e) {
   // other factors occur in all of them.
   double lower = 1;
   for (const Group& g : groups) lower += expanded_terms / g.terms * g.atom_nodes;
-  return lower >= static_cast<double>(node_count(e));
+  const double factored = static_cast<double>(node_count(e));
+  if (lower >= factored) return true;
+  // The exact count, choice by choice (an odometer over the sums' terms).
+  for (Group& g : groups) {
+    for (Term& t : g.choices) t.classify();
+  }
+  const bool coeff_fraction = !coeff.is_integer();
+  const bool coeff_unit = coeff.is_equal(1) || coeff.is_equal(-1);
+  const bool coeff_negative = coeff.is_negative();
+  std::vector<size_t> at(groups.size(), 0);
+  double nodes = 1;  // the sum
+  while (true) {
+    size_t atoms = groups[0].atoms.size();
+    double atom_nodes = groups[0].atom_nodes;
+    // The coefficient's product is 1 when each integer factor is 1 or -1 with an even number of
+    // -1s; a fraction among them is multiplied out.
+    bool units = coeff_unit, negative = coeff_negative, fraction = coeff_fraction;
+    for (size_t g = 1; g < groups.size(); ++g) {
+      const Term& t = groups[g].choices[at[g]];
+      units = units && t.unit;
+      negative = negative != t.negative;
+      fraction = fraction || t.fraction;
+      atoms += t.atoms;
+      atom_nodes += t.nodes;
+    }
+    bool one = units && !negative;
+    if (fraction) {
+      GiNaC::numeric c = coeff;
+      for (size_t g = 1; g < groups.size(); ++g) c = c * groups[g].choices[at[g]].coeff;
+      one = c.is_equal(1);
+    }
+    if (atoms == 0) {
+      nodes += 1;  // the constant
+    } else {
+      nodes += atom_nodes + (atoms >= 2 ? 1 : 0);
+      if (!one) nodes += atoms >= 2 ? 1 : 2;
+    }
+    size_t g = 1;
+    while (g < groups.size() && ++at[g] == groups[g].choices.size()) at[g++] = 0;
+    if (g == groups.size()) break;
+  }
+  return nodes >= static_cast<double>(sign_free_node_count(e));
 }
 
 // How many nodes node_count saves on the product p (whose own coefficient costs `outer` nodes

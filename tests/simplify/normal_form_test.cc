@@ -77,6 +77,11 @@ TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
   EXPECT_EQ(checked("(s//4 + 1)*((s + 1)//4 + 1)", all(), -30, 30), "(s//4 + 1)*((s + 5)//4)");
   EXPECT_EQ(checked("(s//4 + 1)*(h//4 + 1)*(s//2)", sizes(), 1, 20),
             "(h//4 + 1)*(s//4 + 1)*(s//2)");
+  // Counted exactly without expanding (the coefficients of the expanded terms included): no
+  // smaller expanded, so kept.
+  EXPECT_EQ(checked("-x*(y//2 - 1)", all(), -20, 20), "-x*(y//2 - 1)");
+  EXPECT_EQ(checked("3*x*(y//2 - 1)", all(), -20, 20), "3*x*(y//2 - 1)");
+  EXPECT_EQ(checked("5*(x//2 - 1)*(y//3 + 2)", all(), -20, 20), "5*(x//2 - 1)*(y//3 + 2)");
   // Past the 2,000 terms poly_normal expands, the product is kept without expanding it.
   std::string big;
   for (char c : std::string("abcdefghijk")) {
