@@ -297,12 +297,70 @@ double expanded_terms(const ex& e) {
   return 1;
 }
 
+// A product of factors needing no expanding and sums of terms needing none, multiplied out
+// term by term: each choice of one term per sum, times the other factors, is one product, and
+// the sum of those products is built once (GiNaC orders and combines them), which is what
+// e.expand() gives without expanding each factor and the partial products in between. nullopt
+// when e is not such a product (a power of a sum, a term that needs expanding).
+std::optional<ex> multiplied_out(const ex& e) {
+  if (!is_mul(e)) return std::nullopt;
+  struct Choice {
+    GiNaC::numeric coeff;
+    const ex* rest;  // nullptr for the sum's constant
+  };
+  GiNaC::exvector common;  // the factors that are not sums
+  std::vector<std::vector<Choice>> sums;
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const GiNaC::expair& p = pairs[i];
+    if (is_add(p.rest) && p.coeff.is_equal(1)) {
+      std::vector<Choice> terms;
+      for (const GiNaC::expair& t : PairsOf::pairs(p.rest)) {
+        if (needs_expand(t.rest)) return std::nullopt;
+        terms.push_back({GiNaC::ex_to<GiNaC::numeric>(t.coeff), &t.rest});
+      }
+      const ex& constant = PairsOf::overall(p.rest);
+      if (!constant.is_zero()) terms.push_back({GiNaC::ex_to<GiNaC::numeric>(constant), nullptr});
+      sums.push_back(std::move(terms));
+      continue;
+    }
+    const ex f = e.op(i);
+    if (needs_expand(f)) return std::nullopt;
+    common.push_back(f);
+  }
+  if (sums.empty()) return std::nullopt;
+  const GiNaC::numeric& overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e));
+  GiNaC::exvector terms;
+  std::vector<size_t> at(sums.size(), 0);
+  while (true) {
+    GiNaC::exvector factors(common);
+    GiNaC::numeric c = overall;
+    for (size_t k = 0; k < sums.size(); ++k) {
+      const Choice& choice = sums[k][at[k]];
+      c = c * choice.coeff;
+      if (choice.rest) factors.push_back(*choice.rest);
+    }
+    factors.push_back(c);
+    terms.push_back(GiNaC::dynallocate<GiNaC::mul>(factors));
+    size_t k = 0;
+    while (k < sums.size() && ++at[k] == sums[k].size()) at[k++] = 0;
+    if (k == sums.size()) break;
+  }
+  ex out = GiNaC::dynallocate<GiNaC::add>(terms);
+  // Marked as e.expand() marks its result, so that expanding it again returns at once.
+  GiNaC::ex_to<GiNaC::basic>(out).setflag(GiNaC::status_flags::expanded);
+  return out;
+}
+
 }  // namespace
 
 ex poly_normal(const ex& e) {
   if (has_symbolic_denominator(e)) return rational_normal(e);
   if (!needs_expand(e)) return e;
-  if (expanded_terms(e) <= kMaxExpandedTerms) return e.expand();
+  if (expanded_terms(e) <= kMaxExpandedTerms) {
+    if (std::optional<ex> out = multiplied_out(e)) return *out;
+    return e.expand();
+  }
   // Too large to expand whole: normalize the parts, and keep the powers that would explode.
   if (is_add(e) || is_mul(e)) {
     std::vector<ex> parts;
