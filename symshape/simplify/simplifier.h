@@ -233,6 +233,8 @@ class Simplifier {
   std::unordered_map<Question, Truth, QuestionHash> decisions_;
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
+  ex last_calls_of_;         // calls_in's last question
+  unsigned last_calls_ = 0;  // and its answer
 };
 
 // ---- rule families ------------------------------------------------------------------------------
