@@ -374,6 +374,36 @@ ex poly_normal(const ex& e) {
   return e;
 }
 
+namespace {
+
+// t / d for an atom d (a symbol or a call) that t holds to a natural power (t is d, d^k, or a
+// product with the factor d^k): the power taken down by one, as GiNaC's t * d^-1 evaluates
+// (t's other pairs kept as they are). nullopt for any other t (the caller divides).
+std::optional<ex> atom_quotient(const ex& t, const ex& d) {
+  if (t.is_equal(d)) return ex(1);
+  if (is_power(t)) {
+    if (!t.op(0).is_equal(d) || !is_integer(t.op(1)) || int_of(t.op(1)) < 2) return std::nullopt;
+    return GiNaC::pow(d, t.op(1) - 1);
+  }
+  if (!is_mul(t)) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(t);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!pairs[i].rest.is_equal(d)) continue;
+    const GiNaC::ex& k = pairs[i].coeff;
+    if (!is_integer(k) || int_of(k) < 1) return std::nullopt;
+    GiNaC::epvector rest(pairs);
+    if (k.is_equal(1)) {
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      rest[i] = GiNaC::expair(d, k - 1);
+    }
+    return ex(GiNaC::dynallocate<GiNaC::mul>(std::move(rest), PairsOf::overall(t)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ex> poly_quotient(const ex& n, const ex& d) {
   if (d.is_zero()) return std::nullopt;
   if (is_number(d)) {
@@ -382,12 +412,15 @@ std::optional<ex> poly_quotient(const ex& n, const ex& d) {
     return q;
   }
   if (is_add(d)) return divide_by_sum(n, d);
-  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d.
+  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d (a symbol or a
+  // call divides by taking one off its power, see atom_quotient).
+  const bool atom = is_symbol(d) || is_exactly<GiNaC::function>(d);
   std::vector<ex> out;
   for (const ex& t : terms_of(n)) {
-    ex q = t / d;
-    if (!integer_polynomial(q)) return std::nullopt;
-    out.push_back(q);
+    std::optional<ex> q = atom ? atom_quotient(t, d) : std::nullopt;
+    if (!q) q = t / d;
+    if (!integer_polynomial(*q)) return std::nullopt;
+    out.push_back(*q);
   }
   return sum_of(out);
 }
@@ -457,7 +490,28 @@ std::optional<CommonFactor> common_symbolic_factor(const ex& n, const ex& d) {
   return out;
 }
 
+namespace {
+
+// n * c for a number c != 0: for a sum, its pairs with their coefficients scaled and its constant
+// scaled, given to one sum (what GiNaC's product of a sum and a number distributes to, without
+// the product); else the product.
+ex scaled(const ex& n, const GiNaC::numeric& c) {
+  if (!is_add(n) || c.is_zero()) return n * c;
+  GiNaC::epvector pairs;
+  pairs.reserve(PairsOf::pairs(n).size());
+  for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+    pairs.emplace_back(p.rest, GiNaC::ex_to<GiNaC::numeric>(p.coeff) * c);
+  }
+  return GiNaC::dynallocate<GiNaC::add>(std::move(pairs),
+                                        GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * c);
+}
+
+}  // namespace
+
 ex exact_quotient(const ex& n, const ex& d) {
+  if (is_number(d) && !d.is_zero()) {
+    return poly_normal(scaled(n, GiNaC::ex_to<GiNaC::numeric>(d).inverse()));
+  }
   if (is_number(d)) return poly_normal(n * GiNaC::pow(d, -1));
   if (auto q = poly_quotient(n, d)) return *q;
   return poly_normal(n * GiNaC::pow(d, -1));
