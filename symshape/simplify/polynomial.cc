@@ -114,9 +114,15 @@ bool integer_polynomial(const ex& e) {
            integer_polynomial(e.op(0));
   }
   if (is_add(e) || is_mul(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (!integer_polynomial(e.op(i))) return false;
+    // Read on the pairs: a sum's term rest*coeff is one when coeff is an integer and rest is
+    // one; a product's factor rest^coeff when coeff is a natural number (or 1) and rest is one.
+    const bool sum = is_add(e);
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      const GiNaC::numeric& c = GiNaC::ex_to<GiNaC::numeric>(p.coeff);
+      if (!(sum ? c.is_integer() : c.is_nonneg_integer())) return false;
+      if (!integer_polynomial(p.rest)) return false;
     }
+    return GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e)).is_integer();
   }
   return true;  // symbols, and function calls (integer-valued by construction)
 }
