@@ -525,6 +525,13 @@ ex exact_quotient(const ex& n, const ex& d) {
 
 Int floor_div(const Int& a, const Int& b) { return cln::floor1(a, b); }
 
-bool divides(const Int& d, const Int& n) { return cln::zerop(cln::mod(n, d)); }
+// On machine integers when both fit well inside one (the common case; CLN's mod costs more than
+// the rest of most callers' work), else CLN's.
+bool divides(const Int& d, const Int& n) {
+  if (cln::integer_length(d) < 62 && cln::integer_length(n) < 62) {
+    return cln::cl_I_to_long(n) % cln::cl_I_to_long(d) == 0;
+  }
+  return cln::zerop(cln::mod(n, d));
+}
 
 }  // namespace symshape::detail
