@@ -1082,10 +1082,37 @@ ex Simplifier::run_function(const ex& e) {
   return r;
 }
 
+namespace {
+
+// Whether the nest of f calls e is what run_args builds from its arguments as they are: nested
+// to the left (f(f(a, b), c), no call of f as a right argument), with a bottom call that f's
+// evaluation keeps (not two numbers, not two equal arguments; the calls above it have a call of
+// f on the left and something else on the right, which it keeps too).
+bool left_nested_as_built(const ex& e, Fn f) {
+  ex cur = e;
+  while (call_of(cur) == f) {
+    const ex& a = cur.op(0);
+    const ex& b = cur.op(1);
+    if (call_of(b) == f) return false;
+    if (call_of(a) != f) return !(is_integer(a) && is_integer(b)) && !a.is_equal(b);
+    cur = a;
+  }
+  return false;
+}
+
+}  // namespace
+
 ex Simplifier::run_args(const ex& e, Fn f) {
   std::vector<ex> args;
   flatten_calls(e, f, args);
-  for (ex& a : args) a = run(a);
+  bool changed = false;
+  for (ex& a : args) {
+    ex r = run(a);
+    if (!changed && !r.is_equal(a)) changed = true;
+    a = std::move(r);
+  }
+  // Rebuilt from unchanged arguments, a nest already in that form is itself.
+  if (!changed && left_nested_as_built(e, f)) return e;
   ex out = args[0];
   for (size_t i = 1; i < args.size(); ++i) out = apply(f, Expr(out), Expr(args[i])).ex();
   return out;
