@@ -1068,7 +1068,9 @@ ex Simplifier::run_function(const ex& e) {
   } catch (const Error&) {
     r = cur;  // a rule built a division by zero: keep the call as it is
   }
-  if (!r.is_equal(cur) && below_depth_cap()) {
+  if (r.is_equal(cur)) {
+    r = cur;  // the same object, which later comparisons tell at once
+  } else if (below_depth_cap()) {
     ++depth_;
     r = run(r);
     --depth_;
