@@ -529,7 +529,9 @@ Int floor_div(const Int& a, const Int& b) { return cln::floor1(a, b); }
 // the rest of most callers' work), else CLN's.
 bool divides(const Int& d, const Int& n) {
   if (cln::integer_length(d) < 62 && cln::integer_length(n) < 62) {
-    return cln::cl_I_to_long(n) % cln::cl_I_to_long(d) == 0;
+    const long dl = cln::cl_I_to_long(d);
+    // (A divisor of 0 breaks the contract: left to CLN, which reports it as before.)
+    if (dl != 0) return cln::cl_I_to_long(n) % dl == 0;
   }
   return cln::zerop(cln::mod(n, d));
 }
