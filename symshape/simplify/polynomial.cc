@@ -260,7 +260,8 @@ Int integer_content(const ex& e) {
   Int g = 0;
   auto add = [&g](const GiNaC::numeric& coeff) {
     if (!coeff.is_integer()) return false;
-    g = cln::gcd(g, int_of(coeff));
+    // The integer read in place (int_of takes an ex: a numeric would be copied into a new one).
+    g = cln::gcd(g, cln::the<cln::cl_I>(coeff.to_cl_N()));
     return g != 1;
   };
   if (!is_add(e)) {
