@@ -114,9 +114,15 @@ bool integer_polynomial(const ex& e) {
            integer_polynomial(e.op(0));
   }
   if (is_add(e) || is_mul(e)) {
-    for (size_t i = 0; i < e.nops(); ++i) {
-      if (!integer_polynomial(e.op(i))) return false;
+    // Read on the pairs: a sum's term rest*coeff is one when coeff is an integer and rest is
+    // one; a product's factor rest^coeff when coeff is a natural number (or 1) and rest is one.
+    const bool sum = is_add(e);
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      const GiNaC::numeric& c = GiNaC::ex_to<GiNaC::numeric>(p.coeff);
+      if (!(sum ? c.is_integer() : c.is_nonneg_integer())) return false;
+      if (!integer_polynomial(p.rest)) return false;
     }
+    return GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e)).is_integer();
   }
   return true;  // symbols, and function calls (integer-valued by construction)
 }
@@ -254,7 +260,8 @@ Int integer_content(const ex& e) {
   Int g = 0;
   auto add = [&g](const GiNaC::numeric& coeff) {
     if (!coeff.is_integer()) return false;
-    g = cln::gcd(g, int_of(coeff));
+    // The integer read in place (int_of takes an ex: a numeric would be copied into a new one).
+    g = cln::gcd(g, cln::the<cln::cl_I>(coeff.to_cl_N()));
     return g != 1;
   };
   if (!is_add(e)) {
@@ -297,12 +304,70 @@ double expanded_terms(const ex& e) {
   return 1;
 }
 
+// A product of factors needing no expanding and sums of terms needing none, multiplied out
+// term by term: each choice of one term per sum, times the other factors, is one product, and
+// the sum of those products is built once (GiNaC orders and combines them), which is what
+// e.expand() gives without expanding each factor and the partial products in between. nullopt
+// when e is not such a product (a power of a sum, a term that needs expanding).
+std::optional<ex> multiplied_out(const ex& e) {
+  if (!is_mul(e)) return std::nullopt;
+  struct Choice {
+    GiNaC::numeric coeff;
+    const ex* rest;  // nullptr for the sum's constant
+  };
+  GiNaC::exvector common;  // the factors that are not sums
+  std::vector<std::vector<Choice>> sums;
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const GiNaC::expair& p = pairs[i];
+    if (is_add(p.rest) && p.coeff.is_equal(1)) {
+      std::vector<Choice> terms;
+      for (const GiNaC::expair& t : PairsOf::pairs(p.rest)) {
+        if (needs_expand(t.rest)) return std::nullopt;
+        terms.push_back({GiNaC::ex_to<GiNaC::numeric>(t.coeff), &t.rest});
+      }
+      const ex& constant = PairsOf::overall(p.rest);
+      if (!constant.is_zero()) terms.push_back({GiNaC::ex_to<GiNaC::numeric>(constant), nullptr});
+      sums.push_back(std::move(terms));
+      continue;
+    }
+    const ex f = e.op(i);
+    if (needs_expand(f)) return std::nullopt;
+    common.push_back(f);
+  }
+  if (sums.empty()) return std::nullopt;
+  const GiNaC::numeric& overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e));
+  GiNaC::exvector terms;
+  std::vector<size_t> at(sums.size(), 0);
+  while (true) {
+    GiNaC::exvector factors(common);
+    GiNaC::numeric c = overall;
+    for (size_t k = 0; k < sums.size(); ++k) {
+      const Choice& choice = sums[k][at[k]];
+      c = c * choice.coeff;
+      if (choice.rest) factors.push_back(*choice.rest);
+    }
+    factors.push_back(c);
+    terms.push_back(GiNaC::dynallocate<GiNaC::mul>(factors));
+    size_t k = 0;
+    while (k < sums.size() && ++at[k] == sums[k].size()) at[k++] = 0;
+    if (k == sums.size()) break;
+  }
+  ex out = GiNaC::dynallocate<GiNaC::add>(terms);
+  // Marked as e.expand() marks its result, so that expanding it again returns at once.
+  GiNaC::ex_to<GiNaC::basic>(out).setflag(GiNaC::status_flags::expanded);
+  return out;
+}
+
 }  // namespace
 
 ex poly_normal(const ex& e) {
   if (has_symbolic_denominator(e)) return rational_normal(e);
   if (!needs_expand(e)) return e;
-  if (expanded_terms(e) <= kMaxExpandedTerms) return e.expand();
+  if (expanded_terms(e) <= kMaxExpandedTerms) {
+    if (std::optional<ex> out = multiplied_out(e)) return *out;
+    return e.expand();
+  }
   // Too large to expand whole: normalize the parts, and keep the powers that would explode.
   if (is_add(e) || is_mul(e)) {
     std::vector<ex> parts;
@@ -316,6 +381,36 @@ ex poly_normal(const ex& e) {
   return e;
 }
 
+namespace {
+
+// t / d for an atom d (a symbol or a call) that t holds to a natural power (t is d, d^k, or a
+// product with the factor d^k): the power taken down by one, as GiNaC's t * d^-1 evaluates
+// (t's other pairs kept as they are). nullopt for any other t (the caller divides).
+std::optional<ex> atom_quotient(const ex& t, const ex& d) {
+  if (t.is_equal(d)) return ex(1);
+  if (is_power(t)) {
+    if (!t.op(0).is_equal(d) || !is_integer(t.op(1)) || int_of(t.op(1)) < 2) return std::nullopt;
+    return GiNaC::pow(d, t.op(1) - 1);
+  }
+  if (!is_mul(t)) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(t);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!pairs[i].rest.is_equal(d)) continue;
+    const GiNaC::ex& k = pairs[i].coeff;
+    if (!is_integer(k) || int_of(k) < 1) return std::nullopt;
+    GiNaC::epvector rest(pairs);
+    if (k.is_equal(1)) {
+      rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      rest[i] = GiNaC::expair(d, k - 1);
+    }
+    return ex(GiNaC::dynallocate<GiNaC::mul>(std::move(rest), PairsOf::overall(t)));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ex> poly_quotient(const ex& n, const ex& d) {
   if (d.is_zero()) return std::nullopt;
   if (is_number(d)) {
@@ -324,12 +419,15 @@ std::optional<ex> poly_quotient(const ex& n, const ex& d) {
     return q;
   }
   if (is_add(d)) return divide_by_sum(n, d);
-  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d.
+  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d (a symbol or a
+  // call divides by taking one off its power, see atom_quotient).
+  const bool atom = is_symbol(d) || is_exactly<GiNaC::function>(d);
   std::vector<ex> out;
   for (const ex& t : terms_of(n)) {
-    ex q = t / d;
-    if (!integer_polynomial(q)) return std::nullopt;
-    out.push_back(q);
+    std::optional<ex> q = atom ? atom_quotient(t, d) : std::nullopt;
+    if (!q) q = t / d;
+    if (!integer_polynomial(*q)) return std::nullopt;
+    out.push_back(*q);
   }
   return sum_of(out);
 }
@@ -399,7 +497,28 @@ std::optional<CommonFactor> common_symbolic_factor(const ex& n, const ex& d) {
   return out;
 }
 
+namespace {
+
+// n * c for a number c != 0: for a sum, its pairs with their coefficients scaled and its constant
+// scaled, given to one sum (what GiNaC's product of a sum and a number distributes to, without
+// the product); else the product.
+ex scaled(const ex& n, const GiNaC::numeric& c) {
+  if (!is_add(n) || c.is_zero()) return n * c;
+  GiNaC::epvector pairs;
+  pairs.reserve(PairsOf::pairs(n).size());
+  for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+    pairs.emplace_back(p.rest, GiNaC::ex_to<GiNaC::numeric>(p.coeff) * c);
+  }
+  return GiNaC::dynallocate<GiNaC::add>(std::move(pairs),
+                                        GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * c);
+}
+
+}  // namespace
+
 ex exact_quotient(const ex& n, const ex& d) {
+  if (is_number(d) && !d.is_zero()) {
+    return poly_normal(scaled(n, GiNaC::ex_to<GiNaC::numeric>(d).inverse()));
+  }
   if (is_number(d)) return poly_normal(n * GiNaC::pow(d, -1));
   if (auto q = poly_quotient(n, d)) return *q;
   return poly_normal(n * GiNaC::pow(d, -1));
@@ -407,6 +526,15 @@ ex exact_quotient(const ex& n, const ex& d) {
 
 Int floor_div(const Int& a, const Int& b) { return cln::floor1(a, b); }
 
-bool divides(const Int& d, const Int& n) { return cln::zerop(cln::mod(n, d)); }
+// On machine integers when both fit well inside one (the common case; CLN's mod costs more than
+// the rest of most callers' work), else CLN's.
+bool divides(const Int& d, const Int& n) {
+  if (cln::integer_length(d) < 62 && cln::integer_length(n) < 62) {
+    const long dl = cln::cl_I_to_long(d);
+    // (A divisor of 0 breaks the contract: left to CLN, which reports it as before.)
+    if (dl != 0) return cln::cl_I_to_long(n) % dl == 0;
+  }
+  return cln::zerop(cln::mod(n, d));
+}
 
 }  // namespace symshape::detail

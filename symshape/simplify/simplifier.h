@@ -206,9 +206,12 @@ class Simplifier {
   GiNaC::exhashmap<ex> clean_;  // kept across calls
   GiNaC::exhashmap<ex> top_;    // top-level results, kept across calls
   unsigned long cuts_ = 0;
-  // The expressions run() is simplifying further up the stack. A rewrite that leads back to one
-  // of them (recombine's E // d -> E - E % d and back) is a cycle: it is left as it is.
-  GiNaC::exhashmap<bool> active_;
+  // The expressions run() is simplifying further up the stack, innermost last. A rewrite that
+  // leads back to one of them (recombine's E // d -> E - E % d and back) is a cycle: it is left
+  // as it is. A stack, not a table: it is as deep as run()'s recursion (a few dozen), and each
+  // entry is compared on its hash first.
+  std::vector<ex> active_;
+  bool is_active(const ex& e) const;
   AnalysisMemo analysis_memo_;                // the sub-terms' analyses behind ranges_
   GiNaC::exhashmap<RangeAndModular> ranges_;  // range() and modular()
   // decide() and shown() answers, by question (no GiNaC list built to key them).
@@ -230,6 +233,8 @@ class Simplifier {
   std::unordered_map<Question, Truth, QuestionHash> decisions_;
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
+  ex last_calls_of_;         // calls_in's last question
+  unsigned last_calls_ = 0;  // and its answer
 };
 
 // ---- rule families ------------------------------------------------------------------------------

@@ -55,7 +55,21 @@ bool inert_polynomial(const ex& e) {
 
 }  // namespace
 
-unsigned Simplifier::calls_in(const ex& e) { return skeleton_calls(e); }
+unsigned Simplifier::calls_in(const ex& e) {
+  // The driver asks about the same object several times in a row (recombine, merge_remainders
+  // and relate_offsets each on a sum they left as it is): the last answer is kept with the
+  // object, which is held so that its address names it.
+  if (are_ex_trivially_equal(e, last_calls_of_)) return last_calls_;
+  last_calls_ = skeleton_calls(e);
+  last_calls_of_ = e;
+  return last_calls_;
+}
+
+bool Simplifier::is_active(const ex& e) const {
+  const unsigned h = e.gethash();
+  return std::any_of(active_.begin(), active_.end(),
+                     [&](const ex& a) { return a.gethash() == h && a.is_equal(e); });
+}
 
 ex Simplifier::run(const ex& e) {
   if (is_number(e) || is_symbol(e) || inert_polynomial(e)) return e;
@@ -64,15 +78,15 @@ ex Simplifier::run(const ex& e) {
     if (!it->second.clean) cut();
     return it->second.result;
   }
-  if (!active_.emplace(e, true).second) {
+  if (is_active(e)) {
     cut();
     return e;
   }
+  active_.push_back(e);
   struct Leave {  // e stops being active however run() leaves (a rule may throw Error)
-    GiNaC::exhashmap<bool>& active;
-    const ex e;
-    ~Leave() { active.erase(e); }
-  } leave{active_, e};
+    std::vector<ex>& active;
+    ~Leave() { active.pop_back(); }
+  } leave{active_};
   const unsigned long cuts_before = cuts_;
   ex r = call_of(e) != Fn::None ? run_function(e) : run_polynomial(e);
   const bool clean = cuts_ == cuts_before;
@@ -167,12 +181,18 @@ namespace {
 // A product (or natural power) with a sum of quotients among its factors, as window sizes
 // multiplied in a flatten: `64*((s - 5)//4 + 1)*((h - 5)//4 + 1)`. Polynomials without calls
 // expand as before (cheap, and one form for equal polynomials).
+// Read on the product's pairs rest^coeff (a product's pair is never a product, and its
+// coefficient is a number, which is neither).
 bool product_of_windows(Simplifier& s, const ex& e) {
   auto window = [&](const ex& f) { return is_add(f) && (s.calls_in(f) & kDivisionCalls); };
   if (is_power(e)) return window(e.op(0)) && is_integer(e.op(1)) && int_of(e.op(1)) > 0;
   if (!is_mul(e)) return false;
-  for (size_t i = 0; i < e.nops(); ++i) {
-    if (window(e.op(i)) || product_of_windows(s, e.op(i))) return true;
+  for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+    if (p.coeff.is_equal(1)) {
+      if (window(p.rest) || product_of_windows(s, p.rest)) return true;
+    } else if (window(p.rest) && is_integer(p.coeff) && int_of(p.coeff) > 0) {
+      return true;  // the factor rest^coeff, a natural power of a window
+    }
   }
   return false;
 }
@@ -223,18 +243,36 @@ size_t nonconstant_terms(const ex& e) {
   return is_number(e) ? 0 : 1;
 }
 
+size_t sign_free_node_count(const ex& e);
+
 // Whether expanding the product e would leave it factored in run_polynomial (no fewer
-// non-constant terms than expansion_bound, no fewer nodes than e), shown without expanding it.
-// e is a number times sums of monomials times other monomial factors, over atoms (symbols and
-// calls, to natural powers). When no atom occurs in two of the factors, each choice of one term
-// per factor gives a different monomial: nothing cancels, the expansion has exactly the bound's
-// terms, and its nodes are at least 1 + the nodes of each term's atom factors. false when that
-// lower bound does not reach e's nodes, or e is not of this shape (the caller then expands).
+// non-constant terms than expansion_bound, no fewer nodes than sign_free_node_count(e)), shown
+// without expanding it. e is a number times sums of monomials times other monomial factors,
+// over atoms (symbols and calls, to natural powers). When no atom occurs in two of the factors,
+// each choice of one term per factor gives a different monomial: nothing cancels, the expansion
+// has exactly the bound's terms, and its node count is known from the choices: each term's
+// atoms (one node more for the product when there are two or more), its coefficient (the
+// product of the chosen terms' and e's; a node when it is not 1, one more when the atom is
+// alone), and the constant, the choice without atoms. A cheap lower bound (each term's atoms
+// only) is tried first. false when e is not of this shape, or the expansion would be smaller
+// (the caller then expands).
 bool product_stays_factored(const ex& e) {
   if (!is_mul(e)) return false;
+  struct Term {  // one term of a sum: its coefficient, how many atom factors, their nodes
+    GiNaC::numeric coeff;
+    size_t atoms = 0;
+    double nodes = 0;
+    bool unit = false, negative = false, fraction = false;  // the coefficient's kind
+    void classify() {
+      fraction = !coeff.is_integer();
+      unit = coeff.is_equal(1) || coeff.is_equal(-1);
+      negative = coeff.is_negative();
+    }
+  };
   struct Group {  // one factor that is a sum, or the other factors together
     std::vector<ex> atoms;
     double terms = 1, atom_nodes = 0;
+    std::vector<Term> choices;
   };
   auto add_atom = [](const ex& f, Group& g) {
     ex base = f;
@@ -247,26 +285,45 @@ bool product_stays_factored(const ex& e) {
     g.atom_nodes += static_cast<double>(node_count(f));
     return true;
   };
+  GiNaC::numeric coeff = 1;      // e's number
   std::vector<Group> groups(1);  // groups[0]: the factors that are not sums
   for (size_t i = 0; i < e.nops(); ++i) {
     const ex f = e.op(i);
-    if (is_number(f)) continue;
+    if (is_number(f)) {
+      coeff = coeff * GiNaC::ex_to<GiNaC::numeric>(f);
+      continue;
+    }
     if (!is_add(f)) {
       if (!add_atom(f, groups[0])) return false;
       continue;
     }
     Group g;
     g.terms = static_cast<double>(f.nops());
+    g.choices.reserve(f.nops());
     for (size_t j = 0; j < f.nops(); ++j) {
       const ex t = f.op(j);
-      if (is_number(t)) continue;
-      if (!is_mul(t)) {
-        if (!add_atom(t, g)) return false;
+      Term term{1, 0, 0};
+      if (is_number(t)) {
+        term.coeff = GiNaC::ex_to<GiNaC::numeric>(t);
+        g.choices.push_back(term);
         continue;
       }
-      for (size_t k = 0; k < t.nops(); ++k) {
-        if (!is_number(t.op(k)) && !add_atom(t.op(k), g)) return false;
+      const double before = g.atom_nodes;
+      const size_t atoms_before = g.atoms.size();
+      if (!is_mul(t)) {
+        if (!add_atom(t, g)) return false;
+      } else {
+        for (size_t k = 0; k < t.nops(); ++k) {
+          if (is_number(t.op(k))) {
+            term.coeff = term.coeff * GiNaC::ex_to<GiNaC::numeric>(t.op(k));
+          } else if (!add_atom(t.op(k), g)) {
+            return false;
+          }
+        }
       }
+      term.atoms = g.atoms.size() - atoms_before;
+      term.nodes = g.atom_nodes - before;
+      g.choices.push_back(term);
     }
     groups.push_back(std::move(g));
   }
@@ -288,7 +345,48 @@ bool product_stays_factored(const ex& e) {
   // other factors occur in all of them.
   double lower = 1;
   for (const Group& g : groups) lower += expanded_terms / g.terms * g.atom_nodes;
-  return lower >= static_cast<double>(node_count(e));
+  const double factored = static_cast<double>(node_count(e));
+  if (lower >= factored) return true;
+  // The exact count, choice by choice (an odometer over the sums' terms).
+  for (Group& g : groups) {
+    for (Term& t : g.choices) t.classify();
+  }
+  const bool coeff_fraction = !coeff.is_integer();
+  const bool coeff_unit = coeff.is_equal(1) || coeff.is_equal(-1);
+  const bool coeff_negative = coeff.is_negative();
+  std::vector<size_t> at(groups.size(), 0);
+  double nodes = 1;  // the sum
+  while (true) {
+    size_t atoms = groups[0].atoms.size();
+    double atom_nodes = groups[0].atom_nodes;
+    // The coefficient's product is 1 when each integer factor is 1 or -1 with an even number of
+    // -1s; a fraction among them is multiplied out.
+    bool units = coeff_unit, negative = coeff_negative, fraction = coeff_fraction;
+    for (size_t g = 1; g < groups.size(); ++g) {
+      const Term& t = groups[g].choices[at[g]];
+      units = units && t.unit;
+      negative = negative != t.negative;
+      fraction = fraction || t.fraction;
+      atoms += t.atoms;
+      atom_nodes += t.nodes;
+    }
+    bool one = units && !negative;
+    if (fraction) {
+      GiNaC::numeric c = coeff;
+      for (size_t g = 1; g < groups.size(); ++g) c = c * groups[g].choices[at[g]].coeff;
+      one = c.is_equal(1);
+    }
+    if (atoms == 0) {
+      nodes += 1;  // the constant
+    } else {
+      nodes += atom_nodes + (atoms >= 2 ? 1 : 0);
+      if (!one) nodes += atoms >= 2 ? 1 : 2;
+    }
+    size_t g = 1;
+    while (g < groups.size() && ++at[g] == groups[g].choices.size()) at[g++] = 0;
+    if (g == groups.size()) break;
+  }
+  return nodes >= static_cast<double>(sign_free_node_count(e));
 }
 
 // How many nodes node_count saves on the product p (whose own coefficient costs `outer` nodes
@@ -366,8 +464,13 @@ ex Simplifier::run_polynomial(const ex& e) {
   ex mapped = run_children(*this, e);
   bool factored = false;
   if (is_add(mapped)) {
-    for (size_t i = 0; i < mapped.nops() && !factored; ++i) {
-      factored = product_of_windows(*this, mapped.op(i));
+    // A term rest*coeff is a product of windows when rest is (a number coefficient adds no
+    // factor that is a window), read on the pairs without building the terms.
+    for (const GiNaC::expair& p : PairsOf::pairs(mapped)) {
+      if (product_of_windows(*this, p.rest)) {
+        factored = true;
+        break;
+      }
     }
   } else {
     factored = product_of_windows(*this, mapped);
@@ -406,41 +509,38 @@ size_t term_count(const ex& e) {
 }
 
 std::optional<DivisionTerm> division_term(const ex& t) {
-  std::vector<ex> factors;
-  if (is_mul(t)) {
-    for (size_t i = 0; i < t.nops(); ++i) factors.push_back(t.op(i));
-  } else {
-    factors.push_back(t);
-  }
-  for (size_t i = 0; i < factors.size(); ++i) {
-    Fn f = call_of(factors[i]);
+  // The factors are t's operands (t itself when it is not a product), read in place.
+  const bool product = is_mul(t);
+  const size_t count = product ? t.nops() : 1;
+  for (size_t i = 0; i < count; ++i) {
+    const ex& factor = product ? t.op(i) : t;
+    Fn f = call_of(factor);
     if (f != Fn::FloorDiv && f != Fn::Mod && f != Fn::CeilDiv) continue;
     // The other factors' product (one factor is itself; none is 1).
     ex rest = 1;
-    if (factors.size() == 2) {
-      rest = factors[1 - i];
-    } else if (factors.size() > 2) {
+    if (count == 2) {
+      rest = t.op(1 - i);
+    } else if (count > 2) {
       GiNaC::exvector others;
-      others.reserve(factors.size() - 1);
-      for (size_t j = 0; j < factors.size(); ++j) {
-        if (j != i) others.push_back(factors[j]);
+      others.reserve(count - 1);
+      for (size_t j = 0; j < count; ++j) {
+        if (j != i) others.push_back(t.op(j));
       }
       rest = GiNaC::dynallocate<GiNaC::mul>(others);
     }
-    if (f == Fn::Mod) return DivisionTerm{factors[i], rest};
-    const ex& d = factors[i].op(1);
+    if (f == Fn::Mod) return DivisionTerm{factor, rest};
+    const ex& d = factor.op(1);
     if (is_integer(d)) {
       // (k*c) * (E // c): the multiplier is k, an integer.
       if (is_number(rest) && !d.is_zero()) {  // the common case, without building a quotient
-        const GiNaC::numeric m =
-            GiNaC::ex_to<GiNaC::numeric>(rest) / GiNaC::ex_to<GiNaC::numeric>(d);
-        if (m.is_integer()) return DivisionTerm{factors[i], m};
-        continue;
+        // A rational that is not an integer over an integer is not an integer.
+        if (!is_integer(rest) || !divides(int_of(d), int_of(rest))) continue;
+        return DivisionTerm{factor, ex_of(cln::exquo(int_of(rest), int_of(d)))};
       }
       ex m = poly_normal(rest / d);
-      if (integer_polynomial(m)) return DivisionTerm{factors[i], m};
+      if (integer_polynomial(m)) return DivisionTerm{factor, m};
     } else if (auto q = poly_quotient(poly_normal(rest), d)) {
-      return DivisionTerm{factors[i], *q};
+      return DivisionTerm{factor, *q};
     }
   }
   return std::nullopt;
@@ -465,11 +565,42 @@ bool may_hold_division_term(const ex& e) {
     if (!division(p.rest)) continue;
     const ex& d = p.rest.op(1);
     if (call_of(p.rest) == Fn::Mod || !is_integer(d) || d.is_zero()) return true;
-    if ((GiNaC::ex_to<GiNaC::numeric>(p.coeff) / GiNaC::ex_to<GiNaC::numeric>(d)).is_integer()) {
-      return true;
-    }
+    // A rational that is not an integer over an integer is not an integer.
+    if (is_integer(p.coeff) && divides(int_of(d), int_of(p.coeff))) return true;
   }
   return false;
+}
+
+// Whether e's tree holds the call f(n, d) (what e.has(f(n, d)) tells, without building the call):
+// a sum's or product's numbers hold no call, so their pairs' rests are walked.
+bool holds_call(const ex& e, Fn f, const ex& n, const ex& d) {
+  if (is_number(e) || is_symbol(e)) return false;
+  if (is_add(e) || is_mul(e)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+      if (holds_call(p.rest, f, n, d)) return true;
+    }
+    return false;
+  }
+  if (call_of(e) == f && e.op(0).is_equal(n) && e.op(1).is_equal(d)) return true;
+  for (size_t i = 0; i < e.nops(); ++i) {
+    if (holds_call(e.op(i), f, n, d)) return true;
+  }
+  return false;
+}
+
+// An atom (a symbol or a call) times a number, read in place: `c*x` (GiNaC's product of one
+// factor x to the power 1 and a number c) or x itself (c == 1). nullptr for anything else.
+const ex* scaled_atom(const ex& e, GiNaC::numeric& c) {
+  auto atom = [](const ex& x) { return is_symbol(x) || call_of(x) != Fn::None; };
+  if (atom(e)) {
+    c = 1;
+    return &e;
+  }
+  if (!is_mul(e)) return nullptr;
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  if (pairs.size() != 1 || !pairs[0].coeff.is_equal(1) || !atom(pairs[0].rest)) return nullptr;
+  c = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(e));
+  return &pairs[0].rest;
 }
 
 // Whether rewriting term t of sum by d*(E // d) + E % d == E can make the sum smaller: the
@@ -477,10 +608,67 @@ bool may_hold_division_term(const ex& e) {
 // (-E) % d for a ceiling division), so it shrinks the sum only when another term holds the
 // partner call or a term of m*E. Checked before the candidate is built and simplified, which
 // is what made a sum of products of quotients cost hundreds of microseconds.
-bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt) {
+//
+// sum is the sum whose terms are `terms` (terms_of(sum)), t its term at index `index`. Read on
+// the pairs of sum (the rest of the term rest*coeff is split_term's), and, when m is a number
+// and m*E needs no expanding, on the pairs of E, so nothing is built on the common path.
+bool may_pair_in_place(const ex& sum, size_t index, const DivisionTerm& dt) {
   const ex& n = dt.call.op(0);
   const ex& d = dt.call.op(1);
   const Fn f = call_of(dt.call);
+  // The partner as it evaluates: the call, as d is not +-1 (the division would have folded) and
+  // n, d are not both numbers; only ceildiv(E, -1) stays a call (its partner would fold to 0).
+  const Fn pf = f == Fn::Mod ? Fn::FloorDiv : Fn::Mod;
+  const ex pn = f == Fn::CeilDiv ? poly_normal(-n) : n;
+  const GiNaC::epvector& pairs = PairsOf::pairs(sum);
+  GiNaC::exvector others;  // the other non-constant terms' rests
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k == index) continue;
+    if (holds_call(pairs[k].rest, pf, pn, d)) return true;
+    others.push_back(pairs[k].rest);
+  }
+  // A constant that is not an integer is a term with rest 1.
+  const ex& constant = PairsOf::overall(sum);
+  if (index != pairs.size() && !is_integer(constant)) others.push_back(ex(1));
+  if (others.empty()) return false;
+  auto other_rest = [&](const ex& rest) {
+    return std::any_of(others.begin(), others.end(), [&](const ex& o) { return o.is_equal(rest); });
+  };
+  const GiNaC::numeric& m = GiNaC::ex_to<GiNaC::numeric>(dt.multiplier);
+  // m*E's terms: E's pairs' rests, and E's constant times m (a term with rest 1 when it is not
+  // an integer).
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+      if (other_rest(p.rest)) return true;
+    }
+    const GiNaC::numeric c = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * m;
+    return !c.is_integer() && other_rest(ex(1));
+  }
+  if (is_number(n)) {
+    const GiNaC::numeric c = GiNaC::ex_to<GiNaC::numeric>(n) * m;
+    return !c.is_integer() && other_rest(ex(1));
+  }
+  // c*x for an atom x: m*E is one term whose rest is x.
+  GiNaC::numeric c;
+  return other_rest(*scaled_atom(n, c));
+}
+
+// may_pair_in_place when it applies (a number m that is not 0, and an E that is a sum needing no
+// expanding, a number, or a number times a symbol or a call, so that m*E's terms are read on E; a
+// partner call that does not fold: d is not +-1 and n, d are not both numbers), else the same
+// question with the partner call and m*E built.
+bool may_pair(const ex& sum, const std::vector<ex>& terms, size_t index, const DivisionTerm& dt) {
+  const ex& n = dt.call.op(0);
+  const ex& d = dt.call.op(1);
+  const Fn f = call_of(dt.call);
+  GiNaC::numeric c;
+  const bool simple_n = is_add(n) ? !needs_expand(n) && !has_symbolic_denominator(n)
+                                  : is_number(n) || scaled_atom(n, c) != nullptr;
+  if (simple_n && is_number(dt.multiplier) && !dt.multiplier.is_zero() && !d.is_equal(1) &&
+      !d.is_equal(-1) && !(is_number(n) && is_number(d)) && index < PairsOf::pairs(sum).size()) {
+    return may_pair_in_place(sum, index, dt);
+  }
+  const ex& t = terms[index];
   const ex partner = f == Fn::FloorDiv  ? mod(Expr(n), Expr(d)).ex()
                      : f == Fn::CeilDiv ? mod(Expr(poly_normal(-n)), Expr(d)).ex()
                                         : floordiv(Expr(n), Expr(d)).ex();
@@ -501,6 +689,60 @@ bool may_pair(const std::vector<ex>& terms, const ex& t, const DivisionTerm& dt)
   return false;
 }
 
+// The sum with its term at `index` (a multiple of a division, see DivisionTerm) rewritten, as
+// recombine writes it: for a number m, m*(E - E % d), m*(E + (-E) % d) or m*(E - d*(E // d)) in
+// place of the term (d a number for the last). Built as one sum from pairs (the sum's others,
+// E's scaled by m, the partner call's), which is what cur - t + replacement evaluates to, without
+// the sums and products in between. nullopt when m is not a number, E is not a sum, a number or
+// a number times a symbol or a call, or the partner call folds.
+std::optional<ex> rewritten_sum(const ex& sum, size_t index, const DivisionTerm& dt) {
+  const ex& n = dt.call.op(0);
+  const ex& d = dt.call.op(1);
+  const Fn f = call_of(dt.call);
+  if (!is_number(dt.multiplier) || dt.multiplier.is_zero()) return std::nullopt;
+  GiNaC::numeric c;
+  const ex* atom = is_add(n) || is_number(n) ? nullptr : scaled_atom(n, c);
+  if (!is_add(n) && !is_number(n) && !atom) return std::nullopt;
+  if (f == Fn::Mod && !is_number(d)) return std::nullopt;
+  const GiNaC::numeric& m = GiNaC::ex_to<GiNaC::numeric>(dt.multiplier);
+  ex partner;
+  GiNaC::numeric partner_coeff;
+  switch (f) {
+    case Fn::FloorDiv:
+      partner = mod(Expr(n), Expr(d)).ex();
+      partner_coeff = -m;
+      break;
+    case Fn::CeilDiv:
+      partner = mod(Expr(-n), Expr(d)).ex();
+      partner_coeff = m;
+      break;
+    default:
+      partner = floordiv(Expr(n), Expr(d)).ex();
+      partner_coeff = -m * GiNaC::ex_to<GiNaC::numeric>(d);
+      break;
+  }
+  if (call_of(partner) == Fn::None) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(sum);
+  GiNaC::epvector out;
+  out.reserve(pairs.size() + (is_add(n) ? n.nops() : 1) + 1);
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    if (k != index) out.push_back(pairs[k]);
+  }
+  GiNaC::numeric overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(sum));
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) {
+      out.emplace_back(p.rest, GiNaC::ex_to<GiNaC::numeric>(p.coeff) * m);
+    }
+    overall = overall + GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(n)) * m;
+  } else if (is_number(n)) {
+    overall = overall + GiNaC::ex_to<GiNaC::numeric>(n) * m;
+  } else {
+    out.emplace_back(*atom, c * m);
+  }
+  out.emplace_back(partner, partner_coeff);
+  return ex(GiNaC::dynallocate<GiNaC::add>(std::move(out), overall));
+}
+
 }  // namespace
 
 // Rule: recombine divisions in a sum by d*(E // d) + E % d == E (for d != 0): a term that is a
@@ -519,21 +761,27 @@ ex Simplifier::recombine(const ex& e) {
     std::optional<ex> best;
     size_t best_size = 0, best_terms = 0;
     const std::vector<ex> terms = terms_of(cur);
-    for (const ex& t : terms) {
+    for (size_t index = 0; index < terms.size(); ++index) {
+      const ex& t = terms[index];
       auto dt = division_term(t);
       if (!dt) continue;
       const ex& call = dt->call;
       const ex &n = call.op(0), &d = call.op(1);
-      if (!may_pair(terms, t, *dt)) continue;
+      if (!may_pair(cur, terms, index, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
-      ex replacement = call_of(call) == Fn::FloorDiv
-                           ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
-                       : call_of(call) == Fn::CeilDiv
-                           ? dt->multiplier * (n + mod(Expr(-n), Expr(d)).ex())
-                           : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
-      ex candidate = poly_normal(cur - t + replacement);
+      ex candidate;
+      if (std::optional<ex> direct = rewritten_sum(cur, index, *dt)) {
+        candidate = poly_normal(*direct);
+      } else {
+        ex replacement = call_of(call) == Fn::FloorDiv
+                             ? dt->multiplier * (n - mod(Expr(n), Expr(d)).ex())
+                         : call_of(call) == Fn::CeilDiv
+                             ? dt->multiplier * (n + mod(Expr(-n), Expr(d)).ex())
+                             : dt->multiplier * (n - d * floordiv(Expr(n), Expr(d)).ex());
+        candidate = poly_normal(cur - t + replacement);
+      }
       ++depth_;
       candidate = below_depth_cap() ? run(candidate) : candidate;
       --depth_;
@@ -621,28 +869,44 @@ bool may_relate_offsets(const ex& e) {
   return found >= 2 || (found == 1 && mod_with_offset);
 }
 
+// relate_offsets' tables compute on Num (exact past machine integers), or, when every
+// coefficient and offset is small enough that no table value nears 2^63, on int64_t without
+// Num's checks. The same values either way; these name the operations for both.
+Num table_floordiv(const Num& a, const Num& b) { return floordiv(a, b); }
+Num table_mod(const Num& a, const Num& b) { return mod(a, b); }
+int64_t table_floordiv(int64_t a, int64_t b) {  // b > 0
+  const int64_t q = a / b;
+  return a % b != 0 && a < 0 ? q - 1 : q;
+}
+int64_t table_mod(int64_t a, int64_t b) { return a - b * table_floordiv(a, b); }  // b > 0
+bool table_zero(const Num& v) { return v.is_zero(); }
+bool table_zero(int64_t v) { return v == 0; }
 // An integer of relate_offsets' tables as an expression: a value that fits a machine word (the
 // coefficients, offsets and divisors of a sum nearly always do) without going through CLN.
 ex ex_of_num(const Num& v) { return v.is_small() ? ex(v.small_value()) : ex_of(v.to_int()); }
+ex ex_of_num(int64_t v) { return ex(v); }
+Num table_num(const Int& v, Num*) { return Num::of(v); }
+int64_t table_num(const Int& v, int64_t*) { return cln::cl_I_to_long(v); }
 
 // relate_offsets' candidates for the members (term index, sign of x) of one group over x and c,
-// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits. The arithmetic is
-// Num's: on machine integers, exact past them.
-void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
-                       const std::vector<std::pair<size_t, int>>& members, const ex& x,
-                       const Int& c_int, std::vector<ex>& candidates) {
+// in its order: F tabulated over r in [0, c - 1], then each rewrite F fits, on numbers T.
+template <typename T>
+void offset_candidates_on(const std::vector<std::optional<OffsetTerm>>& parsed,
+                          const std::vector<std::pair<size_t, int>>& members, const ex& x,
+                          const Int& c_int, std::vector<ex>& candidates) {
   const long n = cln::cl_I_to_long(c_int);
-  const Num c(n);
-  Num a_q;
-  std::vector<Num> f(static_cast<size_t>(n));
+  const T c(n);
+  T a_q(0);
+  std::vector<T> f(static_cast<size_t>(n), T(0));
   for (const auto& [j, sign] : members) {
     const OffsetTerm& o = *parsed[j];
-    const Num m = Num::of(o.m), k = Num::of(o.k);
-    if (o.floor) a_q = a_q + m * Num(sign);
+    const T m = table_num(o.m, static_cast<T*>(nullptr)),
+            k = table_num(o.k, static_cast<T*>(nullptr));
+    if (o.floor) a_q = a_q + m * T(sign);
     for (long r = 0; r < n; ++r) {
-      const Num v = Num(sign * r) + k;
+      const T v = T(sign * r) + k;
       f[static_cast<size_t>(r)] =
-          f[static_cast<size_t>(r)] + m * (o.floor ? floordiv(v, c) : mod(v, c));
+          f[static_cast<size_t>(r)] + m * (o.floor ? table_floordiv(v, c) : table_mod(v, c));
     }
   }
   const ex cx = detail::ex_of(c_int);
@@ -650,39 +914,57 @@ void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
   auto rx = [&] { return symshape::mod(Expr(x), Expr(cx)).ex(); };
   auto fits = [&](auto&& g) {
     for (long r = 0; r < n; ++r) {
-      if (f[static_cast<size_t>(r)] != g(Num(r))) return false;
+      if (!(f[static_cast<size_t>(r)] == g(T(r)))) return false;
     }
     return true;
   };
-  const Num a0 = f[0], b = f[1] - f[0];
-  if (fits([&](const Num& r) { return a0 + b * r; })) {
+  const T a0 = f[0], b = f[1] - f[0];
+  if (fits([&](const T& r) { return a0 + b * r; })) {
     candidates.push_back(a_q == b * c
                              ? ex_of_num(b) * x + ex_of_num(a0)
                              : ex_of_num(a_q) * symshape::floordiv(Expr(x), Expr(cx)).ex() +
                                    ex_of_num(b) * rx() + ex_of_num(a0));
   }
   for (long jl = 0; jl < n; ++jl) {
-    const Num j(jl);
+    const T j(jl);
     auto shifted = [&] { return poly_normal(x + ex(jl)); };
-    if (a_q == Num(1) || a_q == Num(-1)) {
-      if (fits([&](const Num& r) { return a0 + a_q * floordiv(r + j, c); })) {
+    if (a_q == T(1) || a_q == T(-1)) {
+      if (fits([&](const T& r) { return a0 + a_q * table_floordiv(r + j, c); })) {
         candidates.push_back(ex_of_num(a_q) * symshape::floordiv(Expr(shifted()), Expr(cx)).ex() +
                              ex_of_num(a0));
       }
-    } else if (a_q.is_zero()) {
+    } else if (table_zero(a_q)) {
       for (long sbl : {1L, -1L}) {
-        const Num sb(sbl);
-        if (jl > 0 && fits([&](const Num& r) { return a0 + sb * floordiv(r + j, c); })) {
+        const T sb(sbl);
+        if (jl > 0 && fits([&](const T& r) { return a0 + sb * table_floordiv(r + j, c); })) {
           ex step = symshape::floordiv(Expr(rx() + ex(jl)), Expr(cx)).ex();
           candidates.push_back(ex(sbl) * step + ex_of_num(a0));
         }
-        const Num base = f[0] - sb * mod(j, c);
-        if (fits([&](const Num& r) { return base + sb * mod(r + j, c); })) {
+        const T base = f[0] - sb * table_mod(j, c);
+        if (fits([&](const T& r) { return base + sb * table_mod(r + j, c); })) {
           candidates.push_back(ex(sbl) * symshape::mod(Expr(shifted()), Expr(cx)).ex() +
                                ex_of_num(base));
         }
       }
     }
+  }
+}
+
+// offset_candidates_on machine integers when every member's coefficient and offset is below
+// 2^19 in magnitude and there are fewer than 256 members (so each table value is below 2^47
+// and b*r, with r < kMaxOffsetModulus, below 2^53), else on Num.
+void offset_candidates(const std::vector<std::optional<OffsetTerm>>& parsed,
+                       const std::vector<std::pair<size_t, int>>& members, const ex& x,
+                       const Int& c_int, std::vector<ex>& candidates) {
+  bool small = members.size() < 256;
+  for (const auto& [j, sign] : members) {
+    if (!small) break;
+    small = cln::integer_length(parsed[j]->m) < 20 && cln::integer_length(parsed[j]->k) < 20;
+  }
+  if (small) {
+    offset_candidates_on<int64_t>(parsed, members, x, c_int, candidates);
+  } else {
+    offset_candidates_on<Num>(parsed, members, x, c_int, candidates);
   }
 }
 
@@ -786,7 +1068,9 @@ ex Simplifier::run_function(const ex& e) {
   } catch (const Error&) {
     r = cur;  // a rule built a division by zero: keep the call as it is
   }
-  if (!r.is_equal(cur) && below_depth_cap()) {
+  if (r.is_equal(cur)) {
+    r = cur;  // the same object, which later comparisons tell at once
+  } else if (below_depth_cap()) {
     ++depth_;
     r = run(r);
     --depth_;
@@ -800,10 +1084,37 @@ ex Simplifier::run_function(const ex& e) {
   return r;
 }
 
+namespace {
+
+// Whether the nest of f calls e is what run_args builds from its arguments as they are: nested
+// to the left (f(f(a, b), c), no call of f as a right argument), with a bottom call that f's
+// evaluation keeps (not two numbers, not two equal arguments; the calls above it have a call of
+// f on the left and something else on the right, which it keeps too).
+bool left_nested_as_built(const ex& e, Fn f) {
+  ex cur = e;
+  while (call_of(cur) == f) {
+    const ex& a = cur.op(0);
+    const ex& b = cur.op(1);
+    if (call_of(b) == f) return false;
+    if (call_of(a) != f) return !(is_integer(a) && is_integer(b)) && !a.is_equal(b);
+    cur = a;
+  }
+  return false;
+}
+
+}  // namespace
+
 ex Simplifier::run_args(const ex& e, Fn f) {
   std::vector<ex> args;
   flatten_calls(e, f, args);
-  for (ex& a : args) a = run(a);
+  bool changed = false;
+  for (ex& a : args) {
+    ex r = run(a);
+    if (!changed && !r.is_equal(a)) changed = true;
+    a = std::move(r);
+  }
+  // Rebuilt from unchanged arguments, a nest already in that form is itself.
+  if (!changed && left_nested_as_built(e, f)) return e;
   ex out = args[0];
   for (size_t i = 1; i < args.size(); ++i) out = apply(f, Expr(out), Expr(args[i])).ex();
   return out;

@@ -77,6 +77,11 @@ TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
   EXPECT_EQ(checked("(s//4 + 1)*((s + 1)//4 + 1)", all(), -30, 30), "(s//4 + 1)*((s + 5)//4)");
   EXPECT_EQ(checked("(s//4 + 1)*(h//4 + 1)*(s//2)", sizes(), 1, 20),
             "(h//4 + 1)*(s//4 + 1)*(s//2)");
+  // Counted exactly without expanding (the coefficients of the expanded terms included): no
+  // smaller expanded, so kept.
+  EXPECT_EQ(checked("-x*(y//2 - 1)", all(), -20, 20), "-x*(y//2 - 1)");
+  EXPECT_EQ(checked("3*x*(y//2 - 1)", all(), -20, 20), "3*x*(y//2 - 1)");
+  EXPECT_EQ(checked("5*(x//2 - 1)*(y//3 + 2)", all(), -20, 20), "5*(x//2 - 1)*(y//3 + 2)");
   // Past the 2,000 terms poly_normal expands, the product is kept without expanding it.
   std::string big;
   for (char c : std::string("abcdefghijk")) {
@@ -102,6 +107,16 @@ TEST(NormalForm, OffsetsOfOneDivisionAreRelated) {
   EXPECT_EQ(
       checked("9223372036854775807*(x//2) + 9223372036854775807*((x + 1)//2)", all(), -30, 30),
       "9223372036854775807*x");
+}
+
+// The tables are computed on machine integers when the coefficients and offsets are below 2^19
+// in magnitude, else exactly: both sides of that bound give the same forms.
+TEST(NormalForm, OffsetTablesOnBothSidesOfTheMachineIntegerBound) {
+  EXPECT_EQ(checked("(x + 524287)//2 - (x + 524288)//2", all(), -30, 30), "x % 2 - 1");
+  EXPECT_EQ(checked("(x + 1048576)//3 - (x + 1048575)//3", all(), -30, 30), "(x % 3 + 1)//3");
+  EXPECT_EQ(checked("524287*(x//2) + 524287*((x + 1)//2)", all(), -30, 30), "524287*x");
+  EXPECT_EQ(checked("524288*(x//2) + 524288*((x + 1)//2)", all(), -30, 30), "524288*x");
+  EXPECT_EQ(checked("1048576*(x//4) - 1048576*((x + 4)//4)", all(), -30, 30), "-1048576");
 }
 
 TEST(NormalForm, CancellationIsKept) {

@@ -82,6 +82,21 @@ Int reference_content(const ex& e) {
   return g;
 }
 
+bool reference_integer_polynomial(const ex& e) {
+  if (detail::is_number(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
+  if (is_power(e)) {
+    const ex& n = e.op(1);
+    return detail::is_number(n) && GiNaC::ex_to<GiNaC::numeric>(n).is_nonneg_integer() &&
+           reference_integer_polynomial(e.op(0));
+  }
+  if (is_add(e) || is_mul(e)) {
+    for (size_t i = 0; i < e.nops(); ++i) {
+      if (!reference_integer_polynomial(e.op(i))) return false;
+    }
+  }
+  return true;
+}
+
 void expect_walks_agree(const ex& e) {
   const std::string text = Expr(e).str();
   EXPECT_EQ(detail::node_count(e), reference_nodes(e)) << text;
@@ -89,6 +104,7 @@ void expect_walks_agree(const ex& e) {
   EXPECT_EQ(detail::has_symbolic_denominator(e), reference_denominator(e)) << text;
   EXPECT_EQ(detail::needs_expand(e), reference_needs_expand(e)) << text;
   EXPECT_EQ(detail::integer_content(e), reference_content(e)) << text;
+  EXPECT_EQ(detail::integer_polynomial(e), reference_integer_polynomial(e)) << text;
 }
 
 TEST(SkeletonWalks, AgreeWithAWalkOverOperandsOnRandomExpressions) {
@@ -129,6 +145,25 @@ TEST(SkeletonWalks, AgreeOnTheShapesPairsSpellDifferently) {
            x * GiNaC::pow(y, GiNaC::numeric(1, 2))  // a power that is not natural
        }) {
     expect_walks_agree(e);
+  }
+}
+
+// divides() computes on machine integers below 2^61 in magnitude and with CLN past them: both
+// agree with CLN's remainder on each side of that bound, signs included.
+TEST(SkeletonWalks, DividesAgreesWithTheRemainderAcrossTheMachineIntegerBound) {
+  const Int big = cln::ash(Int(1), 61);
+  const std::vector<Int> values = {1,       2,       3,           6,           7,       big - 1,
+                                   big,     big + 1, 2 * big,     3 * big - 3, big * 6, big * big,
+                                   big * 3, 12,      big * 2 - 2, 1000000007};
+  for (const Int& a : values) {
+    for (const Int& b : values) {
+      for (const Int& d : {a, Int(-a)}) {
+        for (const Int& n : {b, Int(-b), Int(0)}) {
+          EXPECT_EQ(detail::divides(d, n), cln::zerop(cln::mod(n, d)))
+              << to_string(d) << " | " << to_string(n);
+        }
+      }
+    }
   }
 }
 
