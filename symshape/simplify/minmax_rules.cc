@@ -4,9 +4,10 @@
 // `r + c` beats `r + c'` by its constant alone, and prove() is asked only about arguments that
 // share a symbol (directly or through a fact), since unrelated ones are settled by their ranges.
 #include <algorithm>
-#include <map>
 #include <numeric>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 
 #include "symshape/expr/functions.h"
 #include "symshape/simplify/simplifier.h"
@@ -57,7 +58,8 @@ Truth dominates(Simplifier& s, Fn f, const ex& x, const ex& y) {
 // Rule: drop every argument whose range lies wholly on the losing side of the best guaranteed
 // value (max: hi <= the largest lo; min: lo >= the smallest hi). The argument that guarantees
 // that value is kept (of several, the one that reaches furthest: max(x, 1) is x for x >= 1).
-std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<ex>& args) {
+// args keeps the survivors, in order.
+void drop_dominated_by_range(Simplifier& s, Fn f, std::vector<ex>& args) {
   std::optional<Int> best;
   size_t best_index = 0;
   std::vector<ValueRange> ranges;
@@ -67,7 +69,9 @@ std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<e
     if (!b) return false;
     return !a || (f == Fn::Max ? *a > *b : *a < *b);
   };
-  auto reach = [&](size_t i) { return f == Fn::Max ? ranges[i].hi() : ranges[i].lo(); };
+  auto reach = [&](size_t i) -> const std::optional<Int>& {
+    return f == Fn::Max ? ranges[i].hi() : ranges[i].lo();
+  };
   for (size_t i = 0; i < args.size(); ++i) {
     ranges.push_back(s.range(args[i]));
     const std::optional<Int>& guaranteed = f == Fn::Max ? ranges[i].lo() : ranges[i].hi();
@@ -78,18 +82,21 @@ std::vector<ex> drop_dominated_by_range(Simplifier& s, Fn f, const std::vector<e
       best_index = i;
     }
   }
-  std::vector<ex> kept;
+  if (!best) return;  // nothing is guaranteed, so nothing is beaten
+  size_t kept = 0;
   for (size_t i = 0; i < args.size(); ++i) {
-    std::optional<Int> r = reach(i);
-    bool beaten = best && i != best_index && r && (f == Fn::Max ? *r <= *best : *r >= *best);
-    if (!beaten) kept.push_back(args[i]);
+    const std::optional<Int>& r = reach(i);
+    bool beaten = i != best_index && r && (f == Fn::Max ? *r <= *best : *r >= *best);
+    if (beaten) continue;
+    if (kept != i) args[kept] = std::move(args[i]);
+    ++kept;
   }
-  return kept;
+  args.resize(kept);
 }
 
 // Rule: of arguments `r + c` with the same non-constant part r, only the largest (max) or
 // smallest (min) constant c can win.
-std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
+void drop_dominated_by_constant(Fn f, std::vector<ex>& args) {
   // A sum keeps its constant term last (GiNaC's overall coefficient).
   auto constant_term = [](const ex& a) -> std::optional<Int> {
     if (!is_add(a)) return std::nullopt;
@@ -98,7 +105,13 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     return int_of(last);
   };
   // The arguments are distinct: two share their non-constant part only when one has a constant
-  // and both have as many non-constant terms (a number shares it with none).
+  // and both have as many non-constant terms (a number shares it with none). Most calls have a
+  // sum with a constant among at least two non-numbers.
+  if (std::count_if(args.begin(), args.end(), [](const ex& a) { return !is_number(a); }) < 2 ||
+      std::none_of(args.begin(), args.end(),
+                   [&](const ex& a) { return constant_term(a).has_value(); })) {
+    return;
+  }
   std::vector<std::pair<size_t, bool>> shapes;  // (non-constant terms, has a constant)
   shapes.reserve(args.size());
   for (const ex& a : args) {
@@ -112,7 +125,7 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     // Sorted, so a run of equal counts ends with its members that have a constant.
     may_share = shapes[i].first == shapes[i - 1].first && shapes[i].second;
   }
-  if (!may_share) return args;
+  if (!may_share) return;
   struct Split {
     ex rest;
     Int c;
@@ -132,26 +145,42 @@ std::vector<ex> drop_dominated_by_constant(Fn f, const std::vector<ex>& args) {
     if (!fresh && (f == Fn::Max ? c > split[it->second].c : c < split[it->second].c))
       it->second = i;
   }
-  std::vector<ex> kept;
+  size_t kept = 0;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (best_of_rest.find(split[i].rest)->second == i) kept.push_back(args[i]);
+    if (best_of_rest.find(split[i].rest)->second != i) continue;
+    if (kept != i) args[kept] = std::move(args[i]);
+    ++kept;
   }
-  return kept;
+  args.resize(kept);
 }
 
-// Groups of arguments that may be related beyond their ranges: they share a symbol, or their
-// symbols meet in an assumption or a divisibility fact. Indices into args, each group in order.
+// A symbol's name, read in place (symbol::get_name() returns a copy).
+struct SymbolName : GiNaC::symbol {
+  static std::string_view of(const ex& e) {
+    const GiNaC::symbol& x = GiNaC::ex_to<GiNaC::symbol>(e);
+    const std::string& name = x.*(&SymbolName::name);
+    if (name.empty()) (void)x.get_name();  // GiNaC names an unnamed symbol on first request
+    return name;
+  }
+};
+
+// Groups of at least two arguments that may be related beyond their ranges: they share a
+// symbol, or their symbols meet in an assumption or a divisibility fact. Indices into args, each
+// group in order, the groups in the order of their roots. A number is related to nothing.
 std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::vector<ex>& args) {
+  if (std::count_if(args.begin(), args.end(), [](const ex& a) { return !is_number(a); }) < 2) {
+    return {};
+  }
   std::vector<size_t> parent(args.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](size_t i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
     return i;
   };
-  // The first argument seen with each symbol (by name, as the facts know them), assumption and
-  // divisibility fact.
-  std::map<std::string, size_t, std::less<>> by_symbol;
-  std::map<size_t, size_t> by_assumption, by_divisibility;
+  // The first argument seen with each symbol (by name, as the facts know them; the names live
+  // in args' symbols), assumption and divisibility fact.
+  std::unordered_map<std::string_view, size_t> by_symbol;
+  std::unordered_map<size_t, size_t> by_assumption, by_divisibility;
   auto join = [&](auto& table, const auto& key, size_t i) {
     auto [it, fresh] = table.emplace(key, i);
     if (!fresh) parent[find(i)] = find(it->second);
@@ -167,19 +196,26 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
         for (size_t k = 0; k < x.nops(); ++k) todo.push_back(x.op(k));
         continue;
       }
-      const std::string name = GiNaC::ex_to<GiNaC::symbol>(x).get_name();
+      const std::string_view name = SymbolName::of(x);
       join(by_symbol, name, i);
       if (!facts_relate) continue;
       for (size_t a : facts.assumptions_mentioning(name)) join(by_assumption, a, i);
       for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
     }
   }
-  // The groups in the order of their roots.
-  std::vector<std::vector<size_t>> by_root(args.size());
-  for (size_t i = 0; i < args.size(); ++i) by_root[find(i)].push_back(i);
+  // The members of each root's group, in order; the groups in the order of their roots.
+  std::vector<size_t> order(args.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<size_t> root(args.size());
+  for (size_t i = 0; i < args.size(); ++i) root[i] = find(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t x, size_t y) { return root[x] < root[y]; });
   std::vector<std::vector<size_t>> out;
-  for (std::vector<size_t>& members : by_root) {
-    if (!members.empty()) out.push_back(std::move(members));
+  for (size_t k = 0; k < order.size();) {
+    size_t end = k + 1;
+    while (end < order.size() && root[order[end]] == root[order[k]]) ++end;
+    if (end - k >= 2) out.emplace_back(order.begin() + k, order.begin() + end);
+    k = end;
   }
   return out;
 }
@@ -197,19 +233,21 @@ bool is_left_nest(const ex& e, Fn f, const std::vector<ex>& args) {
 }  // namespace
 
 ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
-  std::vector<ex> args;
-  flatten_calls(e, f, args);
+  std::vector<ex> kept;
+  flatten_calls(e, f, kept);
   // Rule: constant arguments merge into the largest (max) or smallest (min) one.
   std::optional<Int> best;
-  std::vector<ex> kept;
-  for (const ex& a : args) {
-    if (!is_integer(a)) {
-      kept.push_back(a);
+  size_t n = 0;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    if (!is_integer(kept[i])) {
+      if (n != i) kept[n] = std::move(kept[i]);
+      ++n;
       continue;
     }
-    Int v = int_of(a);
+    Int v = int_of(kept[i]);
     if (!best || (f == Fn::Max ? v > *best : v < *best)) best = v;
   }
+  kept.resize(n);
   if (best) kept.push_back(ex_of(*best));
   // Rule: repeated arguments count once. The canonical order makes the result deterministic.
   std::sort(kept.begin(), kept.end(),
@@ -217,8 +255,8 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
   kept.erase(
       std::unique(kept.begin(), kept.end(), [](const ex& a, const ex& b) { return a.is_equal(b); }),
       kept.end());
-  kept = drop_dominated_by_range(s, f, kept);
-  kept = drop_dominated_by_constant(f, kept);
+  drop_dominated_by_range(s, f, kept);
+  drop_dominated_by_constant(f, kept);
   if (kept.size() == 1) return kept[0];
   // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
   // x >= 1.
