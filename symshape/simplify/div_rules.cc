@@ -34,7 +34,61 @@ struct Split {
   bool moved = false;  // some term went to the quotient
 };
 
+// The sum of the terms rest*coeff of `terms` (GiNaC's pairs) and a constant, built from the
+// pairs (no term is built, none is split again).
+ex sum_of_pairs(GiNaC::epvector&& terms, const Int& constant) {
+  if (terms.empty()) return ex_of(constant);
+  return GiNaC::dynallocate<GiNaC::add>(std::move(terms), ex_of(constant));
+}
+
+// split_multiples for a sum n and a constant c != 0, read on n's pairs (rest, coefficient): a
+// moved term rest*k is the pair (rest, k/c) of the quotient, and the pairs that stay make the rest,
+// so no term is built and neither sum is built from terms. Without divisibility facts a term with
+// an integer coefficient is a multiple of c by its coefficient alone (multiple_by_facts would
+// answer the same), so the facts are asked only when there are some.
+Split split_sum_by_constant(Simplifier& s, const ex& n, const Int& c) {
+  const bool facts = !s.facts().divisibility().empty();
+  const ex cx = ex_of(c);
+  const GiNaC::epvector& pairs = PairsOf::pairs(n);
+  // Which pairs move; none is recorded until the first does.
+  std::vector<char> moves;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const GiNaC::numeric& k = GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff);
+    bool multiple = k.is_integer() && divides(c, int_of(pairs[i].coeff));
+    if (!multiple && (facts || !k.is_integer())) multiple = s.multiple_by_facts(n.op(i), cx);
+    if (multiple && moves.empty()) moves.assign(pairs.size(), 0);
+    if (multiple) moves[i] = 1;
+  }
+  // The constant term k == c*(k // c) + k % c.
+  const Int k = int_of(PairsOf::overall(n));
+  const Int q = floor_div(k, c);
+  Split out;
+  out.moved = !moves.empty() || q != 0;
+  if (!out.moved) {  // every term stayed as it was: the rest is n (not rebuilt)
+    out.rest = n;
+    return out;
+  }
+  GiNaC::epvector quotient, rest;
+  if (moves.empty()) {
+    rest = pairs;
+  } else {
+    const GiNaC::numeric inverse = GiNaC::numeric(1) / GiNaC::ex_to<GiNaC::numeric>(cx);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (!moves[i]) {
+        rest.push_back(pairs[i]);
+        continue;
+      }
+      quotient.emplace_back(pairs[i].rest,
+                            GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff).mul(inverse));
+    }
+  }
+  out.quotient = sum_of_pairs(std::move(quotient), q);
+  out.rest = sum_of_pairs(std::move(rest), k - q * c);
+  return out;
+}
+
 Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
+  if (is_add(n.e) && is_integer(d)) return split_sum_by_constant(s, n.e, int_of(d));
   std::vector<ex> quotient, rest;
   const bool constant = is_integer(d);
   const Int c = constant ? int_of(d) : Int(0);
@@ -124,8 +178,13 @@ std::optional<ex> merge_nested(Simplifier& s, const Sum& n, const ex& d) {
 
 // Rule: r // c for a constant c > 0 when a range, a modular set or the facts settle it:
 // r in [k*c, k*c + c - 1] gives k; r == m (mod c) gives (r - m) / c, an exact quotient.
+// r is the rest split_multiples left (not a constant), so without divisibility facts it is no
+// multiple of c: multiple_by_facts would look at the coefficients alone, and every term whose
+// coefficient c divides has moved (the constant term is in [0, c)).
 std::optional<ex> floordiv_remainder_by_facts(Simplifier& s, const ex& r, const Int& c) {
-  if (s.multiple_by_facts(r, ex_of(c))) return exact_quotient(r, ex_of(c));
+  if (!s.facts().divisibility().empty() && s.multiple_by_facts(r, ex_of(c))) {
+    return exact_quotient(r, ex_of(c));
+  }
   ModularSet ms = s.modular(r);
   if (ms.modulus == 0) return ex_of(floor_div(ms.base, c));
   if (divides(c, ms.modulus)) {
@@ -152,7 +211,9 @@ struct BlockSplit {
 
 std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c) {
   const std::vector<ex>& terms = n.terms;
-  if (terms.size() < 2) return std::nullopt;
+  if (terms.size() < 2 || !is_add(n.e) || !is_integer(PairsOf::overall(n.e))) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(n.e);
+  const Int constant = int_of(PairsOf::overall(n.e));
   std::vector<Int> candidates;
   for (const ex& t : terms) {
     if (is_integer(t)) continue;
@@ -165,22 +226,25 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Int& g = candidates[i];
     if (i > 0 && candidates[i - 1] == g) continue;
-    std::vector<ex> multiples, others;
-    for (const ex& t : terms) {
-      if (!is_integer(t) && divides(g, int_of(coefficient_of(t)))) {
-        multiples.push_back(t);
-      } else {
-        others.push_back(t);
-      }
+    // On n's pairs: the multiples' pairs (rest, coeff), the others' pairs and the constant.
+    GiNaC::epvector multiples, others;
+    for (const GiNaC::expair& p : pairs) {
+      (divides(g, int_of(p.coeff)) ? multiples : others).push_back(p);
     }
-    if (others.empty()) continue;
-    ex r = sum_of(others);
+    if (others.empty() && constant == 0) continue;
+    ex r = sum_of_pairs(std::move(others), constant);
     ValueRange rr = s.range(r);
     if (!rr.lo() || !rr.hi()) continue;
     Int k = floor_div(*rr.lo(), g);
     if (k != floor_div(*rr.hi(), g)) continue;
-    ex q = poly_normal(sum_of(multiples) / ex_of(g) + ex_of(k));
-    return BlockSplit{g, q, poly_normal(r - ex_of(k * g))};
+    const GiNaC::numeric inverse = GiNaC::numeric(1) / GiNaC::ex_to<GiNaC::numeric>(ex_of(g));
+    for (GiNaC::expair& p : multiples) p.coeff = GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(inverse);
+    ex q = poly_normal(sum_of_pairs(std::move(multiples), k));
+    // r - k*g: r's pairs with the constant lowered (r is rebuilt, as its pairs were moved).
+    ex rest = is_add(r) ? sum_of_pairs(GiNaC::epvector(PairsOf::pairs(r)),
+                                       int_of(PairsOf::overall(r)) - k * g)
+                        : r - ex_of(k * g);
+    return BlockSplit{g, q, poly_normal(rest)};
   }
   return std::nullopt;
 }
@@ -189,8 +253,32 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c
 // multiple of d, so of c. Also for a symbolic c with d == c or d == -c. Returns n with every
 // such term replaced (n itself when none is).
 ex drop_inner_mods(const ex& n, const ex& c) {
+  // Whether the factor f is such a remainder E % d.
+  auto droppable = [&](const ex& f) {
+    if (call_of(f) != Fn::Mod) return false;
+    const ex& d = f.op(1);
+    if (is_integer(d) && is_integer(c)) {
+      return !cln::zerop(int_of(c)) && divides(int_of(c), int_of(d));
+    }
+    return d.is_equal(c) || poly_normal(d + c).is_zero();
+  };
+  // A term's factors, read in place (a sum's pairs: rest * coeff; a product's factors).
+  auto any_factor = [&](const ex& t) {
+    if (!is_mul(t)) return droppable(t);
+    for (size_t i = 0; i < t.nops(); ++i) {
+      if (droppable(t.op(i))) return true;
+    }
+    return false;
+  };
+  // Most sums have none: looked for before any term is built.
+  bool found = false;
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) found = found || any_factor(p.rest);
+  } else {
+    found = any_factor(n);
+  }
+  if (!found) return n;
   std::vector<ex> out;
-  bool changed = false;
   for (const ex& t : terms_of(n)) {
     std::vector<ex> factors;
     if (is_mul(t)) {
@@ -199,26 +287,10 @@ ex drop_inner_mods(const ex& n, const ex& c) {
       factors.push_back(t);
     }
     ex term = 1;
-    for (const ex& f : factors) {
-      if (call_of(f) == Fn::Mod) {
-        const ex& d = f.op(1);
-        bool multiple = false;
-        if (is_integer(d) && is_integer(c)) {
-          multiple = !cln::zerop(int_of(c)) && divides(int_of(c), int_of(d));
-        } else {
-          multiple = d.is_equal(c) || poly_normal(d + c).is_zero();
-        }
-        if (multiple) {
-          term = term * f.op(0);
-          changed = true;
-          continue;
-        }
-      }
-      term = term * f;
-    }
+    for (const ex& f : factors) term = term * (droppable(f) ? f.op(0) : f);
     out.push_back(term);
   }
-  return changed ? poly_normal(sum_of(out)) : n;
+  return poly_normal(sum_of(out));
 }
 
 // Rule: a function of one remainder r == E % c2 (2 <= c2 <= 16) that is linear over its values
