@@ -34,6 +34,32 @@ struct Split {
   bool moved = false;  // some term went to the quotient
 };
 
+// e / g for an integer g > 0 that divides e's content (every coefficient and the constant): the
+// coefficients of e's sum or product divided where they are, then in polynomial normal form (a
+// no-op unless e was not), so exact_quotient(e, g) without building e * g^-1 first.
+ex divide_content(const ex& e, const Int& g) {
+  if (is_integer(e)) return ex_of(cln::exquo(int_of(e), g));
+  const bool sum = is_add(e);
+  if (!sum && !is_mul(e)) return exact_quotient(e, ex_of(g));
+  const ex& overall = PairsOf::overall(e);
+  if (!is_integer(overall)) return exact_quotient(e, ex_of(g));
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  GiNaC::epvector out;
+  if (sum) {
+    out.reserve(pairs.size());
+    for (const GiNaC::expair& p : pairs) {
+      if (!is_integer(p.coeff)) return exact_quotient(e, ex_of(g));
+      out.emplace_back(p.rest, ex_of(cln::exquo(int_of(p.coeff), g)));
+    }
+    return poly_normal(
+        GiNaC::dynallocate<GiNaC::add>(std::move(out), ex_of(cln::exquo(int_of(overall), g))));
+  }
+  // A product's factors stay; its numeric coefficient is divided.
+  out = pairs;
+  return poly_normal(
+      GiNaC::dynallocate<GiNaC::mul>(std::move(out), ex_of(cln::exquo(int_of(overall), g))));
+}
+
 // The sum of the terms rest*coeff of `terms` (GiNaC's pairs) and a constant, built from the
 // pairs (no term is built, none is split again).
 ex sum_of_pairs(GiNaC::epvector&& terms, const Int& constant) {
@@ -400,7 +426,7 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   // Rule: cancel the common content, (6*x) // 4 == (3*x) // 2.
   Int g = cln::gcd(integer_content(n), c);
   if (g > 1) {
-    n = exact_quotient(n, ex_of(g));
+    n = divide_content(n, g);
     c = cln::exquo(c, g);
   }
   if (c == 1) return n;
@@ -448,7 +474,7 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
   }
   // Rule: cancel a common constant, (2*x) // (2*y) == x // y.
   Int g = cln::gcd(integer_content(n), integer_content(d));
-  if (g > 1) return make_floordiv(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+  if (g > 1) return make_floordiv(divide_content(n, g), divide_content(d, g));
   // Rule: ((x // a) % b) // c == (x // (a*c)) % (b / c) for b > 0, c > 0 and c | b.
   if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv) {
     if (auto q = poly_quotient(n.op(1), d); q && s.positive(d) && s.positive(n.op(1))) {
@@ -499,7 +525,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
   Int g = cln::gcd(integer_content(r), cln::abs(c));
   if (g > 1) {
-    return ex_of(g) * make_mod(exact_quotient(r, ex_of(g)), ex_of(cln::exquo(c, g)));
+    return ex_of(g) * make_mod(divide_content(r, g), ex_of(cln::exquo(c, g)));
   }
   // Rule: (x % a) % c == x % c when c divides a.
   if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
@@ -541,7 +567,7 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
   // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
   Int g = cln::gcd(integer_content(n), integer_content(d));
   if (g > 1) {
-    return ex_of(g) * make_mod(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+    return ex_of(g) * make_mod(divide_content(n, g), divide_content(d, g));
   }
   // Rule: d divides n (polynomially or by a fact) gives 0 (needs d != 0).
   if ((poly_quotient(n, d) || s.multiple_by_facts(n, d)) && s.nonzero(d)) return 0;
