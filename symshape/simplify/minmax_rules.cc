@@ -94,6 +94,67 @@ void drop_dominated_by_range(Simplifier& s, Fn f, std::vector<ex>& args) {
   args.resize(kept);
 }
 
+// The pairs of two sums, equal one for one (both in GiNaC's canonical order).
+bool same_pairs(const GiNaC::epvector& a, const GiNaC::epvector& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](const GiNaC::expair& x, const GiNaC::expair& y) { return x.is_equal(y); });
+}
+
+// Whether the distinct arguments a and b have the same non-constant part, a_constant (b_constant)
+// saying that a (b) is a sum with a nonzero integer constant: read on their pairs, the part being
+// built only to compare a one-term part k*t (k != 1) with a product.
+bool same_non_constant_part(const ex& a, bool a_constant, const ex& b, bool b_constant) {
+  if (!a_constant && !b_constant) return false;  // each is its own part, and they differ
+  if (a_constant && b_constant) return same_pairs(PairsOf::pairs(a), PairsOf::pairs(b));
+  const ex& sum = a_constant ? a : b;  // the one with a constant
+  const ex& other = a_constant ? b : a;
+  const GiNaC::epvector& pairs = PairsOf::pairs(sum);
+  if (pairs.size() >= 2) {
+    return is_add(other) && PairsOf::overall(other).is_zero() &&
+           same_pairs(pairs, PairsOf::pairs(other));
+  }
+  const GiNaC::expair& term = pairs[0];
+  if (term.coeff.is_equal(1)) return other.is_equal(term.rest);
+  return is_mul(other) && PairsOf::overall(other).is_equal(term.coeff) &&
+         other.is_equal(term.rest * term.coeff);
+}
+
+// Up to this many arguments, drop_dominated_by_constant compares them pair by pair instead of
+// building each one's non-constant part to look it up.
+constexpr size_t kComparedPairwise = 16;
+
+// drop_dominated_by_constant by comparing the arguments pair by pair: an argument stays when no
+// other with the same non-constant part has a better constant (c == 0 for none).
+template <class ConstantTerm>
+void keep_best_by_constant_pairwise(Fn f, std::vector<ex>& args,
+                                    const ConstantTerm& constant_term) {
+  const size_t n = args.size();
+  std::vector<std::optional<Int>> constant(n);
+  for (size_t i = 0; i < n; ++i) constant[i] = constant_term(args[i]);
+  auto value = [&](size_t i) { return constant[i] ? *constant[i] : Int(0); };
+  std::vector<bool> beaten(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (is_number(args[i])) continue;  // no sum with a constant has a number for its part
+    for (size_t j = i + 1; j < n; ++j) {
+      if (is_number(args[j]) || !same_non_constant_part(args[i], constant[i].has_value(), args[j],
+                                                        constant[j].has_value())) {
+        continue;
+      }
+      // The later one wins only when strictly better (the first best is kept).
+      const bool j_better = f == Fn::Max ? value(j) > value(i) : value(j) < value(i);
+      (j_better ? beaten[i] : beaten[j]) = true;
+    }
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (beaten[i]) continue;
+    if (kept != i) args[kept] = std::move(args[i]);
+    ++kept;
+  }
+  args.resize(kept);
+}
+
 // Rule: of arguments `r + c` with the same non-constant part r, only the largest (max) or
 // smallest (min) constant c can win.
 void drop_dominated_by_constant(Fn f, std::vector<ex>& args) {
@@ -126,6 +187,10 @@ void drop_dominated_by_constant(Fn f, std::vector<ex>& args) {
     may_share = shapes[i].first == shapes[i - 1].first && shapes[i].second;
   }
   if (!may_share) return;
+  if (args.size() <= kComparedPairwise) {
+    keep_best_by_constant_pairwise(f, args, constant_term);
+    return;
+  }
   struct Split {
     ex rest;
     Int c;
@@ -164,14 +229,43 @@ struct SymbolName : GiNaC::symbol {
   }
 };
 
-// Groups of at least two arguments that may be related beyond their ranges: they share a
-// symbol, or their symbols meet in an assumption or a divisibility fact. Indices into args, each
-// group in order, the groups in the order of their roots. A number is related to nothing.
-std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::vector<ex>& args) {
-  if (std::count_if(args.begin(), args.end(), [](const ex& a) { return !is_number(a); }) < 2) {
-    return {};
+// The first index seen with each key: a short list searched in order while it holds a few keys,
+// a hash table beyond (so that a long max / min stays near-linear).
+template <class Key>
+class FirstSeen {
+ public:
+  // The index first seen with key: i when key is new.
+  size_t emplace(const Key& key, size_t i) {
+    if (!table_.empty()) return table_.emplace(key, i).first->second;
+    for (const auto& [k, first] : list_) {
+      if (k == key) return first;
+    }
+    list_.emplace_back(key, i);
+    if (list_.size() > kListed) table_.insert(list_.begin(), list_.end());
+    return i;
   }
-  std::vector<size_t> parent(args.size());
+
+ private:
+  static constexpr size_t kListed = 16;
+  std::vector<std::pair<Key, size_t>> list_;
+  std::unordered_map<Key, size_t> table_;
+};
+
+// Arguments that may be related beyond their ranges: they share a symbol, or their symbols meet
+// in an assumption or a divisibility fact. `root` names each argument's group; `order` lists the
+// arguments group by group (the groups in the order of their roots, each in index order). Empty
+// when no two arguments can be related (fewer than two hold a symbol: a number is related to
+// nothing).
+struct RelatedGroups {
+  std::vector<size_t> order, root;
+};
+RelatedGroups related_groups(const Facts& facts, const std::vector<ex>& args) {
+  RelatedGroups out;
+  if (std::count_if(args.begin(), args.end(), [](const ex& a) { return !is_number(a); }) < 2) {
+    return out;
+  }
+  std::vector<size_t>& parent = out.root;
+  parent.resize(args.size());
   std::iota(parent.begin(), parent.end(), 0);
   auto find = [&](size_t i) {
     while (parent[i] != i) i = parent[i] = parent[parent[i]];
@@ -179,19 +273,24 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
   };
   // The first argument seen with each symbol (by name, as the facts know them; the names live
   // in args' symbols), assumption and divisibility fact.
-  std::unordered_map<std::string_view, size_t> by_symbol;
-  std::unordered_map<size_t, size_t> by_assumption, by_divisibility;
+  FirstSeen<std::string_view> by_symbol;
+  FirstSeen<size_t> by_assumption, by_divisibility;
   auto join = [&](auto& table, const auto& key, size_t i) {
-    auto [it, fresh] = table.emplace(key, i);
-    if (!fresh) parent[find(i)] = find(it->second);
+    if (size_t first = table.emplace(key, i); first != i) parent[find(i)] = find(first);
   };
   const bool facts_relate = !facts.assumptions().empty() || !facts.divisibility().empty();
   std::vector<ex> todo;
   for (size_t i = 0; i < args.size(); ++i) {
     todo.assign(1, args[i]);
     while (!todo.empty()) {  // every symbol of args[i], by a walk (no sorted list of names)
-      ex x = std::move(todo.back());
+      const ex x = std::move(todo.back());
       todo.pop_back();
+      if (is_add(x) || is_mul(x)) {
+        // A sum's or product's symbols are in its pairs' rests (coefficients and exponents are
+        // numbers), read in place.
+        for (const GiNaC::expair& p : PairsOf::pairs(x)) todo.push_back(p.rest);
+        continue;
+      }
       if (!is_symbol(x)) {
         for (size_t k = 0; k < x.nops(); ++k) todo.push_back(x.op(k));
         continue;
@@ -203,20 +302,11 @@ std::vector<std::vector<size_t>> related_groups(const Facts& facts, const std::v
       for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
     }
   }
-  // The members of each root's group, in order; the groups in the order of their roots.
-  std::vector<size_t> order(args.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::vector<size_t> root(args.size());
-  for (size_t i = 0; i < args.size(); ++i) root[i] = find(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t x, size_t y) { return root[x] < root[y]; });
-  std::vector<std::vector<size_t>> out;
-  for (size_t k = 0; k < order.size();) {
-    size_t end = k + 1;
-    while (end < order.size() && root[order[end]] == root[order[k]]) ++end;
-    if (end - k >= 2) out.emplace_back(order.begin() + k, order.begin() + end);
-    k = end;
-  }
+  for (size_t i = 0; i < args.size(); ++i) out.root[i] = find(i);
+  out.order.resize(args.size());
+  std::iota(out.order.begin(), out.order.end(), 0);
+  std::stable_sort(out.order.begin(), out.order.end(),
+                   [&](size_t x, size_t y) { return out.root[x] < out.root[y]; });
   return out;
 }
 
@@ -261,11 +351,16 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
   // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
   // x >= 1.
   std::vector<bool> dropped(kept.size(), false);
-  for (const std::vector<size_t>& group : related_groups(s.facts(), kept)) {
-    for (size_t gi = 0; gi < group.size(); ++gi) {
-      size_t i = group[gi];
-      for (size_t gj = gi + 1; gj < group.size() && !dropped[i]; ++gj) {
-        size_t j = group[gj];
+  const RelatedGroups related = related_groups(s.facts(), kept);
+  const std::vector<size_t>& order = related.order;
+  for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
+    // The group order[begin, end).
+    end = begin + 1;
+    while (end < order.size() && related.root[order[end]] == related.root[order[begin]]) ++end;
+    for (size_t gi = begin; gi < end; ++gi) {
+      size_t i = order[gi];
+      for (size_t gj = gi + 1; gj < end && !dropped[i]; ++gj) {
+        size_t j = order[gj];
         if (dropped[j]) continue;
         Truth t = dominates(s, f, kept[i], kept[j]);
         if (t == Truth::True) {
