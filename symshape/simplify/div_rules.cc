@@ -64,6 +64,10 @@ ex divide_content(const ex& e, const Int& g) {
 // pairs (no term is built, none is split again).
 ex sum_of_pairs(GiNaC::epvector&& terms, const Int& constant) {
   if (terms.empty()) return ex_of(constant);
+  // One term rest*1 and no constant: the sum GiNaC would build evaluates to rest.
+  if (terms.size() == 1 && cln::zerop(constant) && terms[0].coeff.is_equal(1)) {
+    return terms[0].rest;
+  }
   return GiNaC::dynallocate<GiNaC::add>(std::move(terms), ex_of(constant));
 }
 
@@ -117,6 +121,7 @@ Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
   if (is_add(n.e) && is_integer(d)) return split_sum_by_constant(s, n.e, int_of(d));
   std::vector<ex> quotient, rest;
   const bool constant = is_integer(d);
+  const bool facts = !s.facts().divisibility().empty();
   const Int c = constant ? int_of(d) : Int(0);
   for (const ex& t : n.terms) {
     if (constant) {
@@ -130,8 +135,11 @@ Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
         if (k - q * c != 0) rest.push_back(ex_of(k - q * c));
         continue;
       }
+      // Without divisibility facts, multiple_by_facts would look at an integer coefficient
+      // alone (see split_sum_by_constant).
       const GiNaC::numeric coeff = coefficient_of(t);
-      if ((coeff.is_integer() && divides(c, int_of(coeff))) || s.multiple_by_facts(t, d)) {
+      if ((coeff.is_integer() && divides(c, int_of(coeff))) ||
+          ((facts || !coeff.is_integer()) && s.multiple_by_facts(t, d))) {
         quotient.push_back(t * GiNaC::pow(d, -1));
         continue;
       }
@@ -267,9 +275,10 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c
     for (GiNaC::expair& p : multiples) p.coeff = GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(inverse);
     ex q = poly_normal(sum_of_pairs(std::move(multiples), k));
     // r - k*g: r's pairs with the constant lowered (r is rebuilt, as its pairs were moved).
-    ex rest = is_add(r) ? sum_of_pairs(GiNaC::epvector(PairsOf::pairs(r)),
-                                       int_of(PairsOf::overall(r)) - k * g)
-                        : r - ex_of(k * g);
+    ex rest = cln::zerop(k) ? r
+              : is_add(r)   ? sum_of_pairs(GiNaC::epvector(PairsOf::pairs(r)),
+                                           int_of(PairsOf::overall(r)) - k * g)
+                            : r - ex_of(k * g);
     return BlockSplit{g, q, poly_normal(rest)};
   }
   return std::nullopt;
