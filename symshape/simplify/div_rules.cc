@@ -18,6 +18,17 @@ ex make_floordiv(const ex& a, const ex& b) { return floordiv(Expr(a), Expr(b)).e
 ex make_mod(const ex& a, const ex& b) { return mod(Expr(a), Expr(b)).ex(); }
 ex make_ceildiv(const ex& a, const ex& b) { return ceildiv(Expr(a), Expr(b)).ex(); }
 
+// The call f(n, d): `call` itself when it is that call (the rules' input, handed back when no
+// rule fired, without building an equal call), else a new one.
+ex remake(const ex& call, Fn f, const ex& n, const ex& d) {
+  if (call_of(call) == f && call.op(0).is_equal(n) && call.op(1).is_equal(d)) return call;
+  switch (f) {
+    case Fn::FloorDiv: return make_floordiv(n, d);
+    case Fn::Mod: return make_mod(n, d);
+    default: return make_ceildiv(n, d);
+  }
+}
+
 // A polynomial with its terms, taken apart once for the several rules that walk them (each
 // term of a sum with a coefficient is a product GiNaC builds when asked for it).
 struct Sum {
@@ -425,8 +436,8 @@ bool negative_numerator(const Sum& n) {
   return found;
 }
 
-// n // c for a constant c != 0.
-ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
+// n // c for a constant c != 0 (`call` is the call the rules were asked about).
+ex floordiv_by_constant(Simplifier& s, const ex& call, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
     n = -n;
     c = -c;
@@ -472,11 +483,11 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (s.below_divisor(sp.rest, cx)) return sp.quotient;
   if (auto l = linear_in_remainder(rest, c, true)) return plus_quotient(*l);
   if (auto v = two_valued(s, rest, c, true)) return plus_quotient(*v);
-  return plus_quotient(make_floordiv(sp.rest, cx));
+  return plus_quotient(remake(call, Fn::FloorDiv, sp.rest, cx));
 }
 
-// n // d for a non-constant d.
-ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
+// n // d for a non-constant d (`call` is the call the rules were asked about).
+ex floordiv_by_expression(Simplifier& s, const ex& call, ex n, ex d) {
   if (looks_negative(d)) {  // a // d == (-a) // (-d)
     n = -n;
     d = -d;
@@ -506,13 +517,14 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
   if (auto merged = merge_nested(s, sum, d)) return *merged;
   // Rule: 0 <= n < d gives 0.
   if (s.below_divisor(n, d)) return 0;
-  return make_floordiv(n, d);
+  return remake(call, Fn::FloorDiv, n, d);
 }
 
 // ---- modulo ------------------------------------------------------------------------------------
 
-// n % c for a constant c != 0 (the result takes c's sign).
-ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
+// n % c for a constant c != 0 (the result takes c's sign; `call` is the call the rules were
+// asked about).
+ex mod_by_constant(Simplifier& s, const ex& call, const ex& n, const Int& c) {
   if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
   if (c == 1 || c == -1) return 0;
   const ex cx = ex_of(c);
@@ -567,11 +579,11 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
       return ex_of(b->g) * make_mod(b->quotient, ex_of(cln::exquo(c, b->g))) + b->rest;
     }
   }
-  return make_mod(r, cx);
+  return remake(call, Fn::Mod, r, cx);
 }
 
-// n % d for a non-constant d.
-ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
+// n % d for a non-constant d (`call` is the call the rules were asked about).
+ex mod_by_expression(Simplifier& s, const ex& call, const ex& n, const ex& d) {
   if (ex m = drop_inner_mods(n, d); !m.is_equal(n)) return make_mod(m, d);
   // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
   Int g = cln::gcd(integer_content(n), integer_content(d));
@@ -591,11 +603,11 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
   if (sp.moved && !sp.rest.is_zero()) return make_mod(sp.rest, d);
   // Rule: 0 <= n < d gives n.
   if (s.below_divisor(n, d)) return n;
-  return make_mod(n, d);
+  return remake(call, Fn::Mod, n, d);
 }
 
-ex mod_core(Simplifier& s, const ex& n, const ex& d) {
-  return is_integer(d) ? mod_by_constant(s, n, int_of(d)) : mod_by_expression(s, n, d);
+ex mod_core(Simplifier& s, const ex& call, const ex& n, const ex& d) {
+  return is_integer(d) ? mod_by_constant(s, call, n, int_of(d)) : mod_by_expression(s, call, n, d);
 }
 
 // -t, where a term -(r // d) becomes ceildiv(-r, d).
@@ -613,27 +625,30 @@ ex negate_back(const ex& t) {
 
 }  // namespace
 
-ex floordiv_rules(Simplifier& s, const ex& a, const ex& b) {
+ex floordiv_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
-  if (!q) return make_floordiv(a, b);
-  if (is_integer(q->d)) return floordiv_by_constant(s, q->n, int_of(q->d));
-  return floordiv_by_expression(s, q->n, q->d);
+  if (!q) return call;
+  if (is_integer(q->d)) return floordiv_by_constant(s, call, q->n, int_of(q->d));
+  return floordiv_by_expression(s, call, q->n, q->d);
 }
 
-ex mod_rules(Simplifier& s, const ex& a, const ex& b) {
+ex mod_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
-  if (!q) return make_mod(a, b);
-  if (q->scale.is_equal(1)) return mod_core(s, q->n, q->d);
+  if (!q) return call;
+  if (q->scale.is_equal(1)) return mod_core(s, call, q->n, q->d);
   // a % b == ((a*k) % (b*k)) / k. Taken only when the remainder went away: otherwise the
   // scaled form is no simpler.
-  ex r = mod_core(s, q->n, q->d);
-  if (skeleton_has(r, Fn::Mod)) return make_mod(a, b);
+  ex r = mod_core(s, call, q->n, q->d);
+  if (skeleton_has(r, Fn::Mod)) return call;
   return exact_quotient(r, q->scale);
 }
 
-ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b) {
+ex ceildiv_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (is_integer(b)) {
     // Rule: floor form, ceildiv(a, c) == (a + c - 1) // c for c > 0, and -(a // -c) for c < 0.
     Int c = int_of(b);
@@ -642,7 +657,7 @@ ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b) {
   }
   // Rule: ceildiv(a, b) == -((-a) // b), taken only when that floor division simplifies.
   ex t = s.run(make_floordiv(poly_normal(-a), b));
-  if (call_of(t) == Fn::FloorDiv) return make_ceildiv(a, b);
+  if (call_of(t) == Fn::FloorDiv) return call;
   return negate_back(t);
 }
 
