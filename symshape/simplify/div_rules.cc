@@ -65,10 +65,20 @@ ex divide_content(const ex& e, const Int& g) {
     return poly_normal(
         GiNaC::dynallocate<GiNaC::add>(std::move(out), ex_of(cln::exquo(int_of(overall), g))));
   }
-  // A product's factors stay; its numeric coefficient is divided.
+  // A product's factors stay; its numeric coefficient is divided. k*t / k is t (a factor
+  // t^1, as GiNaC would evaluate the product).
+  const Int k = cln::exquo(int_of(overall), g);
+  if (k == 1 && pairs.size() == 1 && pairs[0].coeff.is_equal(1)) return poly_normal(pairs[0].rest);
   out = pairs;
-  return poly_normal(
-      GiNaC::dynallocate<GiNaC::mul>(std::move(out), ex_of(cln::exquo(int_of(overall), g))));
+  return poly_normal(GiNaC::dynallocate<GiNaC::mul>(std::move(out), ex_of(k)));
+}
+
+// gcd(integer_content(n), integer_content(d)), n's content not read when d's is 1 (a divisor
+// such as x or x + 1).
+Int common_content(const ex& n, const ex& d) {
+  Int cd = integer_content(d);
+  if (cd == 1) return cd;
+  return cln::gcd(integer_content(n), cd);
 }
 
 // The sum of the terms rest*coeff of `terms` (GiNaC's pairs) and a constant, built from the
@@ -493,7 +503,7 @@ ex floordiv_by_expression(Simplifier& s, const ex& call, ex n, ex d) {
     d = -d;
   }
   // Rule: cancel a common constant, (2*x) // (2*y) == x // y.
-  Int g = cln::gcd(integer_content(n), integer_content(d));
+  Int g = common_content(n, d);
   if (g > 1) return make_floordiv(divide_content(n, g), divide_content(d, g));
   // Rule: ((x // a) % b) // c == (x // (a*c)) % (b / c) for b > 0, c > 0 and c | b.
   if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv) {
@@ -586,7 +596,7 @@ ex mod_by_constant(Simplifier& s, const ex& call, const ex& n, const Int& c) {
 ex mod_by_expression(Simplifier& s, const ex& call, const ex& n, const ex& d) {
   if (ex m = drop_inner_mods(n, d); !m.is_equal(n)) return make_mod(m, d);
   // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
-  Int g = cln::gcd(integer_content(n), integer_content(d));
+  Int g = common_content(n, d);
   if (g > 1) {
     return ex_of(g) * make_mod(divide_content(n, g), divide_content(d, g));
   }
