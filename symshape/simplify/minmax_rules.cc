@@ -4,6 +4,7 @@
 // `r + c` beats `r + c'` by its constant alone, and prove() is asked only about arguments that
 // share a symbol (directly or through a fact), since unrelated ones are settled by their ranges.
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <optional>
 #include <string_view>
@@ -62,8 +63,10 @@ Truth dominates(Simplifier& s, Fn f, const ex& x, const ex& y) {
 void drop_dominated_by_range(Simplifier& s, Fn f, std::vector<ex>& args) {
   std::optional<Int> best;
   size_t best_index = 0;
-  std::vector<ValueRange> ranges;
-  ranges.reserve(args.size());
+  // The arguments' ranges, in place for the few arguments most calls have.
+  std::array<ValueRange, 4> few;
+  std::vector<ValueRange> many(args.size() > few.size() ? args.size() : 0);
+  ValueRange* ranges = many.empty() ? few.data() : many.data();
   // Whether a reaches further than b (nullopt: infinitely far).
   auto further = [&](const std::optional<Int>& a, const std::optional<Int>& b) {
     if (!b) return false;
@@ -73,7 +76,7 @@ void drop_dominated_by_range(Simplifier& s, Fn f, std::vector<ex>& args) {
     return f == Fn::Max ? ranges[i].hi() : ranges[i].lo();
   };
   for (size_t i = 0; i < args.size(); ++i) {
-    ranges.push_back(s.range(args[i]));
+    ranges[i] = s.range(args[i]);
     const std::optional<Int>& guaranteed = f == Fn::Max ? ranges[i].lo() : ranges[i].hi();
     if (!guaranteed) continue;
     if (!best || (f == Fn::Max ? *guaranteed > *best : *guaranteed < *best) ||
@@ -254,8 +257,8 @@ class FirstSeen {
 // Arguments that may be related beyond their ranges: they share a symbol, or their symbols meet
 // in an assumption or a divisibility fact. `root` names each argument's group; `order` lists the
 // arguments group by group (the groups in the order of their roots, each in index order). Empty
-// when no two arguments can be related (fewer than two hold a symbol: a number is related to
-// nothing).
+// when no two arguments are related (as when fewer than two hold a symbol: a number is related
+// to nothing).
 struct RelatedGroups {
   std::vector<size_t> order, root;
 };
@@ -302,7 +305,15 @@ RelatedGroups related_groups(const Facts& facts, const std::vector<ex>& args) {
       for (size_t d : facts.divisibility_mentioning(name)) join(by_divisibility, d, i);
     }
   }
-  for (size_t i = 0; i < args.size(); ++i) out.root[i] = find(i);
+  bool joined = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    out.root[i] = find(i);
+    joined = joined || out.root[i] != i;
+  }
+  if (!joined) {  // every argument is alone in its group: no two to compare
+    out.root.clear();
+    return out;
+  }
   out.order.resize(args.size());
   std::iota(out.order.begin(), out.order.end(), 0);
   std::stable_sort(out.order.begin(), out.order.end(),
@@ -350,9 +361,9 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
   if (kept.size() == 1) return kept[0];
   // Rule: drop an argument another one of its group dominates, max(x + 1, 2*x) == 2*x when
   // x >= 1.
-  std::vector<bool> dropped(kept.size(), false);
   const RelatedGroups related = related_groups(s.facts(), kept);
   const std::vector<size_t>& order = related.order;
+  std::vector<bool> dropped(order.empty() ? 0 : kept.size(), false);
   for (size_t begin = 0, end = 0; begin < order.size(); begin = end) {
     // The group order[begin, end).
     end = begin + 1;
@@ -371,9 +382,16 @@ ex minmax_rules(Simplifier& s, Fn f, const ex& e) {
       }
     }
   }
-  std::vector<ex> live;
-  for (size_t i = 0; i < kept.size(); ++i) {
-    if (!dropped[i]) live.push_back(kept[i]);
+  // The arguments left (kept itself when none was compared).
+  std::vector<ex>& live = kept;
+  if (!order.empty()) {
+    size_t n = 0;
+    for (size_t i = 0; i < kept.size(); ++i) {
+      if (dropped[i]) continue;
+      if (n != i) kept[n] = std::move(kept[i]);
+      ++n;
+    }
+    kept.resize(n);
   }
   if (live.size() == 1) return live[0];
   // The arguments are distinct and at most one is a constant, so f's eval holds each call
