@@ -45,7 +45,7 @@ struct Split {
   bool moved = false;  // some term went to the quotient
 };
 
-// e / g for an integer g > 0 that divides e's content (every coefficient and the constant): the
+// e / g for an integer g != 0 that divides e's content (every coefficient and the constant): the
 // coefficients of e's sum or product divided where they are, then in polynomial normal form (a
 // no-op unless e was not), so exact_quotient(e, g) without building e * g^-1 first.
 ex divide_content(const ex& e, const Int& g) {
@@ -76,6 +76,8 @@ ex divide_content(const ex& e, const Int& g) {
 // gcd(integer_content(n), integer_content(d)), n's content not read when d's is 1 (a divisor
 // such as x or x + 1).
 Int common_content(const ex& n, const ex& d) {
+  // A symbol, call or power has coefficient 1.
+  if (!is_add(d) && !is_mul(d) && !is_number(d)) return 1;
   Int cd = integer_content(d);
   if (cd == 1) return cd;
   return cln::gcd(integer_content(n), cd);
@@ -90,6 +92,20 @@ ex sum_of_pairs(GiNaC::epvector&& terms, const Int& constant) {
     return terms[0].rest;
   }
   return GiNaC::dynallocate<GiNaC::add>(std::move(terms), ex_of(constant));
+}
+
+// -n + k in polynomial normal form, for n in normal form: a sum's pairs negated where they are
+// (no -n built and then added to).
+ex negated_plus(const ex& n, const Int& k) {
+  if (is_mul(n) && is_integer(PairsOf::overall(n))) {
+    return poly_normal(divide_content(n, -1) + ex_of(k));  // -(m*t) is (-m)*t
+  }
+  if (!is_add(n) || !is_integer(PairsOf::overall(n))) {
+    return poly_normal(poly_normal(-n) + ex_of(k));
+  }
+  GiNaC::epvector pairs = PairsOf::pairs(n);
+  for (GiNaC::expair& p : pairs) p.coeff = GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(-1);
+  return poly_normal(sum_of_pairs(std::move(pairs), k - int_of(PairsOf::overall(n))));
 }
 
 // split_multiples for a sum n and a constant c != 0, read on n's pairs (rest, coefficient): a
@@ -471,7 +487,7 @@ ex floordiv_by_constant(Simplifier& s, const ex& call, ex n, Int c) {
   // quotient then merges, (-(x//2))//3 == -((x//2 + 2)//3) == -((x + 4)//6).
   const Sum sum(n);
   if (negative_numerator(sum)) {
-    return -make_floordiv(poly_normal(poly_normal(-n) + ex_of(c - 1)), ex_of(c));
+    return -make_floordiv(negated_plus(n, c - 1), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
   const ex cx = ex_of(c);
