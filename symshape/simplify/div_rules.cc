@@ -286,11 +286,9 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c
   const GiNaC::epvector& pairs = PairsOf::pairs(n.e);
   const Int constant = int_of(PairsOf::overall(n.e));
   std::vector<Int> candidates;
-  for (const ex& t : terms) {
-    if (is_integer(t)) continue;
-    const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer()) return std::nullopt;
-    Int g = cln::gcd(int_of(coeff), c);
+  for (const GiNaC::expair& p : pairs) {  // the non-constant terms' coefficients
+    if (!is_integer(p.coeff)) return std::nullopt;
+    Int g = cln::gcd(int_of(p.coeff), c);
     if (g > 1 && g < c) candidates.push_back(g);
   }
   std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
@@ -400,13 +398,17 @@ std::optional<ex> linear_in_remainder(const Sum& n, const Int& c, bool floor) {
 // n with the coefficients reduced (see mod_by_constant); nullopt when none is.
 std::optional<ex> reduce_coefficients(const Sum& n, const Int& c) {
   const std::vector<ex>& terms = n.terms;
-  // Most sums have no such coefficient: looked for before any term is split.
-  if (std::none_of(terms.begin(), terms.end(), [&](const ex& t) {
-        const GiNaC::numeric coeff = coefficient_of(t);
-        return !is_integer(t) && coeff.is_integer() && cln::abs(int_of(coeff)) >= c;
-      })) {
-    return std::nullopt;
-  }
+  // Most sums have no such coefficient: looked for (on a sum's pairs) before any term is split.
+  auto large = [&](const GiNaC::numeric& coeff) {
+    return coeff.is_integer() && cln::abs(cln::the<Int>(coeff.to_cl_N())) >= c;
+  };
+  const bool some = is_add(n.e)
+                        ? std::any_of(PairsOf::pairs(n.e).begin(), PairsOf::pairs(n.e).end(),
+                                      [&](const GiNaC::expair& p) {
+                                        return large(GiNaC::ex_to<GiNaC::numeric>(p.coeff));
+                                      })
+                        : !is_integer(n.e) && large(coefficient_of(n.e));
+  if (!some) return std::nullopt;
   std::vector<ex> out;
   bool changed = false;
   for (const ex& t : terms) {
