@@ -297,6 +297,33 @@ double expanded_terms(const ex& e) {
   return 1;
 }
 
+// t / x for a symbol x that is a factor of t with a natural exponent k: x^k becomes x^(k - 1)
+// on t's factors (a product's pairs, a power, x itself), the product GiNaC's t * x^-1 evaluates
+// to; nullopt when x is no such factor.
+std::optional<ex> divide_by_factor(const ex& t, const ex& x) {
+  auto natural = [](const ex& k) {
+    return is_number(k) && GiNaC::ex_to<GiNaC::numeric>(k).is_pos_integer();
+  };
+  if (t.is_equal(x)) return ex(1);
+  if (is_power(t)) {
+    if (!t.op(0).is_equal(x) || !natural(t.op(1))) return std::nullopt;
+    return GiNaC::pow(x, GiNaC::ex_to<GiNaC::numeric>(t.op(1)).sub(GiNaC::numeric(1)));
+  }
+  if (!is_mul(t)) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(t);
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!pairs[i].rest.is_equal(x) || !natural(pairs[i].coeff)) continue;
+    GiNaC::epvector out = pairs;
+    if (pairs[i].coeff.is_equal(1)) {
+      out.erase(out.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      out[i].coeff = GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff).sub(GiNaC::numeric(1));
+    }
+    return GiNaC::dynallocate<GiNaC::mul>(std::move(out), PairsOf::overall(t));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ex poly_normal(const ex& e) {
@@ -324,10 +351,12 @@ std::optional<ex> poly_quotient(const ex& n, const ex& d) {
     return q;
   }
   if (is_add(d)) return divide_by_sum(n, d);
-  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d.
+  // A monomial divisor divides term by term; GiNaC cancels the powers in t / d (a symbol
+  // divisor that is a factor of t is taken off t's factors directly).
   std::vector<ex> out;
   for (const ex& t : terms_of(n)) {
-    ex q = t / d;
+    std::optional<ex> by_symbol = is_symbol(d) ? divide_by_factor(t, d) : std::nullopt;
+    ex q = by_symbol ? *by_symbol : t / d;
     if (!integer_polynomial(q)) return std::nullopt;
     out.push_back(q);
   }
