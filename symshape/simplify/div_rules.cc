@@ -18,6 +18,17 @@ ex make_floordiv(const ex& a, const ex& b) { return floordiv(Expr(a), Expr(b)).e
 ex make_mod(const ex& a, const ex& b) { return mod(Expr(a), Expr(b)).ex(); }
 ex make_ceildiv(const ex& a, const ex& b) { return ceildiv(Expr(a), Expr(b)).ex(); }
 
+// The call f(n, d): `call` itself when it is that call (the rules' input, handed back when no
+// rule fired, without building an equal call), else a new one.
+ex remake(const ex& call, Fn f, const ex& n, const ex& d) {
+  if (call_of(call) == f && call.op(0).is_equal(n) && call.op(1).is_equal(d)) return call;
+  switch (f) {
+    case Fn::FloorDiv: return make_floordiv(n, d);
+    case Fn::Mod: return make_mod(n, d);
+    default: return make_ceildiv(n, d);
+  }
+}
+
 // A polynomial with its terms, taken apart once for the several rules that walk them (each
 // term of a sum with a coefficient is a product GiNaC builds when asked for it).
 struct Sum {
@@ -34,9 +45,120 @@ struct Split {
   bool moved = false;  // some term went to the quotient
 };
 
+// e / g for an integer g != 0 that divides e's content (every coefficient and the constant): the
+// coefficients of e's sum or product divided where they are, then in polynomial normal form (a
+// no-op unless e was not), so exact_quotient(e, g) without building e * g^-1 first.
+ex divide_content(const ex& e, const Int& g) {
+  if (is_integer(e)) return ex_of(cln::exquo(int_of(e), g));
+  const bool sum = is_add(e);
+  if (!sum && !is_mul(e)) return exact_quotient(e, ex_of(g));
+  const ex& overall = PairsOf::overall(e);
+  if (!is_integer(overall)) return exact_quotient(e, ex_of(g));
+  const GiNaC::epvector& pairs = PairsOf::pairs(e);
+  GiNaC::epvector out;
+  if (sum) {
+    out.reserve(pairs.size());
+    for (const GiNaC::expair& p : pairs) {
+      if (!is_integer(p.coeff)) return exact_quotient(e, ex_of(g));
+      out.emplace_back(p.rest, ex_of(cln::exquo(int_of(p.coeff), g)));
+    }
+    return poly_normal(
+        GiNaC::dynallocate<GiNaC::add>(std::move(out), ex_of(cln::exquo(int_of(overall), g))));
+  }
+  // A product's factors stay; its numeric coefficient is divided. k*t / k is t (a factor
+  // t^1, as GiNaC would evaluate the product).
+  const Int k = cln::exquo(int_of(overall), g);
+  if (k == 1 && pairs.size() == 1 && pairs[0].coeff.is_equal(1)) return poly_normal(pairs[0].rest);
+  out = pairs;
+  return poly_normal(GiNaC::dynallocate<GiNaC::mul>(std::move(out), ex_of(k)));
+}
+
+// gcd(integer_content(n), integer_content(d)), n's content not read when d's is 1 (a divisor
+// such as x or x + 1).
+Int common_content(const ex& n, const ex& d) {
+  // A symbol, call or power has coefficient 1.
+  if (!is_add(d) && !is_mul(d) && !is_number(d)) return 1;
+  Int cd = integer_content(d);
+  if (cd == 1) return cd;
+  return cln::gcd(integer_content(n), cd);
+}
+
+// The sum of the terms rest*coeff of `terms` (GiNaC's pairs) and a constant, built from the
+// pairs (no term is built, none is split again).
+ex sum_of_pairs(GiNaC::epvector&& terms, const Int& constant) {
+  if (terms.empty()) return ex_of(constant);
+  // One term rest*1 and no constant: the sum GiNaC would build evaluates to rest.
+  if (terms.size() == 1 && cln::zerop(constant) && terms[0].coeff.is_equal(1)) {
+    return terms[0].rest;
+  }
+  return GiNaC::dynallocate<GiNaC::add>(std::move(terms), ex_of(constant));
+}
+
+// -n + k in polynomial normal form, for n in normal form: a sum's pairs negated where they are
+// (no -n built and then added to).
+ex negated_plus(const ex& n, const Int& k) {
+  if (is_mul(n) && is_integer(PairsOf::overall(n))) {
+    return poly_normal(divide_content(n, -1) + ex_of(k));  // -(m*t) is (-m)*t
+  }
+  if (!is_add(n) || !is_integer(PairsOf::overall(n))) {
+    return poly_normal(poly_normal(-n) + ex_of(k));
+  }
+  GiNaC::epvector pairs = PairsOf::pairs(n);
+  for (GiNaC::expair& p : pairs) p.coeff = GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(-1);
+  return poly_normal(sum_of_pairs(std::move(pairs), k - int_of(PairsOf::overall(n))));
+}
+
+// split_multiples for a sum n and a constant c != 0, read on n's pairs (rest, coefficient): a
+// moved term rest*k is the pair (rest, k/c) of the quotient, and the pairs that stay make the rest,
+// so no term is built and neither sum is built from terms. Without divisibility facts a term with
+// an integer coefficient is a multiple of c by its coefficient alone (multiple_by_facts would
+// answer the same), so the facts are asked only when there are some.
+Split split_sum_by_constant(Simplifier& s, const ex& n, const Int& c) {
+  const bool facts = !s.facts().divisibility().empty();
+  const ex cx = ex_of(c);
+  const GiNaC::epvector& pairs = PairsOf::pairs(n);
+  // Which pairs move; none is recorded until the first does.
+  std::vector<char> moves;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const GiNaC::numeric& k = GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff);
+    bool multiple = k.is_integer() && divides(c, int_of(pairs[i].coeff));
+    if (!multiple && (facts || !k.is_integer())) multiple = s.multiple_by_facts(n.op(i), cx);
+    if (multiple && moves.empty()) moves.assign(pairs.size(), 0);
+    if (multiple) moves[i] = 1;
+  }
+  // The constant term k == c*(k // c) + k % c.
+  const Int k = int_of(PairsOf::overall(n));
+  const Int q = floor_div(k, c);
+  Split out;
+  out.moved = !moves.empty() || q != 0;
+  if (!out.moved) {  // every term stayed as it was: the rest is n (not rebuilt)
+    out.rest = n;
+    return out;
+  }
+  GiNaC::epvector quotient, rest;
+  if (moves.empty()) {
+    rest = pairs;
+  } else {
+    const GiNaC::numeric inverse = GiNaC::numeric(1) / GiNaC::ex_to<GiNaC::numeric>(cx);
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      if (!moves[i]) {
+        rest.push_back(pairs[i]);
+        continue;
+      }
+      quotient.emplace_back(pairs[i].rest,
+                            GiNaC::ex_to<GiNaC::numeric>(pairs[i].coeff).mul(inverse));
+    }
+  }
+  out.quotient = sum_of_pairs(std::move(quotient), q);
+  out.rest = sum_of_pairs(std::move(rest), k - q * c);
+  return out;
+}
+
 Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
+  if (is_add(n.e) && is_integer(d)) return split_sum_by_constant(s, n.e, int_of(d));
   std::vector<ex> quotient, rest;
   const bool constant = is_integer(d);
+  const bool facts = !s.facts().divisibility().empty();
   const Int c = constant ? int_of(d) : Int(0);
   for (const ex& t : n.terms) {
     if (constant) {
@@ -50,8 +172,11 @@ Split split_multiples(Simplifier& s, const Sum& n, const ex& d) {
         if (k - q * c != 0) rest.push_back(ex_of(k - q * c));
         continue;
       }
+      // Without divisibility facts, multiple_by_facts would look at an integer coefficient
+      // alone (see split_sum_by_constant).
       const GiNaC::numeric coeff = coefficient_of(t);
-      if ((coeff.is_integer() && divides(c, int_of(coeff))) || s.multiple_by_facts(t, d)) {
+      if ((coeff.is_integer() && divides(c, int_of(coeff))) ||
+          ((facts || !coeff.is_integer()) && s.multiple_by_facts(t, d))) {
         quotient.push_back(t * GiNaC::pow(d, -1));
         continue;
       }
@@ -124,8 +249,13 @@ std::optional<ex> merge_nested(Simplifier& s, const Sum& n, const ex& d) {
 
 // Rule: r // c for a constant c > 0 when a range, a modular set or the facts settle it:
 // r in [k*c, k*c + c - 1] gives k; r == m (mod c) gives (r - m) / c, an exact quotient.
+// r is the rest split_multiples left (not a constant), so without divisibility facts it is no
+// multiple of c: multiple_by_facts would look at the coefficients alone, and every term whose
+// coefficient c divides has moved (the constant term is in [0, c)).
 std::optional<ex> floordiv_remainder_by_facts(Simplifier& s, const ex& r, const Int& c) {
-  if (s.multiple_by_facts(r, ex_of(c))) return exact_quotient(r, ex_of(c));
+  if (!s.facts().divisibility().empty() && s.multiple_by_facts(r, ex_of(c))) {
+    return exact_quotient(r, ex_of(c));
+  }
   ModularSet ms = s.modular(r);
   if (ms.modulus == 0) return ex_of(floor_div(ms.base, c));
   if (divides(c, ms.modulus)) {
@@ -152,35 +282,39 @@ struct BlockSplit {
 
 std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c) {
   const std::vector<ex>& terms = n.terms;
-  if (terms.size() < 2) return std::nullopt;
+  if (terms.size() < 2 || !is_add(n.e) || !is_integer(PairsOf::overall(n.e))) return std::nullopt;
+  const GiNaC::epvector& pairs = PairsOf::pairs(n.e);
+  const Int constant = int_of(PairsOf::overall(n.e));
   std::vector<Int> candidates;
-  for (const ex& t : terms) {
-    if (is_integer(t)) continue;
-    const GiNaC::numeric coeff = coefficient_of(t);
-    if (!coeff.is_integer()) return std::nullopt;
-    Int g = cln::gcd(int_of(coeff), c);
+  for (const GiNaC::expair& p : pairs) {  // the non-constant terms' coefficients
+    if (!is_integer(p.coeff)) return std::nullopt;
+    Int g = cln::gcd(int_of(p.coeff), c);
     if (g > 1 && g < c) candidates.push_back(g);
   }
   std::sort(candidates.begin(), candidates.end(), [](const Int& a, const Int& b) { return a > b; });
   for (size_t i = 0; i < candidates.size(); ++i) {
     const Int& g = candidates[i];
     if (i > 0 && candidates[i - 1] == g) continue;
-    std::vector<ex> multiples, others;
-    for (const ex& t : terms) {
-      if (!is_integer(t) && divides(g, int_of(coefficient_of(t)))) {
-        multiples.push_back(t);
-      } else {
-        others.push_back(t);
-      }
+    // On n's pairs: the multiples' pairs (rest, coeff), the others' pairs and the constant.
+    GiNaC::epvector multiples, others;
+    for (const GiNaC::expair& p : pairs) {
+      (divides(g, int_of(p.coeff)) ? multiples : others).push_back(p);
     }
-    if (others.empty()) continue;
-    ex r = sum_of(others);
+    if (others.empty() && constant == 0) continue;
+    ex r = sum_of_pairs(std::move(others), constant);
     ValueRange rr = s.range(r);
     if (!rr.lo() || !rr.hi()) continue;
     Int k = floor_div(*rr.lo(), g);
     if (k != floor_div(*rr.hi(), g)) continue;
-    ex q = poly_normal(sum_of(multiples) / ex_of(g) + ex_of(k));
-    return BlockSplit{g, q, poly_normal(r - ex_of(k * g))};
+    const GiNaC::numeric inverse = GiNaC::numeric(1) / GiNaC::ex_to<GiNaC::numeric>(ex_of(g));
+    for (GiNaC::expair& p : multiples) p.coeff = GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(inverse);
+    ex q = poly_normal(sum_of_pairs(std::move(multiples), k));
+    // r - k*g: r's pairs with the constant lowered (r is rebuilt, as its pairs were moved).
+    ex rest = cln::zerop(k) ? r
+              : is_add(r)   ? sum_of_pairs(GiNaC::epvector(PairsOf::pairs(r)),
+                                           int_of(PairsOf::overall(r)) - k * g)
+                            : r - ex_of(k * g);
+    return BlockSplit{g, q, poly_normal(rest)};
   }
   return std::nullopt;
 }
@@ -189,8 +323,32 @@ std::optional<BlockSplit> split_blocks(Simplifier& s, const Sum& n, const Int& c
 // multiple of d, so of c. Also for a symbolic c with d == c or d == -c. Returns n with every
 // such term replaced (n itself when none is).
 ex drop_inner_mods(const ex& n, const ex& c) {
+  // Whether the factor f is such a remainder E % d.
+  auto droppable = [&](const ex& f) {
+    if (call_of(f) != Fn::Mod) return false;
+    const ex& d = f.op(1);
+    if (is_integer(d) && is_integer(c)) {
+      return !cln::zerop(int_of(c)) && divides(int_of(c), int_of(d));
+    }
+    return d.is_equal(c) || poly_normal(d + c).is_zero();
+  };
+  // A term's factors, read in place (a sum's pairs: rest * coeff; a product's factors).
+  auto any_factor = [&](const ex& t) {
+    if (!is_mul(t)) return droppable(t);
+    for (size_t i = 0; i < t.nops(); ++i) {
+      if (droppable(t.op(i))) return true;
+    }
+    return false;
+  };
+  // Most sums have none: looked for before any term is built.
+  bool found = false;
+  if (is_add(n)) {
+    for (const GiNaC::expair& p : PairsOf::pairs(n)) found = found || any_factor(p.rest);
+  } else {
+    found = any_factor(n);
+  }
+  if (!found) return n;
   std::vector<ex> out;
-  bool changed = false;
   for (const ex& t : terms_of(n)) {
     std::vector<ex> factors;
     if (is_mul(t)) {
@@ -199,26 +357,10 @@ ex drop_inner_mods(const ex& n, const ex& c) {
       factors.push_back(t);
     }
     ex term = 1;
-    for (const ex& f : factors) {
-      if (call_of(f) == Fn::Mod) {
-        const ex& d = f.op(1);
-        bool multiple = false;
-        if (is_integer(d) && is_integer(c)) {
-          multiple = !cln::zerop(int_of(c)) && divides(int_of(c), int_of(d));
-        } else {
-          multiple = d.is_equal(c) || poly_normal(d + c).is_zero();
-        }
-        if (multiple) {
-          term = term * f.op(0);
-          changed = true;
-          continue;
-        }
-      }
-      term = term * f;
-    }
+    for (const ex& f : factors) term = term * (droppable(f) ? f.op(0) : f);
     out.push_back(term);
   }
-  return changed ? poly_normal(sum_of(out)) : n;
+  return poly_normal(sum_of(out));
 }
 
 // Rule: a function of one remainder r == E % c2 (2 <= c2 <= 16) that is linear over its values
@@ -256,13 +398,17 @@ std::optional<ex> linear_in_remainder(const Sum& n, const Int& c, bool floor) {
 // n with the coefficients reduced (see mod_by_constant); nullopt when none is.
 std::optional<ex> reduce_coefficients(const Sum& n, const Int& c) {
   const std::vector<ex>& terms = n.terms;
-  // Most sums have no such coefficient: looked for before any term is split.
-  if (std::none_of(terms.begin(), terms.end(), [&](const ex& t) {
-        const GiNaC::numeric coeff = coefficient_of(t);
-        return !is_integer(t) && coeff.is_integer() && cln::abs(int_of(coeff)) >= c;
-      })) {
-    return std::nullopt;
-  }
+  // Most sums have no such coefficient: looked for (on a sum's pairs) before any term is split.
+  auto large = [&](const GiNaC::numeric& coeff) {
+    return coeff.is_integer() && cln::abs(cln::the<Int>(coeff.to_cl_N())) >= c;
+  };
+  const bool some = is_add(n.e)
+                        ? std::any_of(PairsOf::pairs(n.e).begin(), PairsOf::pairs(n.e).end(),
+                                      [&](const GiNaC::expair& p) {
+                                        return large(GiNaC::ex_to<GiNaC::numeric>(p.coeff));
+                                      })
+                        : !is_integer(n.e) && large(coefficient_of(n.e));
+  if (!some) return std::nullopt;
   std::vector<ex> out;
   bool changed = false;
   for (const ex& t : terms) {
@@ -318,8 +464,8 @@ bool negative_numerator(const Sum& n) {
   return found;
 }
 
-// n // c for a constant c != 0.
-ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
+// n // c for a constant c != 0 (`call` is the call the rules were asked about).
+ex floordiv_by_constant(Simplifier& s, const ex& call, ex n, Int c) {
   if (c < 0) {  // a // c == (-a) // (-c)
     n = -n;
     c = -c;
@@ -328,7 +474,7 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   // Rule: cancel the common content, (6*x) // 4 == (3*x) // 2.
   Int g = cln::gcd(integer_content(n), c);
   if (g > 1) {
-    n = exact_quotient(n, ex_of(g));
+    n = divide_content(n, g);
     c = cln::exquo(c, g);
   }
   if (c == 1) return n;
@@ -343,7 +489,7 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   // quotient then merges, (-(x//2))//3 == -((x//2 + 2)//3) == -((x + 4)//6).
   const Sum sum(n);
   if (negative_numerator(sum)) {
-    return -make_floordiv(poly_normal(poly_normal(-n) + ex_of(c - 1)), ex_of(c));
+    return -make_floordiv(negated_plus(n, c - 1), ex_of(c));
   }
   // Rule: pull multiples out, (c*x + y) // c == x + y // c.
   const ex cx = ex_of(c);
@@ -365,18 +511,18 @@ ex floordiv_by_constant(Simplifier& s, ex n, Int c) {
   if (s.below_divisor(sp.rest, cx)) return sp.quotient;
   if (auto l = linear_in_remainder(rest, c, true)) return plus_quotient(*l);
   if (auto v = two_valued(s, rest, c, true)) return plus_quotient(*v);
-  return plus_quotient(make_floordiv(sp.rest, cx));
+  return plus_quotient(remake(call, Fn::FloorDiv, sp.rest, cx));
 }
 
-// n // d for a non-constant d.
-ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
+// n // d for a non-constant d (`call` is the call the rules were asked about).
+ex floordiv_by_expression(Simplifier& s, const ex& call, ex n, ex d) {
   if (looks_negative(d)) {  // a // d == (-a) // (-d)
     n = -n;
     d = -d;
   }
   // Rule: cancel a common constant, (2*x) // (2*y) == x // y.
-  Int g = cln::gcd(integer_content(n), integer_content(d));
-  if (g > 1) return make_floordiv(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+  Int g = common_content(n, d);
+  if (g > 1) return make_floordiv(divide_content(n, g), divide_content(d, g));
   // Rule: ((x // a) % b) // c == (x // (a*c)) % (b / c) for b > 0, c > 0 and c | b.
   if (call_of(n) == Fn::Mod && call_of(n.op(0)) == Fn::FloorDiv) {
     if (auto q = poly_quotient(n.op(1), d); q && s.positive(d) && s.positive(n.op(1))) {
@@ -399,13 +545,14 @@ ex floordiv_by_expression(Simplifier& s, ex n, ex d) {
   if (auto merged = merge_nested(s, sum, d)) return *merged;
   // Rule: 0 <= n < d gives 0.
   if (s.below_divisor(n, d)) return 0;
-  return make_floordiv(n, d);
+  return remake(call, Fn::FloorDiv, n, d);
 }
 
 // ---- modulo ------------------------------------------------------------------------------------
 
-// n % c for a constant c != 0 (the result takes c's sign).
-ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
+// n % c for a constant c != 0 (the result takes c's sign; `call` is the call the rules were
+// asked about).
+ex mod_by_constant(Simplifier& s, const ex& call, const ex& n, const Int& c) {
   if (is_integer(n)) return ex_of(cln::mod(int_of(n), c));
   if (c == 1 || c == -1) return 0;
   const ex cx = ex_of(c);
@@ -427,7 +574,7 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
   // Rule: a common factor comes out, (6*x) % 4 == 2*((3*x) % 2).
   Int g = cln::gcd(integer_content(r), cln::abs(c));
   if (g > 1) {
-    return ex_of(g) * make_mod(exact_quotient(r, ex_of(g)), ex_of(cln::exquo(c, g)));
+    return ex_of(g) * make_mod(divide_content(r, g), ex_of(cln::exquo(c, g)));
   }
   // Rule: (x % a) % c == x % c when c divides a.
   if (call_of(r) == Fn::Mod && is_integer(r.op(1)) && divides(c, int_of(r.op(1)))) {
@@ -460,16 +607,16 @@ ex mod_by_constant(Simplifier& s, const ex& n, const Int& c) {
       return ex_of(b->g) * make_mod(b->quotient, ex_of(cln::exquo(c, b->g))) + b->rest;
     }
   }
-  return make_mod(r, cx);
+  return remake(call, Fn::Mod, r, cx);
 }
 
-// n % d for a non-constant d.
-ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
+// n % d for a non-constant d (`call` is the call the rules were asked about).
+ex mod_by_expression(Simplifier& s, const ex& call, const ex& n, const ex& d) {
   if (ex m = drop_inner_mods(n, d); !m.is_equal(n)) return make_mod(m, d);
   // Rule: a common constant comes out, (2*x) % (2*y) == 2*(x % y).
-  Int g = cln::gcd(integer_content(n), integer_content(d));
+  Int g = common_content(n, d);
   if (g > 1) {
-    return ex_of(g) * make_mod(exact_quotient(n, ex_of(g)), exact_quotient(d, ex_of(g)));
+    return ex_of(g) * make_mod(divide_content(n, g), divide_content(d, g));
   }
   // Rule: d divides n (polynomially or by a fact) gives 0 (needs d != 0).
   if ((poly_quotient(n, d) || s.multiple_by_facts(n, d)) && s.nonzero(d)) return 0;
@@ -484,11 +631,11 @@ ex mod_by_expression(Simplifier& s, const ex& n, const ex& d) {
   if (sp.moved && !sp.rest.is_zero()) return make_mod(sp.rest, d);
   // Rule: 0 <= n < d gives n.
   if (s.below_divisor(n, d)) return n;
-  return make_mod(n, d);
+  return remake(call, Fn::Mod, n, d);
 }
 
-ex mod_core(Simplifier& s, const ex& n, const ex& d) {
-  return is_integer(d) ? mod_by_constant(s, n, int_of(d)) : mod_by_expression(s, n, d);
+ex mod_core(Simplifier& s, const ex& call, const ex& n, const ex& d) {
+  return is_integer(d) ? mod_by_constant(s, call, n, int_of(d)) : mod_by_expression(s, call, n, d);
 }
 
 // -t, where a term -(r // d) becomes ceildiv(-r, d).
@@ -506,27 +653,30 @@ ex negate_back(const ex& t) {
 
 }  // namespace
 
-ex floordiv_rules(Simplifier& s, const ex& a, const ex& b) {
+ex floordiv_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
-  if (!q) return make_floordiv(a, b);
-  if (is_integer(q->d)) return floordiv_by_constant(s, q->n, int_of(q->d));
-  return floordiv_by_expression(s, q->n, q->d);
+  if (!q) return call;
+  if (is_integer(q->d)) return floordiv_by_constant(s, call, q->n, int_of(q->d));
+  return floordiv_by_expression(s, call, q->n, q->d);
 }
 
-ex mod_rules(Simplifier& s, const ex& a, const ex& b) {
+ex mod_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (a.is_zero() && s.nonzero(b)) return 0;
   auto q = integer_quotient(a, b);
-  if (!q) return make_mod(a, b);
-  if (q->scale.is_equal(1)) return mod_core(s, q->n, q->d);
+  if (!q) return call;
+  if (q->scale.is_equal(1)) return mod_core(s, call, q->n, q->d);
   // a % b == ((a*k) % (b*k)) / k. Taken only when the remainder went away: otherwise the
   // scaled form is no simpler.
-  ex r = mod_core(s, q->n, q->d);
-  if (skeleton_has(r, Fn::Mod)) return make_mod(a, b);
+  ex r = mod_core(s, call, q->n, q->d);
+  if (skeleton_has(r, Fn::Mod)) return call;
   return exact_quotient(r, q->scale);
 }
 
-ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b) {
+ex ceildiv_rules(Simplifier& s, const ex& call) {
+  const ex a = call.op(0), b = call.op(1);
   if (is_integer(b)) {
     // Rule: floor form, ceildiv(a, c) == (a + c - 1) // c for c > 0, and -(a // -c) for c < 0.
     Int c = int_of(b);
@@ -535,7 +685,7 @@ ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b) {
   }
   // Rule: ceildiv(a, b) == -((-a) // b), taken only when that floor division simplifies.
   ex t = s.run(make_floordiv(poly_normal(-a), b));
-  if (call_of(t) == Fn::FloorDiv) return make_ceildiv(a, b);
+  if (call_of(t) == Fn::FloorDiv) return call;
   return negate_back(t);
 }
 

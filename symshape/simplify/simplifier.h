@@ -241,9 +241,11 @@ class Simplifier {
 // Each takes simplified arguments and returns an equal expression (the plain call when no rule
 // fires); the driver simplifies the result again when it changed.
 
-ex floordiv_rules(Simplifier& s, const ex& a, const ex& b);  // div_rules.cc
-ex mod_rules(Simplifier& s, const ex& a, const ex& b);       // div_rules.cc
-ex ceildiv_rules(Simplifier& s, const ex& a, const ex& b);   // div_rules.cc
-ex minmax_rules(Simplifier& s, Fn f, const ex& e);           // minmax_rules.cc
+// The division rules take the call (a // b, a % b, ceildiv(a, b)), handed back as it is when no
+// rule fires.
+ex floordiv_rules(Simplifier& s, const ex& call);   // div_rules.cc
+ex mod_rules(Simplifier& s, const ex& call);        // div_rules.cc
+ex ceildiv_rules(Simplifier& s, const ex& call);    // div_rules.cc
+ex minmax_rules(Simplifier& s, Fn f, const ex& e);  // minmax_rules.cc
 
 }  // namespace symshape::detail

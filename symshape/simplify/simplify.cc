@@ -1132,9 +1132,9 @@ bool Simplifier::divisors_nonzero(const ex& e) {
 ex Simplifier::apply_rules(const ex& e) {
   Fn f = call_of(e);
   switch (f) {
-    case Fn::FloorDiv: return floordiv_rules(*this, e.op(0), e.op(1));
-    case Fn::Mod: return mod_rules(*this, e.op(0), e.op(1));
-    case Fn::CeilDiv: return ceildiv_rules(*this, e.op(0), e.op(1));
+    case Fn::FloorDiv: return floordiv_rules(*this, e);
+    case Fn::Mod: return mod_rules(*this, e);
+    case Fn::CeilDiv: return ceildiv_rules(*this, e);
     case Fn::Max:
     case Fn::Min: return minmax_rules(*this, f, e);
     case Fn::None: break;

@@ -86,6 +86,11 @@ TEST(SimplifyFloorDiv, DividesPolynomialsExactly) {
   EXPECT_EQ(simp(floordiv((w + h) * 65, w + h)), "65");
   EXPECT_EQ(simp(floordiv(x * y + x, x)), "y + 1");
   EXPECT_EQ(simp(floordiv(x * y * a, y * a)), "x");
+  // A symbol divisor taken off each term's factors: a power lowered, a factor dropped.
+  EXPECT_EQ(simp(floordiv(x * x * x * y, x)), "x**2*y");
+  EXPECT_EQ(simp(floordiv(pow(x, 2), x)), "x");
+  EXPECT_EQ(simp(floordiv(4 * x * x + 768 * x * y + x, x)), "4*x + 768*y + 1");
+  EXPECT_EQ(simp(floordiv(x * y + 2 * x, z)), "(x*y + 2*x)//z");
 }
 
 TEST(SimplifyFloorDiv, LeavesAloneADivisorThatMayBeZero) {

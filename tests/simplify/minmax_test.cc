@@ -34,6 +34,17 @@ TEST(SimplifyMaxMin, KeepsTheBestOfArgumentsThatDifferByAConstant) {
   EXPECT_EQ(simp(max(x + y + 1, x + 2), unconstrained()), "max(x + y + 1, x + 2)");
   // Arguments that turn out equal leave one call.
   EXPECT_EQ(simp(min(max(x + 1, y), max(y, max(x + 1, x - 4))), unconstrained()), "max(y, x + 1)");
+  // A one-term part with a coefficient.
+  EXPECT_EQ(simp(max(max(2 * x, 2 * x + 3), y), unconstrained()), "max(y, 2*x + 3)");
+  EXPECT_EQ(simp(min(min(2 * x - 1, 3 * x), 2 * x + 3), unconstrained()), "min(3*x, 2*x - 1)");
+  // Many arguments (past the few compared pair by pair): x + k for k in [0, 19], and y.
+  Expr big_max = y, big_min = y;
+  for (int k = 19; k >= 0; --k) {
+    big_max = max(big_max, x + k);
+    big_min = min(x + k, big_min);
+  }
+  EXPECT_EQ(simp(big_max, unconstrained()), "max(y, x + 19)");
+  EXPECT_EQ(simp(big_min, unconstrained()), "min(x, y)");
 }
 
 TEST(SimplifyMaxMin, KeepsArgumentsThatMayEachBeLarger) {
