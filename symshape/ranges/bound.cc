@@ -208,10 +208,12 @@ class Analyzer {
       if (kind_of(call) != Kind::Function || !coeff.is_rational()) continue;
       const Num k = num_of(coeff);
       Fn f = function_of(call);
-      GiNaC::ex rest = e - e.op(i);
-      GiNaC::ex kx = GiNaC::numeric(cln::cl_N(k.rat()));
+      // L, the other terms, built only for a term one of the rewrites below reads.
+      auto rest_of = [&] { return e - e.op(i); };
+      auto kx_of = [&] { return GiNaC::ex(GiNaC::numeric(cln::cl_N(k.rat()))); };
       Range alt;
       if (f == Fn::Max || f == Fn::Min) {
+        const GiNaC::ex rest = rest_of(), kx = kx_of();
         bool as_max = (f == Fn::Max) == (k > Num(0));
         GiNaC::ex x = (rest + kx * call.op(0)).expand(), y = (rest + kx * call.op(1)).expand();
         Info a = visit(x), b = visit(y);
@@ -222,7 +224,7 @@ class Analyzer {
         Num c = Num::of(detail::int_of(call.op(1)));
         Num kc = k * detail::reciprocal(c);
         GiNaC::ex q = GiNaC::numeric(cln::cl_N(kc.rat()));
-        Info a = visit((rest + q * call.op(0)).expand());
+        Info a = visit((rest_of() + q * call.op(0)).expand());
         Range remainder{Num(0), c - Num(1), false, false};
         alt = detail::integers(detail::add(a.range, detail::scale(remainder, -kc)));
       } else if (f == Fn::Mod && kind_of(call.op(1)) != Kind::Numeric) {
@@ -232,7 +234,8 @@ class Analyzer {
         const bool positive = d.range.lo && *d.range.lo >= Num(1);
         const bool negative = d.range.hi && *d.range.hi <= Num(-1);
         if (!positive && !negative) continue;
-        GiNaC::ex far = (rest + kx * (call.op(1) + (positive ? -1 : 1))).expand();
+        const GiNaC::ex rest = rest_of();
+        GiNaC::ex far = (rest + kx_of() * (call.op(1) + (positive ? -1 : 1))).expand();
         Info a = visit(rest), b = visit(far);
         if (!a.integral || !b.integral) continue;
         alt = detail::hull(a.range, b.range);
