@@ -352,6 +352,10 @@ class Analyzer {
     // rewrite per case cost more than bounding it.
     std::optional<GiNaC::ex> shared;
     bool shared_tried = false;
+    // The shared rewrite as (terms without r) + (terms in r alone), when it is a sum that splits
+    // so: a case is then the first part plus the second's value, no substitution (see
+    // RemainderTerms).
+    std::optional<RemainderTerms> parts;
     for (Int rem = 0; rem < l; rem = rem + 1) {
       Num rn = Num::of(rem);
       // x == L*q + rem within x's range and congruence.
@@ -371,9 +375,16 @@ class Analyzer {
           shared_tried = true;
           SplitRewrite t{x, q, l, detail::ex_of(l) * q + r, &r};
           GiNaC::ex built = t.run(e);
-          if (t.uniform) shared = std::move(built);
+          if (t.uniform) {
+            shared = std::move(built);
+            parts = RemainderTerms::of(*shared, r);
+          }
         }
-        if (shared) {
+        std::optional<detail::Rat> value;
+        if (parts) value = parts->value_at(r, rem);
+        if (value) {
+          rewritten = parts->others + GiNaC::numeric(cln::cl_N(*value));
+        } else if (shared) {
           rewritten =
               shared->subs(GiNaC::exmap{{r, detail::ex_of(rem)}}, GiNaC::subs_options::no_pattern);
         } else {
@@ -391,6 +402,130 @@ class Analyzer {
     splitting_ = false;
     return out;
   }
+
+  // A sum split into the terms without the symbol r (`others`, with the overall coefficient) and
+  // the terms in r alone (no other symbol). With r == v put in, each of the latter is a number,
+  // so the sum is others + their total: the same expression as the substitution gives (GiNaC
+  // folds the numbers into the overall coefficient and leaves the other terms as they are),
+  // built with one addition instead of a walk and rebuild of every term. value_at is nullopt
+  // where a term does not come out as a number GiNaC would fold (a division by zero, a
+  // non-integer argument or exponent): the caller substitutes then.
+  struct RemainderTerms {
+    GiNaC::ex sum;  // keeps the pairs below alive
+    GiNaC::ex others;
+    std::vector<const GiNaC::expair*> in_r;
+
+    static std::optional<RemainderTerms> of(const GiNaC::ex& sum, const GiNaC::ex& r) {
+      if (kind_of(sum) != Kind::Add) return std::nullopt;
+      RemainderTerms out{sum, PairsOf::overall(sum), {}};
+      for (const GiNaC::expair& p : PairsOf::pairs(out.sum)) {
+        if (!p.rest.has(r)) {
+          out.others += p.rest * p.coeff;
+        } else if (only_symbol(p.rest, r)) {
+          out.in_r.push_back(&p);
+        } else {
+          return std::nullopt;
+        }
+      }
+      return out;
+    }
+
+    std::optional<detail::Rat> value_at(const GiNaC::ex& r, const Int& v) const {
+      detail::Rat total = 0;
+      for (const GiNaC::expair* p : in_r) {
+        std::optional<detail::Rat> t = value(p->rest, r, v);
+        if (!t) return std::nullopt;
+        total =
+            total + *t * cln::the<detail::Rat>(GiNaC::ex_to<GiNaC::numeric>(p->coeff).to_cl_N());
+      }
+      return total;
+    }
+
+    // Whether every symbol of e is r.
+    static bool only_symbol(const GiNaC::ex& e, const GiNaC::ex& r) {
+      if (kind_of(e) == Kind::Symbol) return e.is_equal(r);
+      for (size_t i = 0, n = e.nops(); i < n; ++i) {
+        if (!only_symbol(e.op(i), r)) return false;
+      }
+      return true;
+    }
+
+    static std::optional<detail::Rat> rational(const GiNaC::ex& e) {
+      if (kind_of(e) != Kind::Numeric || !GiNaC::ex_to<GiNaC::numeric>(e).is_rational()) {
+        return std::nullopt;
+      }
+      return cln::the<detail::Rat>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
+    }
+
+    static std::optional<Int> integer(const std::optional<detail::Rat>& q) {
+      if (!q || cln::denominator(*q) != 1) return std::nullopt;
+      return cln::numerator(*q);
+    }
+
+    // e's value at r == v, e having no other symbol.
+    static std::optional<detail::Rat> value(const GiNaC::ex& e, const GiNaC::ex& r, const Int& v) {
+      switch (kind_of(e)) {
+        case Kind::Numeric: return rational(e);
+        case Kind::Symbol: return detail::Rat(v);
+        case Kind::Add:
+        case Kind::Mul: {
+          const bool sum = kind_of(e) == Kind::Add;
+          std::optional<detail::Rat> acc = rational(PairsOf::overall(e));
+          if (!acc) return std::nullopt;
+          for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+            std::optional<detail::Rat> x = value(p.rest, r, v), c = rational(p.coeff);
+            if (!x || !c) return std::nullopt;
+            if (sum) {
+              acc = *acc + *x * *c;
+            } else {
+              std::optional<detail::Rat> f = power_of(*x, integer(c));
+              if (!f) return std::nullopt;
+              acc = *acc * *f;
+            }
+          }
+          return acc;
+        }
+        case Kind::Power: {
+          std::optional<detail::Rat> b = value(e.op(0), r, v);
+          if (!b) return std::nullopt;
+          return power_of(*b, integer(rational(e.op(1))));
+        }
+        case Kind::Function: {
+          const Fn f = function_of(e);
+          std::optional<Int> a = integer(value(e.op(0), r, v));
+          std::optional<Int> b = integer(value(e.op(1), r, v));
+          if (f == Fn::None || !a || !b) return std::nullopt;
+          switch (f) {
+            case Fn::FloorDiv:
+              if (cln::zerop(*b)) return std::nullopt;
+              return detail::Rat(cln::floor1(*a, *b));
+            case Fn::Mod:
+              if (cln::zerop(*b)) return std::nullopt;
+              return detail::Rat(cln::mod(*a, *b));
+            case Fn::CeilDiv:
+              if (cln::zerop(*b)) return std::nullopt;
+              return detail::Rat(cln::ceiling1(*a, *b));
+            case Fn::Max: return detail::Rat(*a >= *b ? *a : *b);
+            case Fn::Min: return detail::Rat(*a <= *b ? *a : *b);
+            case Fn::None: break;
+          }
+          return std::nullopt;
+        }
+        case Kind::Other: break;
+      }
+      return std::nullopt;
+    }
+
+    // b**n for an integer n (nullopt otherwise, and for 0 to a negative power).
+    static std::optional<detail::Rat> power_of(const detail::Rat& b, const std::optional<Int>& n) {
+      if (!n || cln::abs(*n) > kMaxExponent) return std::nullopt;
+      if (cln::minusp(*n)) {
+        if (cln::zerop(b)) return std::nullopt;
+        return cln::recip(cln::expt(b, cln::cl_I_to_long(-*n)));
+      }
+      return cln::expt(b, cln::cl_I_to_long(*n));
+    }
+  };
 
   // Whether the closed range outer holds the nonempty closed range inner.
   static bool holds(const Range& outer, const Range& inner) {
