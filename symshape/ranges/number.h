@@ -33,14 +33,41 @@ class Num {
   Num floor() const;  // the largest integer <= this
   Num ceil() const;   // the smallest integer >= this
 
-  friend Num operator+(const Num& a, const Num& b);
-  friend Num operator-(const Num& a, const Num& b);
-  friend Num operator*(const Num& a, const Num& b);
+  // The int64 paths inline (the analysis does little else), the rest out of line.
+  friend Num operator+(const Num& a, const Num& b) {
+    int64_t r;
+    if (!a.big_ && !b.big_ && !__builtin_add_overflow(a.small_, b.small_, &r)) return Num(r);
+    return add_slow(a, b);
+  }
+  friend Num operator-(const Num& a, const Num& b) {
+    int64_t r;
+    if (!a.big_ && !b.big_ && !__builtin_sub_overflow(a.small_, b.small_, &r)) return Num(r);
+    return subtract_slow(a, b);
+  }
+  friend Num operator*(const Num& a, const Num& b) {
+    int64_t r;
+    if (!a.big_ && !b.big_ && !__builtin_mul_overflow(a.small_, b.small_, &r)) return Num(r);
+    return multiply_slow(a, b);
+  }
   friend Num operator-(const Num& a);
-  friend int compare(const Num& a, const Num& b);
-  friend bool operator==(const Num& a, const Num& b);
+  friend int compare(const Num& a, const Num& b) {
+    if (!a.big_ && !b.big_) return (a.small_ > b.small_) - (a.small_ < b.small_);
+    return compare_slow(a, b);
+  }
+  friend bool operator==(const Num& a, const Num& b) {
+    // A big value is never an int64 integer, so inline and big values always differ.
+    if (!a.big_ && !b.big_) return a.small_ == b.small_;
+    if (!a.big_ || !b.big_) return false;
+    return equal_slow(a, b);
+  }
 
  private:
+  static Num add_slow(const Num& a, const Num& b);
+  static Num subtract_slow(const Num& a, const Num& b);
+  static Num multiply_slow(const Num& a, const Num& b);
+  static int compare_slow(const Num& a, const Num& b);
+  static bool equal_slow(const Num& a, const Num& b);
+
   int64_t small_ = 0;
   std::optional<Rat> big_;  // set when the value is not an int64 integer
 };
