@@ -1113,19 +1113,22 @@ bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
     // No known divisor of a symbol and no fact (p, q): only the coefficients can be multiples
     // of d, read without splitting the terms.
     if (!is_integer(d)) return false;
-    const Int c = cln::abs(int_of(d));
-    if (c == 0) return false;
-    if (c == 1) return true;
+    // On Num, whose int64 remainder needs no CLN call.
+    const Num c(cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(d).to_cl_N()));
+    if (c.is_zero()) return false;
+    if (c.is_one() || (c.is_small() && c.small_value() == -1)) return true;
     if (t.is_zero()) return false;
-    auto multiple = [&](const ex& term) {
-      const GiNaC::numeric k = coefficient_of(term);
-      return k.is_integer() && divides(c, cln::the<Int>(k.to_cl_N()));
+    auto multiple = [&](const GiNaC::numeric& k) {
+      return k.is_integer() && detail::mod(Num(cln::the<Rat>(k.to_cl_N())), c).is_zero();
     };
-    if (!is_add(t)) return multiple(t);
-    for (size_t i = 0, n = t.nops(); i < n; ++i) {
-      if (!multiple(t.op(i))) return false;
+    if (!is_add(t)) return multiple(coefficient_of(t));
+    // Read on the pairs (t.op(i) would build each term): a term rest*coeff has coefficient
+    // coeff, and the constant term is the overall coefficient (no term when it is 0).
+    for (const GiNaC::expair& p : PairsOf::pairs(t)) {
+      if (!multiple(GiNaC::ex_to<GiNaC::numeric>(p.coeff))) return false;
     }
-    return true;
+    const auto& overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(t));
+    return overall.is_zero() || multiple(overall);
   }
   if (is_integer(d)) {
     Int c = cln::abs(int_of(d));
