@@ -611,6 +611,19 @@ class Analyzer {
       if (function_of(t) != Fn::Mod || !detail::is_int(t.op(1))) continue;
       Int m = cln::abs(detail::int_of(t.op(1)));
       if (m <= 1 || (best.known() && cln::mod(best.modulus.to_int(), m) == 0)) continue;
+      // Read on the tree first; built as a polynomial only where that reading stops.
+      LinearResidue lr;
+      const Reading reading = linear_residue(e, 1, m, lr);
+      if (reading == Reading::NoResidue) continue;
+      if (reading == Reading::Read) {
+        const bool constant = std::all_of(lr.monomials.begin(), lr.monomials.end(),
+                                          [](const auto& mk) { return cln::zerop(mk.second); });
+        if (!constant) continue;
+        if (!best.known() || m > best.modulus.to_int()) {
+          best = detail::make_congruence(Num::of(m), Num::of(lr.constant));
+        }
+        continue;
+      }
       auto r = residue(e, m);
       if (!r) continue;
       GiNaC::ex reduced = 0;
@@ -634,6 +647,90 @@ class Analyzer {
       }
     }
     return best;
+  }
+
+  // residue(e, m) with its terms' coefficients reduced modulo m, read without building it, for
+  // the sums whose residue is linear in its monomials (products and powers of atoms): each
+  // monomial's coefficient and the constant, modulo m. The expanded residue's terms are these
+  // monomials (expand leaves a product of atoms, and a call's arguments, as they are), so it is
+  // constant exactly when every coefficient here is 0. NoResidue where residue() is nullopt;
+  // Unsupported where the residue is not read so (a product with a sum or a remainder by a
+  // multiple of m among its factors, a product with a coefficient and several factors): the
+  // caller builds it then.
+  enum class Reading { Read, NoResidue, Unsupported };
+  struct LinearResidue {
+    std::vector<std::pair<GiNaC::ex, Int>> monomials;
+    Int constant = 0;
+    void add(const GiNaC::ex& monomial, const Int& k, const Int& m) {
+      for (auto& [seen, c] : monomials) {
+        if (seen.is_equal(monomial)) {
+          c = cln::mod(c + k, m);
+          return;
+        }
+      }
+      monomials.emplace_back(monomial, cln::mod(k, m));
+    }
+  };
+
+  // A remainder by a nonzero multiple of m, which residue() replaces by its dividend's residue.
+  static bool reducible(const GiNaC::ex& e, const Int& m) {
+    return function_of(e) == Fn::Mod && detail::is_int(e.op(1)) && detail::int_of(e.op(1)) != 0 &&
+           cln::mod(detail::int_of(e.op(1)), m) == 0;
+  }
+
+  // An atom of the residue: a symbol, or a call that residue() keeps.
+  static bool residue_atom(const GiNaC::ex& e, const Int& m) {
+    if (kind_of(e) == Kind::Symbol) return true;
+    return kind_of(e) == Kind::Function && function_of(e) != Fn::None && !reducible(e, m);
+  }
+
+  static Reading linear_residue(const GiNaC::ex& e, const Int& k, const Int& m,
+                                LinearResidue& out) {
+    switch (kind_of(e)) {
+      case Kind::Numeric:
+        if (!detail::is_int(e)) return Reading::NoResidue;
+        out.constant = cln::mod(out.constant + k * detail::int_of(e), m);
+        return Reading::Read;
+      case Kind::Symbol: out.add(e, k, m); return Reading::Read;
+      case Kind::Add: {
+        for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+          if (!detail::is_int(p.coeff)) return Reading::NoResidue;
+          Reading r = linear_residue(p.rest, k * detail::int_of(p.coeff), m, out);
+          if (r != Reading::Read) return r;
+        }
+        return linear_residue(PairsOf::overall(e), k, m, out);
+      }
+      case Kind::Mul: {
+        const GiNaC::ex& overall = PairsOf::overall(e);
+        if (!detail::is_int(overall)) return Reading::NoResidue;
+        const GiNaC::epvector& pairs = PairsOf::pairs(e);
+        for (const GiNaC::expair& p : pairs) {
+          if (!detail::is_int(p.coeff) || detail::int_of(p.coeff) < 0) return Reading::NoResidue;
+          if (!residue_atom(p.rest, m)) return Reading::Unsupported;
+        }
+        const Int c = detail::int_of(overall);
+        if (c == 1) {
+          out.add(e, k, m);
+        } else if (pairs.size() == 1 && detail::int_of(pairs[0].coeff) == 1) {
+          out.add(pairs[0].rest, k * c, m);
+        } else {
+          return Reading::Unsupported;
+        }
+        return Reading::Read;
+      }
+      case Kind::Power:
+        if (!detail::is_int(e.op(1)) || detail::int_of(e.op(1)) < 0) return Reading::NoResidue;
+        if (!residue_atom(e.op(0), m)) return Reading::Unsupported;
+        out.add(e, k, m);
+        return Reading::Read;
+      case Kind::Function:
+        if (reducible(e, m)) return linear_residue(e.op(0), k, m, out);
+        if (function_of(e) == Fn::None) return Reading::NoResidue;
+        out.add(e, k, m);
+        return Reading::Read;
+      case Kind::Other: break;
+    }
+    return Reading::NoResidue;
   }
 
   static std::vector<GiNaC::ex> terms(const GiNaC::ex& e) {
