@@ -889,15 +889,19 @@ std::optional<Info> rewritten_analysis(Analyzer& a, const Expr& e, const Facts& 
   return a.visit(s.ex());
 }
 
-// The range of e's analysis, narrowed by the rewritten one (unless they contradict).
-ValueRange narrowed(const Info& plain, const std::optional<Info>& rewritten) {
-  // The expression is an integer, so its range rounds inward even when its parts are rational.
-  ValueRange r = plain.range.value_range();
+// The same, from the plain analysis's range already rounded.
+ValueRange narrowed(ValueRange r, const std::optional<Info>& rewritten) {
   if (rewritten) {
     ValueRange both = r.intersect(rewritten->range.value_range());
     if (!both.is_empty()) r = both;
   }
   return r;
+}
+
+// The range of e's analysis, narrowed by the rewritten one (unless they contradict).
+ValueRange narrowed(const Info& plain, const std::optional<Info>& rewritten) {
+  // The expression is an integer, so its range rounds inward even when its parts are rational.
+  return narrowed(plain.range.value_range(), rewritten);
 }
 
 // The congruence of e's analysis, or of the rewritten one when there is one.
@@ -950,11 +954,12 @@ namespace {
 RangeAndModular range_and_modular_with(const Expr& e, const Facts& facts, InfoMemo* memo) {
   Analyzer a(facts, BoundOptions{}, memo);
   const Info plain = a.visit(e.ex());
-  const bool range_wants = !plain.range.value_range().is_point();
+  ValueRange range = plain.range.value_range();
+  const bool range_wants = !range.is_point();
   const bool modular_wants = congruence_unknown(plain);
   std::optional<Info> rewritten;
   if (range_wants || modular_wants) rewritten = rewritten_analysis(a, e, facts);
-  return {narrowed(plain, range_wants ? rewritten : std::nullopt),
+  return {narrowed(std::move(range), range_wants ? rewritten : std::nullopt),
           congruence(plain, modular_wants ? rewritten : std::nullopt)};
 }
 
