@@ -785,12 +785,22 @@ class Analyzer {
   Info visit_factors(const GiNaC::ex& e, const GiNaC::ex* last) {
     Info acc{Range::point(Num(1)), Congruence{Num(0), Num(1)}, true};
     Num coeff(1);
+    bool first = true;
     auto factor = [&](const GiNaC::ex& f) {
       if (kind_of(f) == Kind::Numeric && GiNaC::ex_to<GiNaC::numeric>(f).is_rational()) {
         coeff = coeff * num_of(GiNaC::ex_to<GiNaC::numeric>(f));
         return;
       }
       Info t = visit(f);
+      if (first && !t.range.is_empty()) {
+        // 1 * t: the range itself, and the congruence 1 * t.mod is t.mod with its base reduced.
+        first = false;
+        acc.range = std::move(t.range);
+        acc.integral = t.integral;
+        acc.mod = t.integral ? detail::make_congruence(t.mod.modulus, t.mod.base) : Congruence{};
+        return;
+      }
+      first = false;
       acc.range = detail::multiply(acc.range, t.range);
       // The product rule for congruences holds for integer factors only.
       acc.integral = acc.integral && t.integral;
