@@ -869,7 +869,8 @@ const RangeAndModular& Simplifier::analysis(const ex& e) {
 bool Simplifier::range_is_exact(const ex& e) const {
   if (is_integer(e)) return true;
   if (!is_symbol(e)) return false;
-  return facts_.assumptions_mentioning(GiNaC::ex_to<GiNaC::symbol>(e).get_name()).empty();
+  return facts_.assumptions().empty() ||
+         facts_.assumptions_mentioning(GiNaC::ex_to<GiNaC::symbol>(e).get_name()).empty();
 }
 
 Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
@@ -915,19 +916,25 @@ bool Simplifier::positive(const ex& e) {
   return shown(RelOp::Gt, e, 0);
 }
 
-bool Simplifier::nonnegative(const ex& e) {
-  ValueRange r = range(e);
+namespace {
+
+// s.nonnegative(e) for e whose range r is known.
+bool nonnegative_in(Simplifier& s, const ex& e, const ValueRange& r) {
   if (r.lo() && *r.lo() >= 0) return true;
-  if ((r.hi() && *r.hi() < 0) || range_is_exact(e)) return false;
-  return shown(RelOp::Ge, e, 0);
+  if ((r.hi() && *r.hi() < 0) || s.range_is_exact(e)) return false;
+  return s.shown(RelOp::Ge, e, 0);
 }
+
+}  // namespace
+
+bool Simplifier::nonnegative(const ex& e) { return nonnegative_in(*this, e, range(e)); }
 
 bool Simplifier::below_divisor(const ex& n, const ex& d) {
   ValueRange rn = range(n), rd = range(d);
   if (rn.lo() && rd.hi() && *rn.lo() >= *rd.hi()) return false;  // n >= d everywhere
-  if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative(n);
+  if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative_in(*this, n, rn);
   if (range_is_exact(n) && range_is_exact(d)) return false;
-  return nonnegative(n) && shown(RelOp::Lt, n, d);
+  return nonnegative_in(*this, n, rn) && shown(RelOp::Lt, n, d);
 }
 
 namespace {
