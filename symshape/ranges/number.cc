@@ -12,7 +12,7 @@ namespace {
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 }  // namespace
 
-Num::Num(const Rat& v) {
+void Num::init(const Rat& v) {
   if (cln::denominator(v) == 1) {
     const Int& i = cln::the<Int>(v);
     if (cln::integer_length(i) < 64) {
@@ -53,25 +53,11 @@ int Num::compare_slow(const Num& a, const Num& b) { return cln::compare(a.rat(),
 
 bool Num::equal_slow(const Num& a, const Num& b) { return *a.big_ == *b.big_; }
 
-Num floordiv(const Num& a, const Num& b) {
-  if (a.is_small() && b.is_small() && !(a.small_value() == kMin && b.small_value() == -1)) {
-    int64_t q = a.small_value() / b.small_value();
-    if (a.small_value() % b.small_value() != 0 && ((a.small_value() < 0) != (b.small_value() < 0)))
-      --q;
-    return Num(q);
-  }
+Num floordiv_slow(const Num& a, const Num& b) {
   return Num(Rat(cln::floor1(a.to_int(), b.to_int())));
 }
 
-Num mod(const Num& a, const Num& b) {
-  if (a.is_small() && b.is_small()) {
-    if (b.small_value() == -1) return Num(0);
-    int64_t r = a.small_value() % b.small_value();
-    if (r != 0 && ((r < 0) != (b.small_value() < 0))) r += b.small_value();
-    return Num(r);
-  }
-  return Num(Rat(cln::mod(a.to_int(), b.to_int())));
-}
+Num mod_slow(const Num& a, const Num& b) { return Num(Rat(cln::mod(a.to_int(), b.to_int()))); }
 
 Num gcd(const Num& a, const Num& b) {
   if (a.is_small() && b.is_small() && a.small_value() != kMin && b.small_value() != kMin) {
