@@ -380,10 +380,10 @@ class Analyzer {
             parts = RemainderTerms::of(*shared, r);
           }
         }
-        std::optional<detail::Rat> value;
-        if (parts) value = parts->value_at(r, rem);
+        std::optional<Num> value;
+        if (parts) value = parts->value_at(r, rn);
         if (value) {
-          rewritten = parts->others + GiNaC::numeric(cln::cl_N(*value));
+          rewritten = parts->others + GiNaC::numeric(cln::cl_N(value->rat()));
         } else if (shared) {
           rewritten =
               shared->subs(GiNaC::exmap{{r, detail::ex_of(rem)}}, GiNaC::subs_options::no_pattern);
@@ -430,13 +430,13 @@ class Analyzer {
       return out;
     }
 
-    std::optional<detail::Rat> value_at(const GiNaC::ex& r, const Int& v) const {
-      detail::Rat total = 0;
+    // On Num (exact; int64 values without CLN calls).
+    std::optional<Num> value_at(const GiNaC::ex& r, const Num& v) const {
+      Num total(0);
       for (const GiNaC::expair* p : in_r) {
-        std::optional<detail::Rat> t = value(p->rest, r, v);
-        if (!t) return std::nullopt;
-        total =
-            total + *t * cln::the<detail::Rat>(GiNaC::ex_to<GiNaC::numeric>(p->coeff).to_cl_N());
+        std::optional<Num> t = value(p->rest, r, v), c = rational(p->coeff);
+        if (!t || !c) return std::nullopt;
+        total = total + *t * *c;
       }
       return total;
     }
@@ -450,35 +450,35 @@ class Analyzer {
       return true;
     }
 
-    static std::optional<detail::Rat> rational(const GiNaC::ex& e) {
+    static std::optional<Num> rational(const GiNaC::ex& e) {
       if (kind_of(e) != Kind::Numeric || !GiNaC::ex_to<GiNaC::numeric>(e).is_rational()) {
         return std::nullopt;
       }
-      return cln::the<detail::Rat>(GiNaC::ex_to<GiNaC::numeric>(e).to_cl_N());
+      return num_of(GiNaC::ex_to<GiNaC::numeric>(e));
     }
 
-    static std::optional<Int> integer(const std::optional<detail::Rat>& q) {
-      if (!q || cln::denominator(*q) != 1) return std::nullopt;
-      return cln::numerator(*q);
+    static std::optional<Num> integer(const std::optional<Num>& q) {
+      if (!q || !q->is_integer()) return std::nullopt;
+      return q;
     }
 
     // e's value at r == v, e having no other symbol.
-    static std::optional<detail::Rat> value(const GiNaC::ex& e, const GiNaC::ex& r, const Int& v) {
+    static std::optional<Num> value(const GiNaC::ex& e, const GiNaC::ex& r, const Num& v) {
       switch (kind_of(e)) {
         case Kind::Numeric: return rational(e);
-        case Kind::Symbol: return detail::Rat(v);
+        case Kind::Symbol: return v;
         case Kind::Add:
         case Kind::Mul: {
           const bool sum = kind_of(e) == Kind::Add;
-          std::optional<detail::Rat> acc = rational(PairsOf::overall(e));
+          std::optional<Num> acc = rational(PairsOf::overall(e));
           if (!acc) return std::nullopt;
           for (const GiNaC::expair& p : PairsOf::pairs(e)) {
-            std::optional<detail::Rat> x = value(p.rest, r, v), c = rational(p.coeff);
+            std::optional<Num> x = value(p.rest, r, v), c = rational(p.coeff);
             if (!x || !c) return std::nullopt;
             if (sum) {
               acc = *acc + *x * *c;
             } else {
-              std::optional<detail::Rat> f = power_of(*x, integer(c));
+              std::optional<Num> f = power_of(*x, integer(c));
               if (!f) return std::nullopt;
               acc = *acc * *f;
             }
@@ -486,27 +486,27 @@ class Analyzer {
           return acc;
         }
         case Kind::Power: {
-          std::optional<detail::Rat> b = value(e.op(0), r, v);
+          std::optional<Num> b = value(e.op(0), r, v);
           if (!b) return std::nullopt;
           return power_of(*b, integer(rational(e.op(1))));
         }
         case Kind::Function: {
           const Fn f = function_of(e);
-          std::optional<Int> a = integer(value(e.op(0), r, v));
-          std::optional<Int> b = integer(value(e.op(1), r, v));
+          std::optional<Num> a = integer(value(e.op(0), r, v));
+          std::optional<Num> b = integer(value(e.op(1), r, v));
           if (f == Fn::None || !a || !b) return std::nullopt;
           switch (f) {
             case Fn::FloorDiv:
-              if (cln::zerop(*b)) return std::nullopt;
-              return detail::Rat(cln::floor1(*a, *b));
+              if (b->is_zero()) return std::nullopt;
+              return detail::floordiv(*a, *b);
             case Fn::Mod:
-              if (cln::zerop(*b)) return std::nullopt;
-              return detail::Rat(cln::mod(*a, *b));
+              if (b->is_zero()) return std::nullopt;
+              return detail::mod(*a, *b);
             case Fn::CeilDiv:
-              if (cln::zerop(*b)) return std::nullopt;
-              return detail::Rat(cln::ceiling1(*a, *b));
-            case Fn::Max: return detail::Rat(*a >= *b ? *a : *b);
-            case Fn::Min: return detail::Rat(*a <= *b ? *a : *b);
+              if (b->is_zero()) return std::nullopt;
+              return -detail::floordiv(-*a, *b);
+            case Fn::Max: return *a >= *b ? *a : *b;
+            case Fn::Min: return *a <= *b ? *a : *b;
             case Fn::None: break;
           }
           return std::nullopt;
@@ -517,13 +517,14 @@ class Analyzer {
     }
 
     // b**n for an integer n (nullopt otherwise, and for 0 to a negative power).
-    static std::optional<detail::Rat> power_of(const detail::Rat& b, const std::optional<Int>& n) {
-      if (!n || cln::abs(*n) > kMaxExponent) return std::nullopt;
-      if (cln::minusp(*n)) {
-        if (cln::zerop(b)) return std::nullopt;
-        return cln::recip(cln::expt(b, cln::cl_I_to_long(-*n)));
+    static std::optional<Num> power_of(const Num& b, const std::optional<Num>& n) {
+      if (!n || detail::abs(*n) > Num(static_cast<int64_t>(kMaxExponent))) return std::nullopt;
+      const auto k = static_cast<unsigned long>(detail::abs(*n).small_value());
+      if (n->sign() < 0) {
+        if (b.is_zero()) return std::nullopt;
+        return detail::reciprocal(detail::power(b, k));
       }
-      return cln::expt(b, cln::cl_I_to_long(*n));
+      return detail::power(b, k);
     }
   };
 
