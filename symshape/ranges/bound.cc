@@ -137,10 +137,19 @@ class Analyzer {
   }
 
   Info visit_add(const GiNaC::ex& e) {
+    return visit_sum(PairsOf::pairs(e), PairsOf::overall(e), &e, nullptr);
+  }
+
+  // The analysis of the sum e with these pairs and overall coefficient; or, without e and with
+  // a shift, of the sum of the pairs and overall + *shift without building it. The caller of the
+  // latter makes sure that sum is what GiNaC would build (RemainderTerms::shiftable) and that
+  // the steps that read e as an expression would find nothing in it: no call among its terms
+  // (the residue congruence and the rewritten sums look at calls only; the latter then only
+  // rounds the range to integers), and no remainder split (splitting_).
+  Info visit_sum(const GiNaC::epvector& pairs, const GiNaC::ex& overall, const GiNaC::ex* e,
+                 const Num* shift) {
     // The terms in e.op()'s order, read on the pairs (a term rest*c is analysed as the product it
     // is without being built), then the overall coefficient.
-    const GiNaC::epvector& pairs = PairsOf::pairs(e);
-    const GiNaC::ex& overall = PairsOf::overall(e);
     Info acc;
     for (size_t i = 0, n = pairs.size(); i < n; ++i) {
       Info t = visit_term(pairs[i].rest, pairs[i].coeff);
@@ -150,15 +159,31 @@ class Analyzer {
       }
       add_to(acc, t);
     }
-    if (pairs.empty()) {
+    if (shift != nullptr) {
+      // What visit_numeric gives for the number overall + shift.
+      const Num total = num_of(GiNaC::ex_to<GiNaC::numeric>(overall)) + *shift;
+      Info o = total.is_integer() ? Info{Range::point(total), Congruence{Num(0), total}, true}
+                                  : rational(Range::point(total));
+      if (pairs.empty()) {
+        acc = std::move(o);
+      } else if (!total.is_zero()) {
+        add_to(acc, o);
+      }
+    } else if (pairs.empty()) {
       acc = visit(overall);
     } else if (!overall.is_zero()) {
       add_to(acc, visit(overall));
     }
     if (!acc.integral) return rational(std::move(acc.range));
+    if (e == nullptr) {
+      if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
+        acc.range = detail::integers(acc.range);
+      }
+      return integral(std::move(acc.range), std::move(acc.mod));
+    }
     // A residue modulo a multiple of the congruence's modulus is finer: 3*x + 5 - (3*x) % 6
     // is 5 (mod 6), where term by term it is only 2 (mod 3).
-    if (Congruence rc = residue_congruence(e); rc.known()) {
+    if (Congruence rc = residue_congruence(*e); rc.known()) {
       if (!acc.mod.known() ||
           (!acc.mod.modulus.is_zero() && detail::mod(rc.modulus, acc.mod.modulus).is_zero())) {
         acc.mod = rc;
@@ -166,11 +191,11 @@ class Analyzer {
     }
     if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
       ++depth_;
-      acc.range = rewritten_sum(e, detail::integers(acc.range));
+      acc.range = rewritten_sum(*e, detail::integers(acc.range));
       --depth_;
     }
     if (options_.remainder_splits && !splitting_ && !acc.range.is_point()) {
-      acc.range = split_on_remainder(e, detail::integers(acc.range));
+      acc.range = split_on_remainder(*e, detail::integers(acc.range));
     }
     return integral(std::move(acc.range), std::move(acc.mod));
   }
@@ -369,6 +394,7 @@ class Analyzer {
       if (qr.is_empty()) continue;
       symbols_[slot].second = integral(qr, Congruence{});
       GiNaC::ex rewritten;
+      std::optional<Num> value;
       try {
         if (!shared_tried) {
           // Built at the first case that needs it, so that it throws where that case would.
@@ -380,9 +406,10 @@ class Analyzer {
             parts = RemainderTerms::of(*shared, r);
           }
         }
-        std::optional<Num> value;
         if (parts) value = parts->value_at(r, rn);
-        if (value) {
+        if (value && parts->shiftable(*value)) {
+          // Analysed below as others + value, not built.
+        } else if (value) {
           rewritten = parts->others + GiNaC::numeric(cln::cl_N(value->rat()));
         } else if (shared) {
           rewritten =
@@ -394,7 +421,9 @@ class Analyzer {
         out = Range::all();
         break;
       }
-      Info c = visit(rewritten);
+      Info c = value && parts->shiftable(*value)
+                   ? visit_sum(parts->terms, parts->constant, nullptr, &*value)
+                   : visit(rewritten);
       out = detail::hull(out, c.integral ? c.range : detail::integers(c.range));
       if (within_known && holds(out, within)) break;
     }
@@ -414,10 +443,15 @@ class Analyzer {
     GiNaC::ex sum;  // keeps the pairs below alive
     GiNaC::ex others;
     std::vector<const GiNaC::expair*> in_r;
+    GiNaC::epvector terms;    // others' terms as the pairs of a sum
+    GiNaC::ex constant = 0;   // and its constant
+    bool calls_free = false;  // see shiftable()
 
     static std::optional<RemainderTerms> of(const GiNaC::ex& sum, const GiNaC::ex& r) {
       if (kind_of(sum) != Kind::Add) return std::nullopt;
-      RemainderTerms out{sum, PairsOf::overall(sum), {}};
+      RemainderTerms out;
+      out.sum = sum;
+      out.others = PairsOf::overall(sum);
       for (const GiNaC::expair& p : PairsOf::pairs(out.sum)) {
         if (!p.rest.has(r)) {
           out.others += p.rest * p.coeff;
@@ -427,7 +461,36 @@ class Analyzer {
           return std::nullopt;
         }
       }
+      // others as the terms and constant of a sum, as GiNaC splits a term into a pair: a sum
+      // as it is, a symbol s as (s, 1), a product c*f of one factor as (f, c).
+      const GiNaC::ex& o = out.others;
+      if (kind_of(o) == Kind::Add) {
+        out.terms = PairsOf::pairs(o);
+        out.constant = PairsOf::overall(o);
+      } else if (kind_of(o) == Kind::Symbol) {
+        out.terms.emplace_back(o, GiNaC::ex(1));
+      } else if (kind_of(o) == Kind::Mul && PairsOf::pairs(o).size() == 1 &&
+                 GiNaC::ex_to<GiNaC::numeric>(PairsOf::pairs(o)[0].coeff).is_equal(one())) {
+        out.terms.emplace_back(PairsOf::pairs(o)[0].rest, PairsOf::overall(o));
+      } else {
+        return out;  // not shiftable
+      }
+      out.calls_free = !out.terms.empty() &&
+                       GiNaC::ex_to<GiNaC::numeric>(out.constant).is_rational() &&
+                       std::all_of(out.terms.begin(), out.terms.end(), [](const GiNaC::expair& p) {
+                         return kind_of(p.rest) != Kind::Function &&
+                                GiNaC::ex_to<GiNaC::numeric>(p.coeff).is_rational();
+                       });
       return out;
+    }
+
+    // Whether others + v, the sum of `terms` and constant + v, is a sum GiNaC builds with these
+    // pairs, which visit_sum can analyse unbuilt: two terms or more, or one and a nonzero
+    // constant (GiNaC makes a lone term the term itself).
+    bool shiftable(const Num& v) const {
+      if (!calls_free) return false;
+      if (terms.size() >= 2) return true;
+      return !(num_of(GiNaC::ex_to<GiNaC::numeric>(constant)) + v).is_zero();
     }
 
     // On Num (exact; int64 values without CLN calls).
