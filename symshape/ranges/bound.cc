@@ -618,17 +618,28 @@ class Analyzer {
       if (f == Fn::None) return rebuild(e);
       GiNaC::ex a = run(e.op(0)).expand();
       GiNaC::ex b = run(e.op(1)).expand();
+      // Whether a is linear in q, and its q-coefficient: each computed once, when first asked
+      // (both tests below read them).
+      std::optional<bool> linear;
+      auto linear_in_q = [&] {
+        if (!linear) linear = a.is_polynomial(q) && a.degree(q) == 1;
+        return *linear;
+      };
+      std::optional<GiNaC::ex> slope;
+      auto q_coefficient = [&]() -> const GiNaC::ex& {
+        if (!slope) slope = a.coeff(q, 1);
+        return *slope;
+      };
       if (placeholder && uniform) {
         const GiNaC::ex& p = *placeholder;
         if (b.has(p) || ((f == Fn::Max || f == Fn::Min) && a.has(p)) ||
-            (a.has(q) && a.is_polynomial(q) && (a.degree(q) != 1 || a.coeff(q, 1).has(p)))) {
+            (a.has(q) && a.is_polynomial(q) && (!linear_in_q() || q_coefficient().has(p)))) {
           uniform = false;
         }
       }
       if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(b) &&
-          detail::int_of(b) > 0 && a.is_polynomial(q) && a.degree(q) == 1 &&
-          detail::is_int(a.coeff(q, 1))) {
-        Int k = detail::int_of(a.coeff(q, 1)), c = detail::int_of(b);
+          detail::int_of(b) > 0 && linear_in_q() && detail::is_int(q_coefficient())) {
+        Int k = detail::int_of(q_coefficient()), c = detail::int_of(b);
         GiNaC::ex rest = a.coeff(q, 0);
         if (cln::mod(k, c) == 0 && !rest.has(q)) {
           GiNaC::ex kq = detail::ex_of(cln::exquo(k, c)) * q;
