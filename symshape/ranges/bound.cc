@@ -137,10 +137,19 @@ class Analyzer {
   }
 
   Info visit_add(const GiNaC::ex& e) {
+    return visit_sum(PairsOf::pairs(e), PairsOf::overall(e), &e, nullptr);
+  }
+
+  // The analysis of the sum e with these pairs and overall coefficient; or, without e and with
+  // a shift, of the sum of the pairs and overall + *shift without building it. The caller of the
+  // latter makes sure that sum is what GiNaC would build (RemainderTerms::shiftable) and that
+  // the steps that read e as an expression would find nothing in it: no call among its terms
+  // (the residue congruence and the rewritten sums look at calls only; the latter then only
+  // rounds the range to integers), and no remainder split (splitting_).
+  Info visit_sum(const GiNaC::epvector& pairs, const GiNaC::ex& overall, const GiNaC::ex* e,
+                 const Num* shift) {
     // The terms in e.op()'s order, read on the pairs (a term rest*c is analysed as the product it
     // is without being built), then the overall coefficient.
-    const GiNaC::epvector& pairs = PairsOf::pairs(e);
-    const GiNaC::ex& overall = PairsOf::overall(e);
     Info acc;
     for (size_t i = 0, n = pairs.size(); i < n; ++i) {
       Info t = visit_term(pairs[i].rest, pairs[i].coeff);
@@ -150,15 +159,31 @@ class Analyzer {
       }
       add_to(acc, t);
     }
-    if (pairs.empty()) {
+    if (shift != nullptr) {
+      // What visit_numeric gives for the number overall + shift.
+      const Num total = num_of(GiNaC::ex_to<GiNaC::numeric>(overall)) + *shift;
+      Info o = total.is_integer() ? Info{Range::point(total), Congruence{Num(0), total}, true}
+                                  : rational(Range::point(total));
+      if (pairs.empty()) {
+        acc = std::move(o);
+      } else if (!total.is_zero()) {
+        add_to(acc, o);
+      }
+    } else if (pairs.empty()) {
       acc = visit(overall);
     } else if (!overall.is_zero()) {
       add_to(acc, visit(overall));
     }
     if (!acc.integral) return rational(std::move(acc.range));
+    if (e == nullptr) {
+      if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
+        acc.range = detail::integers(acc.range);
+      }
+      return integral(std::move(acc.range), std::move(acc.mod));
+    }
     // A residue modulo a multiple of the congruence's modulus is finer: 3*x + 5 - (3*x) % 6
     // is 5 (mod 6), where term by term it is only 2 (mod 3).
-    if (Congruence rc = residue_congruence(e); rc.known()) {
+    if (Congruence rc = residue_congruence(*e); rc.known()) {
       if (!acc.mod.known() ||
           (!acc.mod.modulus.is_zero() && detail::mod(rc.modulus, acc.mod.modulus).is_zero())) {
         acc.mod = rc;
@@ -166,11 +191,11 @@ class Analyzer {
     }
     if (depth_ < kMaxRewriteDepth && !acc.range.is_point()) {
       ++depth_;
-      acc.range = rewritten_sum(e, detail::integers(acc.range));
+      acc.range = rewritten_sum(*e, detail::integers(acc.range));
       --depth_;
     }
     if (options_.remainder_splits && !splitting_ && !acc.range.is_point()) {
-      acc.range = split_on_remainder(e, detail::integers(acc.range));
+      acc.range = split_on_remainder(*e, detail::integers(acc.range));
     }
     return integral(std::move(acc.range), std::move(acc.mod));
   }
@@ -208,10 +233,12 @@ class Analyzer {
       if (kind_of(call) != Kind::Function || !coeff.is_rational()) continue;
       const Num k = num_of(coeff);
       Fn f = function_of(call);
-      GiNaC::ex rest = e - e.op(i);
-      GiNaC::ex kx = GiNaC::numeric(cln::cl_N(k.rat()));
+      // L, the other terms, built only for a term one of the rewrites below reads.
+      auto rest_of = [&] { return e - e.op(i); };
+      auto kx_of = [&] { return GiNaC::ex(GiNaC::numeric(cln::cl_N(k.rat()))); };
       Range alt;
       if (f == Fn::Max || f == Fn::Min) {
+        const GiNaC::ex rest = rest_of(), kx = kx_of();
         bool as_max = (f == Fn::Max) == (k > Num(0));
         GiNaC::ex x = (rest + kx * call.op(0)).expand(), y = (rest + kx * call.op(1)).expand();
         Info a = visit(x), b = visit(y);
@@ -222,7 +249,7 @@ class Analyzer {
         Num c = Num::of(detail::int_of(call.op(1)));
         Num kc = k * detail::reciprocal(c);
         GiNaC::ex q = GiNaC::numeric(cln::cl_N(kc.rat()));
-        Info a = visit((rest + q * call.op(0)).expand());
+        Info a = visit((rest_of() + q * call.op(0)).expand());
         Range remainder{Num(0), c - Num(1), false, false};
         alt = detail::integers(detail::add(a.range, detail::scale(remainder, -kc)));
       } else if (f == Fn::Mod && kind_of(call.op(1)) != Kind::Numeric) {
@@ -232,7 +259,8 @@ class Analyzer {
         const bool positive = d.range.lo && *d.range.lo >= Num(1);
         const bool negative = d.range.hi && *d.range.hi <= Num(-1);
         if (!positive && !negative) continue;
-        GiNaC::ex far = (rest + kx * (call.op(1) + (positive ? -1 : 1))).expand();
+        const GiNaC::ex rest = rest_of();
+        GiNaC::ex far = (rest + kx_of() * (call.op(1) + (positive ? -1 : 1))).expand();
         Info a = visit(rest), b = visit(far);
         if (!a.integral || !b.integral) continue;
         alt = detail::hull(a.range, b.range);
@@ -349,6 +377,10 @@ class Analyzer {
     // rewrite per case cost more than bounding it.
     std::optional<GiNaC::ex> shared;
     bool shared_tried = false;
+    // The shared rewrite as (terms without r) + (terms in r alone), when it is a sum that splits
+    // so: a case is then the first part plus the second's value, no substitution (see
+    // RemainderTerms).
+    std::optional<RemainderTerms> parts;
     for (Int rem = 0; rem < l; rem = rem + 1) {
       Num rn = Num::of(rem);
       // x == L*q + rem within x's range and congruence.
@@ -362,15 +394,24 @@ class Analyzer {
       if (qr.is_empty()) continue;
       symbols_[slot].second = integral(qr, Congruence{});
       GiNaC::ex rewritten;
+      std::optional<Num> value;
       try {
         if (!shared_tried) {
           // Built at the first case that needs it, so that it throws where that case would.
           shared_tried = true;
           SplitRewrite t{x, q, l, detail::ex_of(l) * q + r, &r};
           GiNaC::ex built = t.run(e);
-          if (t.uniform) shared = std::move(built);
+          if (t.uniform) {
+            shared = std::move(built);
+            parts = RemainderTerms::of(*shared, r);
+          }
         }
-        if (shared) {
+        if (parts) value = parts->value_at(r, rn);
+        if (value && parts->shiftable(*value)) {
+          // Analysed below as others + value, not built.
+        } else if (value) {
+          rewritten = parts->others + GiNaC::numeric(cln::cl_N(value->rat()));
+        } else if (shared) {
           rewritten =
               shared->subs(GiNaC::exmap{{r, detail::ex_of(rem)}}, GiNaC::subs_options::no_pattern);
         } else {
@@ -380,7 +421,9 @@ class Analyzer {
         out = Range::all();
         break;
       }
-      Info c = visit(rewritten);
+      Info c = value && parts->shiftable(*value)
+                   ? visit_sum(parts->terms, parts->constant, nullptr, &*value)
+                   : visit(rewritten);
       out = detail::hull(out, c.integral ? c.range : detail::integers(c.range));
       if (within_known && holds(out, within)) break;
     }
@@ -388,6 +431,165 @@ class Analyzer {
     splitting_ = false;
     return out;
   }
+
+  // A sum split into the terms without the symbol r (`others`, with the overall coefficient) and
+  // the terms in r alone (no other symbol). With r == v put in, each of the latter is a number,
+  // so the sum is others + their total: the same expression as the substitution gives (GiNaC
+  // folds the numbers into the overall coefficient and leaves the other terms as they are),
+  // built with one addition instead of a walk and rebuild of every term. value_at is nullopt
+  // where a term does not come out as a number GiNaC would fold (a division by zero, a
+  // non-integer argument or exponent): the caller substitutes then.
+  struct RemainderTerms {
+    GiNaC::ex sum;  // keeps the pairs below alive
+    GiNaC::ex others;
+    std::vector<const GiNaC::expair*> in_r;
+    GiNaC::epvector terms;    // others' terms as the pairs of a sum
+    GiNaC::ex constant = 0;   // and its constant
+    bool calls_free = false;  // see shiftable()
+
+    static std::optional<RemainderTerms> of(const GiNaC::ex& sum, const GiNaC::ex& r) {
+      if (kind_of(sum) != Kind::Add) return std::nullopt;
+      RemainderTerms out;
+      out.sum = sum;
+      out.others = PairsOf::overall(sum);
+      for (const GiNaC::expair& p : PairsOf::pairs(out.sum)) {
+        if (!p.rest.has(r)) {
+          out.others += p.rest * p.coeff;
+        } else if (only_symbol(p.rest, r)) {
+          out.in_r.push_back(&p);
+        } else {
+          return std::nullopt;
+        }
+      }
+      // others as the terms and constant of a sum, as GiNaC splits a term into a pair: a sum
+      // as it is, a symbol s as (s, 1), a product c*f of one factor as (f, c).
+      const GiNaC::ex& o = out.others;
+      if (kind_of(o) == Kind::Add) {
+        out.terms = PairsOf::pairs(o);
+        out.constant = PairsOf::overall(o);
+      } else if (kind_of(o) == Kind::Symbol) {
+        out.terms.emplace_back(o, GiNaC::ex(1));
+      } else if (kind_of(o) == Kind::Mul && PairsOf::pairs(o).size() == 1 &&
+                 GiNaC::ex_to<GiNaC::numeric>(PairsOf::pairs(o)[0].coeff).is_equal(one())) {
+        out.terms.emplace_back(PairsOf::pairs(o)[0].rest, PairsOf::overall(o));
+      } else {
+        return out;  // not shiftable
+      }
+      out.calls_free = !out.terms.empty() &&
+                       GiNaC::ex_to<GiNaC::numeric>(out.constant).is_rational() &&
+                       std::all_of(out.terms.begin(), out.terms.end(), [](const GiNaC::expair& p) {
+                         return kind_of(p.rest) != Kind::Function &&
+                                GiNaC::ex_to<GiNaC::numeric>(p.coeff).is_rational();
+                       });
+      return out;
+    }
+
+    // Whether others + v, the sum of `terms` and constant + v, is a sum GiNaC builds with these
+    // pairs, which visit_sum can analyse unbuilt: two terms or more, or one and a nonzero
+    // constant (GiNaC makes a lone term the term itself).
+    bool shiftable(const Num& v) const {
+      if (!calls_free) return false;
+      if (terms.size() >= 2) return true;
+      return !(num_of(GiNaC::ex_to<GiNaC::numeric>(constant)) + v).is_zero();
+    }
+
+    // On Num (exact; int64 values without CLN calls).
+    std::optional<Num> value_at(const GiNaC::ex& r, const Num& v) const {
+      Num total(0);
+      for (const GiNaC::expair* p : in_r) {
+        std::optional<Num> t = value(p->rest, r, v), c = rational(p->coeff);
+        if (!t || !c) return std::nullopt;
+        total = total + *t * *c;
+      }
+      return total;
+    }
+
+    // Whether every symbol of e is r.
+    static bool only_symbol(const GiNaC::ex& e, const GiNaC::ex& r) {
+      if (kind_of(e) == Kind::Symbol) return e.is_equal(r);
+      for (size_t i = 0, n = e.nops(); i < n; ++i) {
+        if (!only_symbol(e.op(i), r)) return false;
+      }
+      return true;
+    }
+
+    static std::optional<Num> rational(const GiNaC::ex& e) {
+      if (kind_of(e) != Kind::Numeric || !GiNaC::ex_to<GiNaC::numeric>(e).is_rational()) {
+        return std::nullopt;
+      }
+      return num_of(GiNaC::ex_to<GiNaC::numeric>(e));
+    }
+
+    static std::optional<Num> integer(const std::optional<Num>& q) {
+      if (!q || !q->is_integer()) return std::nullopt;
+      return q;
+    }
+
+    // e's value at r == v, e having no other symbol.
+    static std::optional<Num> value(const GiNaC::ex& e, const GiNaC::ex& r, const Num& v) {
+      switch (kind_of(e)) {
+        case Kind::Numeric: return rational(e);
+        case Kind::Symbol: return v;
+        case Kind::Add:
+        case Kind::Mul: {
+          const bool sum = kind_of(e) == Kind::Add;
+          std::optional<Num> acc = rational(PairsOf::overall(e));
+          if (!acc) return std::nullopt;
+          for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+            std::optional<Num> x = value(p.rest, r, v), c = rational(p.coeff);
+            if (!x || !c) return std::nullopt;
+            if (sum) {
+              acc = *acc + *x * *c;
+            } else {
+              std::optional<Num> f = power_of(*x, integer(c));
+              if (!f) return std::nullopt;
+              acc = *acc * *f;
+            }
+          }
+          return acc;
+        }
+        case Kind::Power: {
+          std::optional<Num> b = value(e.op(0), r, v);
+          if (!b) return std::nullopt;
+          return power_of(*b, integer(rational(e.op(1))));
+        }
+        case Kind::Function: {
+          const Fn f = function_of(e);
+          std::optional<Num> a = integer(value(e.op(0), r, v));
+          std::optional<Num> b = integer(value(e.op(1), r, v));
+          if (f == Fn::None || !a || !b) return std::nullopt;
+          switch (f) {
+            case Fn::FloorDiv:
+              if (b->is_zero()) return std::nullopt;
+              return detail::floordiv(*a, *b);
+            case Fn::Mod:
+              if (b->is_zero()) return std::nullopt;
+              return detail::mod(*a, *b);
+            case Fn::CeilDiv:
+              if (b->is_zero()) return std::nullopt;
+              return -detail::floordiv(-*a, *b);
+            case Fn::Max: return *a >= *b ? *a : *b;
+            case Fn::Min: return *a <= *b ? *a : *b;
+            case Fn::None: break;
+          }
+          return std::nullopt;
+        }
+        case Kind::Other: break;
+      }
+      return std::nullopt;
+    }
+
+    // b**n for an integer n (nullopt otherwise, and for 0 to a negative power).
+    static std::optional<Num> power_of(const Num& b, const std::optional<Num>& n) {
+      if (!n || detail::abs(*n) > Num(static_cast<int64_t>(kMaxExponent))) return std::nullopt;
+      const auto k = static_cast<unsigned long>(detail::abs(*n).small_value());
+      if (n->sign() < 0) {
+        if (b.is_zero()) return std::nullopt;
+        return detail::reciprocal(detail::power(b, k));
+      }
+      return detail::power(b, k);
+    }
+  };
 
   // Whether the closed range outer holds the nonempty closed range inner.
   static bool holds(const Range& outer, const Range& inner) {
@@ -416,17 +618,28 @@ class Analyzer {
       if (f == Fn::None) return rebuild(e);
       GiNaC::ex a = run(e.op(0)).expand();
       GiNaC::ex b = run(e.op(1)).expand();
+      // Whether a is linear in q, and its q-coefficient: each computed once, when first asked
+      // (both tests below read them).
+      std::optional<bool> linear;
+      auto linear_in_q = [&] {
+        if (!linear) linear = a.is_polynomial(q) && a.degree(q) == 1;
+        return *linear;
+      };
+      std::optional<GiNaC::ex> slope;
+      auto q_coefficient = [&]() -> const GiNaC::ex& {
+        if (!slope) slope = a.coeff(q, 1);
+        return *slope;
+      };
       if (placeholder && uniform) {
         const GiNaC::ex& p = *placeholder;
         if (b.has(p) || ((f == Fn::Max || f == Fn::Min) && a.has(p)) ||
-            (a.has(q) && a.is_polynomial(q) && (a.degree(q) != 1 || a.coeff(q, 1).has(p)))) {
+            (a.has(q) && a.is_polynomial(q) && (!linear_in_q() || q_coefficient().has(p)))) {
           uniform = false;
         }
       }
       if ((f == Fn::FloorDiv || f == Fn::Mod || f == Fn::CeilDiv) && detail::is_int(b) &&
-          detail::int_of(b) > 0 && a.is_polynomial(q) && a.degree(q) == 1 &&
-          detail::is_int(a.coeff(q, 1))) {
-        Int k = detail::int_of(a.coeff(q, 1)), c = detail::int_of(b);
+          detail::int_of(b) > 0 && linear_in_q() && detail::is_int(q_coefficient())) {
+        Int k = detail::int_of(q_coefficient()), c = detail::int_of(b);
         GiNaC::ex rest = a.coeff(q, 0);
         if (cln::mod(k, c) == 0 && !rest.has(q)) {
           GiNaC::ex kq = detail::ex_of(cln::exquo(k, c)) * q;
@@ -473,6 +686,19 @@ class Analyzer {
       if (function_of(t) != Fn::Mod || !detail::is_int(t.op(1))) continue;
       Int m = cln::abs(detail::int_of(t.op(1)));
       if (m <= 1 || (best.known() && cln::mod(best.modulus.to_int(), m) == 0)) continue;
+      // Read on the tree first; built as a polynomial only where that reading stops.
+      LinearResidue lr;
+      const Reading reading = linear_residue(e, 1, m, lr);
+      if (reading == Reading::NoResidue) continue;
+      if (reading == Reading::Read) {
+        const bool constant = std::all_of(lr.monomials.begin(), lr.monomials.end(),
+                                          [](const auto& mk) { return cln::zerop(mk.second); });
+        if (!constant) continue;
+        if (!best.known() || m > best.modulus.to_int()) {
+          best = detail::make_congruence(Num::of(m), Num::of(lr.constant));
+        }
+        continue;
+      }
       auto r = residue(e, m);
       if (!r) continue;
       GiNaC::ex reduced = 0;
@@ -496,6 +722,90 @@ class Analyzer {
       }
     }
     return best;
+  }
+
+  // residue(e, m) with its terms' coefficients reduced modulo m, read without building it, for
+  // the sums whose residue is linear in its monomials (products and powers of atoms): each
+  // monomial's coefficient and the constant, modulo m. The expanded residue's terms are these
+  // monomials (expand leaves a product of atoms, and a call's arguments, as they are), so it is
+  // constant exactly when every coefficient here is 0. NoResidue where residue() is nullopt;
+  // Unsupported where the residue is not read so (a product with a sum or a remainder by a
+  // multiple of m among its factors, a product with a coefficient and several factors): the
+  // caller builds it then.
+  enum class Reading { Read, NoResidue, Unsupported };
+  struct LinearResidue {
+    std::vector<std::pair<GiNaC::ex, Int>> monomials;
+    Int constant = 0;
+    void add(const GiNaC::ex& monomial, const Int& k, const Int& m) {
+      for (auto& [seen, c] : monomials) {
+        if (seen.is_equal(monomial)) {
+          c = cln::mod(c + k, m);
+          return;
+        }
+      }
+      monomials.emplace_back(monomial, cln::mod(k, m));
+    }
+  };
+
+  // A remainder by a nonzero multiple of m, which residue() replaces by its dividend's residue.
+  static bool reducible(const GiNaC::ex& e, const Int& m) {
+    return function_of(e) == Fn::Mod && detail::is_int(e.op(1)) && detail::int_of(e.op(1)) != 0 &&
+           cln::mod(detail::int_of(e.op(1)), m) == 0;
+  }
+
+  // An atom of the residue: a symbol, or a call that residue() keeps.
+  static bool residue_atom(const GiNaC::ex& e, const Int& m) {
+    if (kind_of(e) == Kind::Symbol) return true;
+    return kind_of(e) == Kind::Function && function_of(e) != Fn::None && !reducible(e, m);
+  }
+
+  static Reading linear_residue(const GiNaC::ex& e, const Int& k, const Int& m,
+                                LinearResidue& out) {
+    switch (kind_of(e)) {
+      case Kind::Numeric:
+        if (!detail::is_int(e)) return Reading::NoResidue;
+        out.constant = cln::mod(out.constant + k * detail::int_of(e), m);
+        return Reading::Read;
+      case Kind::Symbol: out.add(e, k, m); return Reading::Read;
+      case Kind::Add: {
+        for (const GiNaC::expair& p : PairsOf::pairs(e)) {
+          if (!detail::is_int(p.coeff)) return Reading::NoResidue;
+          Reading r = linear_residue(p.rest, k * detail::int_of(p.coeff), m, out);
+          if (r != Reading::Read) return r;
+        }
+        return linear_residue(PairsOf::overall(e), k, m, out);
+      }
+      case Kind::Mul: {
+        const GiNaC::ex& overall = PairsOf::overall(e);
+        if (!detail::is_int(overall)) return Reading::NoResidue;
+        const GiNaC::epvector& pairs = PairsOf::pairs(e);
+        for (const GiNaC::expair& p : pairs) {
+          if (!detail::is_int(p.coeff) || detail::int_of(p.coeff) < 0) return Reading::NoResidue;
+          if (!residue_atom(p.rest, m)) return Reading::Unsupported;
+        }
+        const Int c = detail::int_of(overall);
+        if (c == 1) {
+          out.add(e, k, m);
+        } else if (pairs.size() == 1 && detail::int_of(pairs[0].coeff) == 1) {
+          out.add(pairs[0].rest, k * c, m);
+        } else {
+          return Reading::Unsupported;
+        }
+        return Reading::Read;
+      }
+      case Kind::Power:
+        if (!detail::is_int(e.op(1)) || detail::int_of(e.op(1)) < 0) return Reading::NoResidue;
+        if (!residue_atom(e.op(0), m)) return Reading::Unsupported;
+        out.add(e, k, m);
+        return Reading::Read;
+      case Kind::Function:
+        if (reducible(e, m)) return linear_residue(e.op(0), k, m, out);
+        if (function_of(e) == Fn::None) return Reading::NoResidue;
+        out.add(e, k, m);
+        return Reading::Read;
+      case Kind::Other: break;
+    }
+    return Reading::NoResidue;
   }
 
   static std::vector<GiNaC::ex> terms(const GiNaC::ex& e) {
@@ -550,12 +860,22 @@ class Analyzer {
   Info visit_factors(const GiNaC::ex& e, const GiNaC::ex* last) {
     Info acc{Range::point(Num(1)), Congruence{Num(0), Num(1)}, true};
     Num coeff(1);
+    bool first = true;
     auto factor = [&](const GiNaC::ex& f) {
       if (kind_of(f) == Kind::Numeric && GiNaC::ex_to<GiNaC::numeric>(f).is_rational()) {
         coeff = coeff * num_of(GiNaC::ex_to<GiNaC::numeric>(f));
         return;
       }
       Info t = visit(f);
+      if (first && !t.range.is_empty()) {
+        // 1 * t: the range itself, and the congruence 1 * t.mod is t.mod with its base reduced.
+        first = false;
+        acc.range = std::move(t.range);
+        acc.integral = t.integral;
+        acc.mod = t.integral ? detail::make_congruence(t.mod.modulus, t.mod.base) : Congruence{};
+        return;
+      }
+      first = false;
       acc.range = detail::multiply(acc.range, t.range);
       // The product rule for congruences holds for integer factors only.
       acc.integral = acc.integral && t.integral;
@@ -654,15 +974,19 @@ std::optional<Info> rewritten_analysis(Analyzer& a, const Expr& e, const Facts& 
   return a.visit(s.ex());
 }
 
-// The range of e's analysis, narrowed by the rewritten one (unless they contradict).
-ValueRange narrowed(const Info& plain, const std::optional<Info>& rewritten) {
-  // The expression is an integer, so its range rounds inward even when its parts are rational.
-  ValueRange r = plain.range.value_range();
+// The same, from the plain analysis's range already rounded.
+ValueRange narrowed(ValueRange r, const std::optional<Info>& rewritten) {
   if (rewritten) {
     ValueRange both = r.intersect(rewritten->range.value_range());
     if (!both.is_empty()) r = both;
   }
   return r;
+}
+
+// The range of e's analysis, narrowed by the rewritten one (unless they contradict).
+ValueRange narrowed(const Info& plain, const std::optional<Info>& rewritten) {
+  // The expression is an integer, so its range rounds inward even when its parts are rational.
+  return narrowed(plain.range.value_range(), rewritten);
 }
 
 // The congruence of e's analysis, or of the rewritten one when there is one.
@@ -715,11 +1039,12 @@ namespace {
 RangeAndModular range_and_modular_with(const Expr& e, const Facts& facts, InfoMemo* memo) {
   Analyzer a(facts, BoundOptions{}, memo);
   const Info plain = a.visit(e.ex());
-  const bool range_wants = !plain.range.value_range().is_point();
+  ValueRange range = plain.range.value_range();
+  const bool range_wants = !range.is_point();
   const bool modular_wants = congruence_unknown(plain);
   std::optional<Info> rewritten;
   if (range_wants || modular_wants) rewritten = rewritten_analysis(a, e, facts);
-  return {narrowed(plain, range_wants ? rewritten : std::nullopt),
+  return {narrowed(std::move(range), range_wants ? rewritten : std::nullopt),
           congruence(plain, modular_wants ? rewritten : std::nullopt)};
 }
 

@@ -125,12 +125,6 @@ Range Range::of(const ValueRange& r) {
   return out;
 }
 
-bool Range::is_empty() const {
-  if (!lo || !hi) return false;
-  int c = compare(*lo, *hi);
-  return c > 0 || (c == 0 && (lo_open || hi_open));
-}
-
 ValueRange Range::value_range() const {
   Range r = integers(*this);
   if (r.is_empty()) return ValueRange::empty();

@@ -21,7 +21,11 @@ struct Range {
   static Range empty() { return {Num(1), Num(0), false, false}; }
   static Range of(const ValueRange& r);
 
-  bool is_empty() const;
+  bool is_empty() const {
+    if (!lo || !hi) return false;
+    int c = compare(*lo, *hi);
+    return c > 0 || (c == 0 && (lo_open || hi_open));
+  }
   bool is_point() const { return lo && hi && !lo_open && !hi_open && *lo == *hi; }
   // The tightest ValueRange holding the integers of this range.
   ValueRange value_range() const;

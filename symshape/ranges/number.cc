@@ -12,7 +12,7 @@ namespace {
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
 }  // namespace
 
-Num::Num(const Rat& v) {
+void Num::init(const Rat& v) {
   if (cln::denominator(v) == 1) {
     const Int& i = cln::the<Int>(v);
     if (cln::integer_length(i) < 64) {
@@ -38,60 +38,26 @@ Num Num::floor() const { return big_ ? Num(Rat(cln::floor1(*big_))) : *this; }
 
 Num Num::ceil() const { return big_ ? Num(Rat(cln::ceiling1(*big_))) : *this; }
 
-Num operator+(const Num& a, const Num& b) {
-  int64_t r;
-  if (!a.big_ && !b.big_ && !__builtin_add_overflow(a.small_, b.small_, &r)) return Num(r);
-  return Num(a.rat() + b.rat());
-}
+Num Num::add_slow(const Num& a, const Num& b) { return Num(a.rat() + b.rat()); }
 
-Num operator-(const Num& a, const Num& b) {
-  int64_t r;
-  if (!a.big_ && !b.big_ && !__builtin_sub_overflow(a.small_, b.small_, &r)) return Num(r);
-  return Num(a.rat() - b.rat());
-}
+Num Num::subtract_slow(const Num& a, const Num& b) { return Num(a.rat() - b.rat()); }
 
-Num operator*(const Num& a, const Num& b) {
-  int64_t r;
-  if (!a.big_ && !b.big_ && !__builtin_mul_overflow(a.small_, b.small_, &r)) return Num(r);
-  return Num(a.rat() * b.rat());
-}
+Num Num::multiply_slow(const Num& a, const Num& b) { return Num(a.rat() * b.rat()); }
 
 Num operator-(const Num& a) {
   if (!a.big_ && a.small_ != kMin) return Num(-a.small_);
   return Num(-a.rat());
 }
 
-int compare(const Num& a, const Num& b) {
-  if (!a.big_ && !b.big_) return (a.small_ > b.small_) - (a.small_ < b.small_);
-  return cln::compare(a.rat(), b.rat());
-}
+int Num::compare_slow(const Num& a, const Num& b) { return cln::compare(a.rat(), b.rat()); }
 
-bool operator==(const Num& a, const Num& b) {
-  // A big value is never an int64 integer, so inline and big values always differ.
-  if (!a.big_ && !b.big_) return a.small_ == b.small_;
-  if (!a.big_ || !b.big_) return false;
-  return *a.big_ == *b.big_;
-}
+bool Num::equal_slow(const Num& a, const Num& b) { return *a.big_ == *b.big_; }
 
-Num floordiv(const Num& a, const Num& b) {
-  if (a.is_small() && b.is_small() && !(a.small_value() == kMin && b.small_value() == -1)) {
-    int64_t q = a.small_value() / b.small_value();
-    if (a.small_value() % b.small_value() != 0 && ((a.small_value() < 0) != (b.small_value() < 0)))
-      --q;
-    return Num(q);
-  }
+Num floordiv_slow(const Num& a, const Num& b) {
   return Num(Rat(cln::floor1(a.to_int(), b.to_int())));
 }
 
-Num mod(const Num& a, const Num& b) {
-  if (a.is_small() && b.is_small()) {
-    if (b.small_value() == -1) return Num(0);
-    int64_t r = a.small_value() % b.small_value();
-    if (r != 0 && ((r < 0) != (b.small_value() < 0))) r += b.small_value();
-    return Num(r);
-  }
-  return Num(Rat(cln::mod(a.to_int(), b.to_int())));
-}
+Num mod_slow(const Num& a, const Num& b) { return Num(Rat(cln::mod(a.to_int(), b.to_int()))); }
 
 Num gcd(const Num& a, const Num& b) {
   if (a.is_small() && b.is_small() && a.small_value() != kMin && b.small_value() != kMin) {

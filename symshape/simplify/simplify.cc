@@ -1180,7 +1180,8 @@ const RangeAndModular& Simplifier::analysis(const ex& e) {
 bool Simplifier::range_is_exact(const ex& e) const {
   if (is_integer(e)) return true;
   if (!is_symbol(e)) return false;
-  return facts_.assumptions_mentioning(GiNaC::ex_to<GiNaC::symbol>(e).get_name()).empty();
+  return facts_.assumptions().empty() ||
+         facts_.assumptions_mentioning(GiNaC::ex_to<GiNaC::symbol>(e).get_name()).empty();
 }
 
 Truth Simplifier::decide(RelOp op, const ex& lhs, const ex& rhs) {
@@ -1226,19 +1227,25 @@ bool Simplifier::positive(const ex& e) {
   return shown(RelOp::Gt, e, 0);
 }
 
-bool Simplifier::nonnegative(const ex& e) {
-  ValueRange r = range(e);
+namespace {
+
+// s.nonnegative(e) for e whose range r is known.
+bool nonnegative_in(Simplifier& s, const ex& e, const ValueRange& r) {
   if (r.lo() && *r.lo() >= 0) return true;
-  if ((r.hi() && *r.hi() < 0) || range_is_exact(e)) return false;
-  return shown(RelOp::Ge, e, 0);
+  if ((r.hi() && *r.hi() < 0) || s.range_is_exact(e)) return false;
+  return s.shown(RelOp::Ge, e, 0);
 }
+
+}  // namespace
+
+bool Simplifier::nonnegative(const ex& e) { return nonnegative_in(*this, e, range(e)); }
 
 bool Simplifier::below_divisor(const ex& n, const ex& d) {
   ValueRange rn = range(n), rd = range(d);
   if (rn.lo() && rd.hi() && *rn.lo() >= *rd.hi()) return false;  // n >= d everywhere
-  if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative(n);
+  if (rn.hi() && rd.lo() && *rn.hi() < *rd.lo()) return nonnegative_in(*this, n, rn);
   if (range_is_exact(n) && range_is_exact(d)) return false;
-  return nonnegative(n) && shown(RelOp::Lt, n, d);
+  return nonnegative_in(*this, n, rn) && shown(RelOp::Lt, n, d);
 }
 
 namespace {
@@ -1354,7 +1361,9 @@ bool Simplifier::refuted_by_sample(RelOp op, const ex& lhs, const ex& rhs) {
   for (const auto& [symbol, value] : at) {
     ranges.push_back(facts_.range_of(GiNaC::ex_to<GiNaC::symbol>(symbol).get_name()));
   }
-  for (int k = 0; k < 4; ++k) {
+  // The far point first: it refutes most of what the rules ask (on the expression corpus, every
+  // refuted question), and the answer, whether some point refutes, is the same in any order.
+  for (int k : {3, 0, 1, 2}) {
     for (size_t i = 0; i < at.size(); ++i) {
       const ValueRange& r = ranges[i];
       const long step = k == 0   ? 0
@@ -1424,19 +1433,22 @@ bool Simplifier::multiple_by_facts(const ex& t, const ex& d) {
     // No known divisor of a symbol and no fact (p, q): only the coefficients can be multiples
     // of d, read without splitting the terms.
     if (!is_integer(d)) return false;
-    const Int c = cln::abs(int_of(d));
-    if (c == 0) return false;
-    if (c == 1) return true;
+    // On Num, whose int64 remainder needs no CLN call.
+    const Num c(cln::the<Rat>(GiNaC::ex_to<GiNaC::numeric>(d).to_cl_N()));
+    if (c.is_zero()) return false;
+    if (c.is_one() || (c.is_small() && c.small_value() == -1)) return true;
     if (t.is_zero()) return false;
-    auto multiple = [&](const ex& term) {
-      const GiNaC::numeric k = coefficient_of(term);
-      return k.is_integer() && divides(c, cln::the<Int>(k.to_cl_N()));
+    auto multiple = [&](const GiNaC::numeric& k) {
+      return k.is_integer() && detail::mod(Num(cln::the<Rat>(k.to_cl_N())), c).is_zero();
     };
-    if (!is_add(t)) return multiple(t);
-    for (size_t i = 0, n = t.nops(); i < n; ++i) {
-      if (!multiple(t.op(i))) return false;
+    if (!is_add(t)) return multiple(coefficient_of(t));
+    // Read on the pairs (t.op(i) would build each term): a term rest*coeff has coefficient
+    // coeff, and the constant term is the overall coefficient (no term when it is 0).
+    for (const GiNaC::expair& p : PairsOf::pairs(t)) {
+      if (!multiple(GiNaC::ex_to<GiNaC::numeric>(p.coeff))) return false;
     }
-    return true;
+    const auto& overall = GiNaC::ex_to<GiNaC::numeric>(PairsOf::overall(t));
+    return overall.is_zero() || multiple(overall);
   }
   if (is_integer(d)) {
     Int c = cln::abs(int_of(d));

@@ -116,5 +116,34 @@ TEST(AnalysisMemo, CaseSplitBoundsAreTight) {
   }
 }
 
+// The same with a second symbol beside the split one (its terms stay as they are in every case):
+// brute force over both.
+TEST(AnalysisMemo, CaseSplitBoundsWithAnotherSymbolAreTight) {
+  const Expr x = Expr::symbol("x"), y = Expr::symbol("y");
+  const std::vector<Expr> sums = {
+      x - floordiv(x, Expr(4)) + y,
+      Expr(16) * x + mod(x, Expr(16)) - Expr(3) * y + Expr(5),
+      mod(x, Expr(8)) - mod(x, Expr(4)) + Expr(2) * y,
+  };
+  for (long lo : {0L, 1L, 5L}) {
+    Facts facts;
+    facts.set_range("x", R(lo, lo + 63));
+    facts.set_range("y", R(-2, 3));
+    for (const Expr& e : sums) {
+      const ValueRange r = bound(e, facts);
+      std::optional<Int> min, max;
+      for (long v = lo; v <= lo + 63; ++v) {
+        for (long w = -2; w <= 3; ++w) {
+          const Int value = evaluate(e, Bindings{{"x", Int(v)}, {"y", Int(w)}});
+          if (!min || value < *min) min = value;
+          if (!max || value > *max) max = value;
+        }
+      }
+      EXPECT_EQ(r, ValueRange(min, max))
+          << e.str() << " with x in [" << lo << ", " << lo + 63 << "], y in [-2, 3]";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace symshape

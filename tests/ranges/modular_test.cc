@@ -61,6 +61,26 @@ TEST_F(Modular, DivisionAndModuloByConstants) {
   EXPECT_TRUE(congruent(modular_set(mod(8 * n + 5, Expr(-4)), facts), 0, -3));
 }
 
+// A sum whose terms share a symbol through a remainder by a constant c: the sum's residue modulo
+// c, with each remainder replaced by its dividend, is a constant. The residue is read on the
+// terms when its monomials are products and powers of atoms (symbols, calls) and built as a
+// polynomial otherwise; both give the same congruence.
+TEST_F(Modular, ResiduesThroughRemainders) {
+  // x*y + 5 - x*y: monomial x*y.
+  EXPECT_TRUE(congruent(modular_set(x * y + mod(5 - x * y, Expr(4)), facts), 4, 1));
+  // x**2 + max(x, y) + 3 - x**2 - max(x, y): a power and a call as monomials.
+  const Expr m = max(x, y);
+  EXPECT_TRUE(congruent(modular_set(pow(x, 2) + m + mod(3 - pow(x, 2) - m, Expr(8)), facts), 8, 3));
+  // x + 3*x: a product with a coefficient as the dividend.
+  EXPECT_TRUE(congruent(modular_set(x + mod(3 * x, Expr(4)), facts), 4, 0));
+  // x*(y + 1) + 2 - x*y - x: a product with a sum among its factors, built and expanded.
+  EXPECT_TRUE(congruent(modular_set(x * (y + 1) + mod(2 - x * y - x, Expr(4)), facts), 4, 2));
+  // A remainder by a multiple of the modulus inside one: x + 2 - (x % 12) is 2 modulo 4.
+  EXPECT_TRUE(congruent(modular_set(x + mod(2 - mod(x, Expr(12)), Expr(4)), facts), 4, 2));
+  // Not a constant: x + x is 2*x modulo 4.
+  EXPECT_TRUE(congruent(modular_set(x + mod(x, Expr(4)), facts), 1, 0));
+}
+
 TEST_F(Modular, ModuloBySymbolsKeepsCommonFactors) {
   facts.add_divisibility(x, Expr(4));
   facts.add_divisibility(y, Expr(6));

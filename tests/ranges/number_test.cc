@@ -24,6 +24,12 @@ std::vector<Rat> sample_values() {
                       4294967296LL, kMax, kMax - 1, kMin, kMin + 1}) {
     out.push_back(Rat(Int(v)));
   }
+  // Either side of the end of CLN's fixnums (integers held in the word itself, read without a
+  // call), whatever its width.
+  for (int bits : {29, 30, 31, 32, 60, 61, 62}) {
+    const Int p = cln::expt_pos(Int(2), bits);
+    for (const Int& v : {p - 1, p, -p, -p - 1}) out.push_back(Rat(v));
+  }
   out.push_back(Rat(cln::expt_pos(Int(2), 64)));
   out.push_back(Rat(-cln::expt_pos(Int(2), 70) + 3));
   out.push_back(Rat(1) / Rat(2));
@@ -44,6 +50,7 @@ TEST(Num, ArithmeticMatchesExactArithmetic) {
   std::vector<Rat> values = sample_values();
   for (const Rat& a : values) {
     Num na(a);
+    ASSERT_TRUE(na.rat() == a);
     ASSERT_TRUE(canonical(na));
     EXPECT_EQ(-na, Num(-a));
     for (const Rat& b : values) {
