@@ -77,38 +77,45 @@ void check_divisor(const GiNaC::ex& b) {
   if (is_zero_constant(b)) throw Error("division by zero");
 }
 
+// The call as the evaluation leaves it (held), built once on the heap with its evaluated flag
+// set. `ss_floordiv(a, b).hold()` builds it twice (a temporary, then its copy), and building
+// `ss_floordiv(a, b)` to evaluate it once more.
+GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b) {
+  return GiNaC::dynallocate<GiNaC::function>(serial, a, b).setflag(GiNaC::status_flags::evaluated);
+}
+
 GiNaC::ex floordiv_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   check_divisor(b);
   if (is_int(a) && is_int(b)) return ex_of(cln::floor1(int_of(a), int_of(b)));
   if (b.is_equal(1)) return a;
   if (b.is_equal(-1)) return -a;
-  return ss_floordiv(a, b).hold();
+  return held_call(ss_floordiv_SERIAL::serial, a, b);
 }
 
 GiNaC::ex mod_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   check_divisor(b);
   if (is_int(a) && is_int(b)) return ex_of(cln::mod(int_of(a), int_of(b)));
   if (b.is_equal(1) || b.is_equal(-1)) return 0;
-  return ss_mod(a, b).hold();
+  return held_call(ss_mod_SERIAL::serial, a, b);
 }
 
 GiNaC::ex ceildiv_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   check_divisor(b);
   if (is_int(a) && is_int(b)) return ex_of(cln::ceiling1(int_of(a), int_of(b)));
   if (b.is_equal(1)) return a;
-  return ss_ceildiv(a, b).hold();
+  return held_call(ss_ceildiv_SERIAL::serial, a, b);
 }
 
 GiNaC::ex max_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   if (is_int(a) && is_int(b)) return int_of(a) >= int_of(b) ? a : b;
   if (a.is_equal(b)) return a;
-  return ss_max(a, b).hold();
+  return held_call(ss_max_SERIAL::serial, a, b);
 }
 
 GiNaC::ex min_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   if (is_int(a) && is_int(b)) return int_of(a) <= int_of(b) ? a : b;
   if (a.is_equal(b)) return a;
-  return ss_min(a, b).hold();
+  return held_call(ss_min_SERIAL::serial, a, b);
 }
 
 }  // namespace
@@ -261,11 +268,13 @@ Expr operator-(const Expr& a) {
   return Expr(-a.e_);
 }
 
-Expr floordiv(const Expr& a, const Expr& b) { return Expr(ss_floordiv(a.ex(), b.ex())); }
-Expr mod(const Expr& a, const Expr& b) { return Expr(ss_mod(a.ex(), b.ex())); }
-Expr ceildiv(const Expr& a, const Expr& b) { return Expr(ss_ceildiv(a.ex(), b.ex())); }
-Expr max(const Expr& a, const Expr& b) { return Expr(ss_max(a.ex(), b.ex())); }
-Expr min(const Expr& a, const Expr& b) { return Expr(ss_min(a.ex(), b.ex())); }
+// The functions' evaluations called directly: what building ss_floordiv(a, b) and evaluating it
+// gives, without building the call first.
+Expr floordiv(const Expr& a, const Expr& b) { return Expr(detail::floordiv_eval(a.ex(), b.ex())); }
+Expr mod(const Expr& a, const Expr& b) { return Expr(detail::mod_eval(a.ex(), b.ex())); }
+Expr ceildiv(const Expr& a, const Expr& b) { return Expr(detail::ceildiv_eval(a.ex(), b.ex())); }
+Expr max(const Expr& a, const Expr& b) { return Expr(detail::max_eval(a.ex(), b.ex())); }
+Expr min(const Expr& a, const Expr& b) { return Expr(detail::min_eval(a.ex(), b.ex())); }
 
 Expr exact_div(const Expr& a, const Expr& b) {
   if (detail::is_zero_constant(b.ex())) throw Error("division by zero");
