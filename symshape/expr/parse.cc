@@ -7,17 +7,18 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "symshape/expr.h"
@@ -97,70 +98,82 @@ std::string show_char(char c) {
 
 class Lexer {
  public:
-  explicit Lexer(std::string_view text) : s_(text) {}
+  explicit Lexer(std::string_view text)
+      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
 
+  // Scans the next token in place: a token is a view of the text, never a string of its own.
   Token next() {
-    while (pos_ < s_.size() && is_space(s_[pos_])) ++pos_;
-    const size_t start = pos_;
-    const int col = static_cast<int>(start) + 1;
-    if (pos_ == s_.size()) return {Tok::End, {}, col};
-    const char c = s_[pos_];
+    const char* p = p_;
+    while (p != end_ && is_space(*p)) ++p;
+    const char* start = p;
+    const int col = static_cast<int>(start - begin_) + 1;
+    if (p == end_) {
+      p_ = p;
+      return {Tok::End, {}, col};
+    }
+    const char c = *p;
+    Tok kind;
     if (is_digit(c)) {
-      while (pos_ < s_.size() && is_digit(s_[pos_])) ++pos_;
-      if (pos_ < s_.size() && (is_name_char(s_[pos_]) || s_[pos_] == '.')) {
-        while (pos_ < s_.size() && (is_name_char(s_[pos_]) || s_[pos_] == '.')) ++pos_;
-        throw ParseError{col, "invalid integer literal '" + std::string(token(start)) + "'"};
+      do ++p;
+      while (p != end_ && is_digit(*p));
+      if (p != end_ && (is_name_char(*p) || *p == '.')) {
+        while (p != end_ && (is_name_char(*p) || *p == '.')) ++p;
+        throw ParseError{col, "invalid integer literal '" + std::string(start, p) + "'"};
       }
-      return {Tok::Int, token(start), col};
+      kind = Tok::Int;
+    } else if (is_name_start(c)) {
+      do ++p;
+      while (p != end_ && is_name_char(*p));
+      kind = Tok::Name;
+    } else {
+      const char d = p + 1 != end_ ? p[1] : '\0';
+      int width = 1;
+      switch (c) {
+        case '(': kind = Tok::LParen; break;
+        case ')': kind = Tok::RParen; break;
+        case ',': kind = Tok::Comma; break;
+        case '+': kind = Tok::Plus; break;
+        case '-': kind = Tok::Minus; break;
+        case '%': kind = Tok::Percent; break;
+        case '*':
+          kind = d == '*' ? Tok::Power : Tok::Star;
+          width = d == '*' ? 2 : 1;
+          break;
+        case '/':
+          if (d != '/') throw ParseError{col, "use // for floor division"};
+          kind = Tok::FloorDiv;
+          width = 2;
+          break;
+        case '=':
+          if (d != '=') throw ParseError{col, "use == to compare"};
+          kind = Tok::Eq;
+          width = 2;
+          break;
+        case '!':
+          if (d != '=') throw ParseError{col, "unexpected character '!'"};
+          kind = Tok::Ne;
+          width = 2;
+          break;
+        case '<':
+          kind = d == '=' ? Tok::Le : Tok::Lt;
+          width = d == '=' ? 2 : 1;
+          break;
+        case '>':
+          kind = d == '=' ? Tok::Ge : Tok::Gt;
+          width = d == '=' ? 2 : 1;
+          break;
+        default: throw ParseError{col, "unexpected character '" + show_char(c) + "'"};
+      }
+      p += width;
     }
-    if (is_name_start(c)) {
-      while (pos_ < s_.size() && is_name_char(s_[pos_])) ++pos_;
-      return {Tok::Name, token(start), col};
-    }
-    const char d = pos_ + 1 < s_.size() ? s_[pos_ + 1] : '\0';
-    auto two = [&](Tok kind) {
-      pos_ += 2;
-      return Token{kind, token(start), col};
-    };
-    auto one = [&](Tok kind) {
-      pos_ += 1;
-      return Token{kind, token(start), col};
-    };
-    switch (c) {
-      case '(': return one(Tok::LParen);
-      case ')': return one(Tok::RParen);
-      case ',': return one(Tok::Comma);
-      case '+': return one(Tok::Plus);
-      case '-': return one(Tok::Minus);
-      case '%': return one(Tok::Percent);
-      case '*': return d == '*' ? two(Tok::Power) : one(Tok::Star);
-      case '/':
-        if (d == '/') return two(Tok::FloorDiv);
-        throw ParseError{col, "use // for floor division"};
-      case '=':
-        if (d == '=') return two(Tok::Eq);
-        throw ParseError{col, "use == to compare"};
-      case '!':
-        if (d == '=') return two(Tok::Ne);
-        break;
-      case '<': return d == '=' ? two(Tok::Le) : one(Tok::Lt);
-      case '>': return d == '=' ? two(Tok::Ge) : one(Tok::Gt);
-      default: break;
-    }
-    throw ParseError{col, "unexpected character '" + show_char(c) + "'"};
+    p_ = p;
+    return {kind, std::string_view(start, static_cast<size_t>(p - start)), col};
   }
 
  private:
-  std::string_view token(size_t start) const { return s_.substr(start, pos_ - start); }
-
-  std::string_view s_;
-  size_t pos_ = 0;
-};
-
-// What a precedence level produced, and the column where it starts (for kind errors).
-struct Value {
-  std::variant<Expr, Cond> v;
-  int col;
+  const char* begin_;
+  const char* p_;
+  const char* end_;
 };
 
 // The functions a call may name: Python's and the spellings of PyTorch's sympy printer.
@@ -220,6 +233,105 @@ std::optional<RelOp> relop_of(Tok t) {
   }
 }
 
+// What a precedence level produced, and the column where it starts (for kind errors). An
+// integer expression is kept in a light form while that is possible, so that constants fold
+// and sums collect their terms without a GiNaC object for each step: a machine integer, or a
+// machine-integer coefficient times a term (what a GiNaC sum keeps as the rest of one of its
+// pairs: a symbol, a call, a power, or a product without a numeric factor). Anything else is
+// the GiNaC expression. Each form stands for exactly the expression the Expr operators build
+// (to_ex builds it).
+struct Value {
+  enum class Kind : unsigned char { Int, Scaled, Ex, Cond };
+  Kind kind = Kind::Int;
+  int col = 1;
+  int64_t k = 0;  // Int: the value; Scaled: the coefficient (never 0)
+  GiNaC::ex e;    // Scaled: the term; Ex: the expression
+  std::optional<Cond> cond;
+
+  static Value integer(int64_t v, int col) {
+    Value r;
+    r.col = col;
+    r.k = v;
+    return r;
+  }
+  static Value scaled(GiNaC::ex term, int64_t coeff, int col) {
+    Value r;
+    r.kind = Kind::Scaled;
+    r.col = col;
+    r.k = coeff;
+    r.e = std::move(term);
+    return r;
+  }
+  static Value condition(Cond c, int col) {
+    Value r;
+    r.kind = Kind::Cond;
+    r.col = col;
+    r.cond = std::move(c);
+    return r;
+  }
+  // An expression in its lightest form.
+  static Value of(GiNaC::ex x, int col);
+
+  bool is_cond() const { return kind == Kind::Cond; }
+};
+
+// Whether x is what GiNaC keeps as the rest of a pair of a sum (with the pair's coefficient
+// apart): not a number, not a sum, and not a product with a numeric factor.
+bool is_term(const GiNaC::ex& x) {
+  using detail::is_exactly;
+  if (is_exactly<GiNaC::symbol>(x) || is_exactly<GiNaC::function>(x) ||
+      is_exactly<GiNaC::power>(x)) {
+    return true;
+  }
+  if (!is_exactly<GiNaC::mul>(x)) return false;
+  const GiNaC::ex& c = detail::PairsOf::overall(x);
+  static const GiNaC::numeric one(1);
+  return GiNaC::ex_to<GiNaC::numeric>(c).is_equal(one);
+}
+
+Value Value::of(GiNaC::ex x, int col) {
+  if (detail::is_exactly<GiNaC::numeric>(x)) {
+    const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
+    if (n.is_integer()) {
+      const Int v = cln::the<cln::cl_I>(n.to_cl_N());
+      if (std::optional<int64_t> small = to_int64(v)) return integer(*small, col);
+    }
+  } else if (is_term(x)) {
+    return scaled(std::move(x), 1, col);
+  }
+  Value r;
+  r.kind = Kind::Ex;
+  r.col = col;
+  r.e = std::move(x);
+  return r;
+}
+
+// A machine integer as GiNaC's number (a small one is GiNaC's shared number).
+GiNaC::ex number(int64_t v) { return GiNaC::ex(static_cast<long>(v)); }
+
+// The expression an arithmetic value stands for.
+GiNaC::ex to_ex(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::Int: return number(v.k);
+    case Value::Kind::Scaled: return v.k == 1 ? v.e : v.e * number(v.k);
+    default: return v.e;
+  }
+}
+
+// Python's a // b and a % b on machine integers; nullopt for the one overflow (min // -1).
+std::optional<int64_t> floor_div(int64_t a, int64_t b) {
+  if (b == -1 && a == std::numeric_limits<int64_t>::min()) return std::nullopt;
+  int64_t q = a / b;
+  if (a % b != 0 && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+int64_t floor_mod(int64_t a, int64_t b) {
+  if (b == -1) return 0;
+  int64_t r = a % b;
+  if (r != 0 && ((r < 0) != (b < 0))) r += b;
+  return r;
+}
+
 // Runs an engine construction, turning its exceptions (division by zero, GiNaC's own) into a
 // ParseError at the column of the operator that asked for it.
 template <typename F>
@@ -231,51 +343,139 @@ auto at_column(int col, F&& f) -> decltype(f()) {
   }
 }
 
-// The terms of a chain of + and -: the non-constant terms as GiNaC builds them (a subtracted
-// term negated as `a - b` negates it), and the sum of the integer constants.
+// The GiNaC sum of pairs (term, coefficient) and a numeric constant, built as GiNaC's own
+// constructors build it (pairs sorted, like terms combined, zero coefficients dropped) but
+// without their flattening pass, which asks every pair whether it is a sum or a number: these
+// pairs are terms already (is_term), so it would find nothing to do. A sum of two or more
+// pairs, or of one and a nonzero constant, is what evaluation leaves as it is (its pairs are
+// evaluated expressions), so it is marked evaluated; anything smaller is evaluated by GiNaC.
+struct SumOfPairs : GiNaC::add {
+  static GiNaC::ex build(GiNaC::epvector&& pairs, const GiNaC::ex& constant) {
+    GiNaC::add& sum = GiNaC::dynallocate<GiNaC::add>();
+    GiNaC::epvector& seq = sum.*(&SumOfPairs::seq);
+    seq = std::move(pairs);
+    sum.*(&SumOfPairs::overall_coeff) = constant;
+    (sum.*(&SumOfPairs::canonicalize))();
+    (sum.*(&SumOfPairs::combine_same_terms_sorted_seq))();
+    if (seq.size() >= 2 || (seq.size() == 1 && !GiNaC::ex_to<GiNaC::numeric>(constant).is_zero())) {
+      sum.setflag(GiNaC::status_flags::evaluated);
+    }
+    return GiNaC::ex(sum);
+  }
+};
+
+// The terms of a chain of + and -, collected as the pairs (term, coefficient) of the GiNaC sum
+// the left-to-right fold `(a + b) - c` builds, with the constants added up apart: GiNaC's sum is
+// canonical (flat, sorted, like terms combined), so one sum built from the pairs is the fold's,
+// without its intermediate sums and without a product for each coefficient. A term that is no
+// such pair (a product with a rational or huge factor) sends the chain back to GiNaC's own
+// splitting of terms (a sum built from the terms as expressions).
 class Sum {
  public:
-  void add(const Expr& e, bool minus) {
-    const GiNaC::ex& x = e.ex();
-    if (detail::is_exactly<GiNaC::numeric>(x)) {
-      const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
-      if (n.is_integer()) {  // in CLN's integers, without GiNaC's generic numbers
-        const Int v = cln::the<cln::cl_I>(n.to_cl_N());
-        integer_ = minus ? integer_ - v : integer_ + v;
-      } else {
-        rational_ = minus ? rational_.sub(n) : rational_.add(n);
-      }
-    } else {
-      terms_.push_back(minus ? -x : x);
+  void add(const Value& v, bool minus) {
+    switch (v.kind) {
+      case Value::Kind::Int:
+        if (!minus) {
+          add_int(v.k);
+        } else if (v.k != std::numeric_limits<int64_t>::min()) {
+          add_int(-v.k);
+        } else {
+          big_ = big_ - Int(static_cast<long>(v.k));
+        }
+        return;
+      case Value::Kind::Scaled:
+        if (!minus) {
+          pairs_.emplace_back(v.e, number(v.k));
+        } else if (v.k != std::numeric_limits<int64_t>::min()) {
+          pairs_.emplace_back(v.e, number(-v.k));
+        } else {
+          pairs_.emplace_back(v.e, detail::ex_of(-Int(static_cast<long>(v.k))));
+        }
+        return;
+      default: add_ex(v.e, minus);
     }
   }
 
-  Expr build() {
-    const bool zero = cln::zerop(integer_) && rational_.is_zero();
-    if (terms_.empty()) return zero ? Expr(0) : Expr(constant_ex());
-    if (!zero) {
-      GiNaC::ex constant = constant_ex();
-      if (!GiNaC::ex_to<GiNaC::numeric>(constant).is_zero()) terms_.push_back(std::move(constant));
+  Value build(int col) {
+    if (!odd_.empty()) return Value::of(build_from_terms(), col);
+    const bool zero = !rational_ && cln::zerop(big_) && small_ == 0;
+    if (pairs_.empty()) return Value::of(constant_ex(), col);
+    if (zero && pairs_.size() == 1) {
+      // What the sum's evaluation gives for one pair: the term times its coefficient.
+      const auto& c = GiNaC::ex_to<GiNaC::numeric>(pairs_[0].coeff);
+      if (c.is_integer()) {
+        const Int v = cln::the<cln::cl_I>(c.to_cl_N());
+        if (std::optional<int64_t> small = to_int64(v)) {
+          return Value::scaled(std::move(pairs_[0].rest), *small, col);
+        }
+      }
     }
-    if (terms_.size() == 1) return Expr(terms_[0]);
-    // GiNaC builds a sum of two from the pair directly, without flattening a vector.
-    if (terms_.size() == 2) return Expr(terms_[0] + terms_[1]);
-    return Expr(GiNaC::ex(GiNaC::dynallocate<GiNaC::add>(terms_)));
+    GiNaC::ex constant = zero ? GiNaC::ex(0) : constant_ex();
+    return Value::of(SumOfPairs::build(std::move(pairs_), constant), col);
   }
 
  private:
-  // The sum of the constants; a small integer from GiNaC's shared small numbers.
-  GiNaC::ex constant_ex() const {
-    if (!rational_.is_zero()) return rational_.add(GiNaC::numeric(cln::cl_N(integer_)));
-    if (std::optional<int64_t> small = to_int64(integer_)) {
-      return GiNaC::ex(static_cast<long>(*small));
+  void add_int(int64_t v) {
+    int64_t sum;
+    if (!__builtin_add_overflow(small_, v, &sum)) {
+      small_ = sum;
+      return;
     }
-    return detail::ex_of(integer_);
+    big_ = big_ + Int(static_cast<long>(small_)) + Int(static_cast<long>(v));
+    small_ = 0;
   }
 
-  GiNaC::exvector terms_;
-  Int integer_ = 0;              // the integer constants
-  GiNaC::numeric rational_ = 0;  // any others
+  void add_number(const GiNaC::numeric& n, bool minus) {
+    if (n.is_integer()) {
+      const Int v = cln::the<cln::cl_I>(n.to_cl_N());
+      big_ = minus ? big_ - v : big_ + v;
+    } else {
+      const GiNaC::numeric m = minus ? n.mul(GiNaC::numeric(-1)) : n;
+      rational_ = rational_ ? rational_->add(m) : m;
+    }
+  }
+
+  void add_ex(const GiNaC::ex& x, bool minus) {
+    if (detail::is_exactly<GiNaC::numeric>(x)) {
+      add_number(GiNaC::ex_to<GiNaC::numeric>(x), minus);
+    } else if (detail::is_exactly<GiNaC::add>(x)) {
+      // A sum's pairs join this one's, negated when it is subtracted.
+      for (const GiNaC::expair& p : detail::PairsOf::pairs(x)) {
+        if (!minus) {
+          pairs_.push_back(p);
+        } else {
+          pairs_.emplace_back(p.rest,
+                              GiNaC::ex_to<GiNaC::numeric>(p.coeff).mul(GiNaC::numeric(-1)));
+        }
+      }
+      add_number(GiNaC::ex_to<GiNaC::numeric>(detail::PairsOf::overall(x)), minus);
+    } else {
+      odd_.push_back(minus ? -x : x);
+    }
+  }
+
+  // The sum of the constants; a small integer from GiNaC's shared small numbers.
+  GiNaC::ex constant_ex() const {
+    if (rational_) {
+      return rational_->add(GiNaC::numeric(cln::cl_N(big_ + Int(static_cast<long>(small_)))));
+    }
+    if (cln::zerop(big_)) return number(small_);
+    return detail::ex_of(big_ + Int(static_cast<long>(small_)));
+  }
+
+  // The sum as GiNaC builds it from its terms as expressions.
+  GiNaC::ex build_from_terms() {
+    GiNaC::exvector terms = std::move(odd_);
+    for (const GiNaC::expair& p : pairs_) terms.push_back(p.rest * p.coeff);
+    terms.push_back(constant_ex());
+    return GiNaC::ex(GiNaC::dynallocate<GiNaC::add>(terms));
+  }
+
+  GiNaC::epvector pairs_;
+  GiNaC::exvector odd_;
+  int64_t small_ = 0;                       // the machine-integer constants
+  Int big_ = 0;                             // any larger integer constants
+  std::optional<GiNaC::numeric> rational_;  // any others
 };
 
 class Parser {
@@ -291,12 +491,12 @@ class Parser {
   }
 
   static Expr as_expr(const Value& v) {
-    if (const Expr* e = std::get_if<Expr>(&v.v)) return *e;
-    throw ParseError{v.col, "expected an integer expression, got a condition"};
+    if (v.is_cond()) throw ParseError{v.col, "expected an integer expression, got a condition"};
+    return Expr(to_ex(v));
   }
 
   static Cond as_cond(const Value& v) {
-    if (const Cond* c = std::get_if<Cond>(&v.v)) return *c;
+    if (v.is_cond()) return *v.cond;
     throw ParseError{v.col, "expected a condition, got an integer expression"};
   }
 
@@ -342,6 +542,12 @@ class Parser {
     return unexpected(cur_);
   }
 
+  // An arithmetic operand (a condition is refused at its column).
+  static const Value& arith(const Value& v) {
+    if (v.is_cond()) throw ParseError{v.col, "expected an integer expression, got a condition"};
+    return v;
+  }
+
   // or_test: and_test ('or' and_test)*
   Value parse_or() {
     Value first = parse_and();
@@ -351,7 +557,7 @@ class Parser {
       advance();
       operands.push_back(as_cond(parse_and()));
     }
-    return {Cond::any(std::move(operands)), first.col};
+    return Value::condition(Cond::any(std::move(operands)), first.col);
   }
 
   // and_test: not_test ('and' not_test)*
@@ -363,7 +569,7 @@ class Parser {
       advance();
       operands.push_back(as_cond(parse_not()));
     }
-    return {Cond::all(std::move(operands)), first.col};
+    return Value::condition(Cond::all(std::move(operands)), first.col);
   }
 
   // not_test: 'not' not_test | comparison
@@ -372,7 +578,7 @@ class Parser {
     const Token op = cur_;
     Nesting nesting(*this, op.col);
     advance();
-    return {Cond::negation(as_cond(parse_not())), op.col};
+    return Value::condition(Cond::negation(as_cond(parse_not())), op.col);
   }
 
   // comparison: arith (relop arith)*; a chain `a < b < c` is `a < b and b < c`, as in Python.
@@ -387,40 +593,103 @@ class Parser {
       relations.push_back(Cond::rel(*op, lhs, rhs));
       lhs = rhs;
     }
-    return {Cond::all(std::move(relations)), first.col};
+    return Value::condition(Cond::all(std::move(relations)), first.col);
   }
 
   // arith: term (('+' | '-') term)*
-  // A chain is built as one GiNaC sum of its terms, with its integer constants added up while
-  // parsing: GiNaC's sum is canonical (flat, sorted, like terms combined), so this is the
-  // expression the left-to-right fold `(a + b) - c` builds, without the intermediate sums.
+  // A chain is built as one GiNaC sum of its terms (see Sum), with its constants added up while
+  // parsing.
   Value parse_arith() {
     Value left = parse_term();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return left;
     const int first_op = cur_.col;
     Sum sum;
-    sum.add(as_expr(left), false);
+    sum.add(arith(left), false);
     while (cur_.kind == Tok::Plus || cur_.kind == Tok::Minus) {
       const bool minus = cur_.kind == Tok::Minus;
       advance();
-      sum.add(as_expr(parse_term()), minus);
+      sum.add(arith(parse_term()), minus);
     }
-    left.v = at_column(first_op, [&] { return sum.build(); });
-    return left;
+    return at_column(first_op, [&] { return sum.build(left.col); });
+  }
+
+  // a * b in the light forms, when both are light and the product is: constants multiply and
+  // coefficients multiply; the terms of two scaled terms multiply in GiNaC, which is the fold's
+  // product when that product is again a term (a product of terms has no sum to distribute
+  // over nor integer content to take out). nullopt otherwise.
+  static std::optional<Value> light_product(const Value& a, const Value& b, int col) {
+    using K = Value::Kind;
+    int64_t k;
+    if (a.kind == K::Int && b.kind == K::Int) {
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
+      return Value::integer(k, col);
+    }
+    if ((a.kind == K::Int && b.kind == K::Scaled) || (a.kind == K::Scaled && b.kind == K::Int)) {
+      const Value& s = a.kind == K::Scaled ? a : b;
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
+      if (k == 0) return Value::integer(0, col);  // GiNaC's 0*x is 0
+      return Value::scaled(s.e, k, col);
+    }
+    if (a.kind == K::Scaled && b.kind == K::Scaled) {
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
+      GiNaC::ex p = a.e * b.e;
+      if (!is_term(p)) return std::nullopt;
+      return Value::scaled(std::move(p), k, col);
+    }
+    return std::nullopt;
+  }
+
+  // a // b or a % b (by the operator at column col): machine integers divide in place, and a
+  // division by 1 leaves a light a as it is; anything else is the engine's floordiv / mod.
+  static Value divide(Tok op, const Value& a, const Value& b, int col) {
+    using K = Value::Kind;
+    if (b.kind == K::Int) {
+      if (b.k == 0) throw ParseError{col, "division by zero"};
+      if (a.kind == K::Int) {
+        if (op == Tok::Percent) return Value::integer(floor_mod(a.k, b.k), a.col);
+        if (std::optional<int64_t> q = floor_div(a.k, b.k)) return Value::integer(*q, a.col);
+      }
+      if (op == Tok::FloorDiv && b.k == 1) return a;
+    }
+    const Expr x(to_ex(a)), y(to_ex(b));
+    return Value::of(
+        at_column(col, [&] { return op == Tok::FloorDiv ? floordiv(x, y) : mod(x, y); }).ex(),
+        a.col);
   }
 
   // term: factor (('*' | '//' | '%') factor)*
-  // Builds what the left-to-right fold `(a * b) // c` builds, but a constant c times a sum is
-  // held back as `pending` (with the constants that follow): GiNaC would distribute c over the
-  // sum, and a further factor would take it out again as the sum's content. While held, the
-  // fold's value is `product * pending`; it is multiplied in before a // or %, at the end, and
-  // before a factor that might not give the same product (defer_over).
+  // Builds what the left-to-right fold `(a * b) // c` builds. While the operands are light (see
+  // light_product) the fold runs on the light forms; from the first factor that is not, the
+  // fold continues on GiNaC expressions (continue_term).
   Value parse_term() {
     Value left = parse_factor();
     if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) {
       return left;
     }
-    Expr product = as_expr(left);
+    Value product = arith(left);
+    while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
+      const Token op = cur_;
+      advance();
+      Value b = arith(parse_factor());
+      if (op.kind != Tok::Star) {
+        product = divide(op.kind, product, b, op.col);
+        continue;
+      }
+      if (std::optional<Value> p = light_product(product, b, product.col)) {
+        product = std::move(*p);
+        continue;
+      }
+      return continue_term(Expr(to_ex(product)), op, Expr(to_ex(b)), product.col);
+    }
+    return product;
+  }
+
+  // The rest of a term's fold on GiNaC expressions, from `product op b`.
+  // A constant c times a sum is held back as `pending` (with the constants that follow): GiNaC
+  // would distribute c over the sum, and a further factor would take it out again as the sum's
+  // content. While held, the fold's value is `product * pending`; it is multiplied in before a
+  // // or %, at the end, and before a factor that might not give the same product (defer_over).
+  Value continue_term(Expr product, Token op, Expr b, int col) {
     Expr pending(1);
     bool held = false;    // whether pending is held back (it is 1 otherwise)
     int pending_col = 0;  // the column of the operator that multiplied it in
@@ -429,47 +698,45 @@ class Parser {
       product = at_column(pending_col, [&] { return product * pending; });
       held = false;
     };
-    while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
-      const Token op = cur_;
-      advance();
-      Expr b = as_expr(parse_factor());
+    while (true) {
       if (op.kind == Tok::Star) {
         if (held && detail::is_exactly<GiNaC::numeric>(b.ex())) {
           pending = pending * b;
           pending_col = op.col;
-          continue;
-        }
-        if (detail::is_exactly<GiNaC::numeric>(product.ex()) &&
-            detail::is_exactly<GiNaC::add>(b.ex())) {
+        } else if (detail::is_exactly<GiNaC::numeric>(product.ex()) &&
+                   detail::is_exactly<GiNaC::add>(b.ex())) {
           // c * F is F * c: hold c back.
           settle();
           pending = product;
           held = true;
           pending_col = op.col;
           product = b;
-          continue;
+        } else {
+          if (held && !defer_over(product.ex(), b.ex(), pending)) settle();
+          if (held && cur_.kind != Tok::Star) {
+            // The chain's last factor: the held constant goes in with it, as one product.
+            product = at_column(op.col, [&] {
+              return Expr(
+                  GiNaC::ex(GiNaC::dynallocate<GiNaC::mul>(product.ex(), b.ex(), pending.ex())));
+            });
+            held = false;
+          } else {
+            product = at_column(op.col, [&] { return product * b; });
+          }
         }
-        if (held && !defer_over(product.ex(), b.ex(), pending)) settle();
-        if (held && cur_.kind != Tok::Star) {
-          // The chain's last factor: the held constant goes in with it, as one product.
-          product = at_column(op.col, [&] {
-            return Expr(
-                GiNaC::ex(GiNaC::dynallocate<GiNaC::mul>(product.ex(), b.ex(), pending.ex())));
-          });
-          held = false;
-          continue;
-        }
-        product = at_column(op.col, [&] { return product * b; });
-        continue;
+      } else {
+        settle();
+        product = at_column(op.col, [&] {
+          return op.kind == Tok::FloorDiv ? floordiv(product, b) : mod(product, b);
+        });
       }
-      settle();
-      product = at_column(op.col, [&] {
-        return op.kind == Tok::FloorDiv ? floordiv(product, b) : mod(product, b);
-      });
+      if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) break;
+      op = cur_;
+      advance();
+      b = as_expr(parse_factor());
     }
     settle();
-    left.v = std::move(product);
-    return left;
+    return Value::of(product.ex(), col);
   }
 
   // Whether (p*l)*f is (l*f)*p, for a held constant p and a non-constant factor f. Certainly so
@@ -494,14 +761,29 @@ class Parser {
     return 0;
   }
 
+  // -a in the light forms (what the Expr operator gives).
+  static Value negate(const Value& a, int col) {
+    using K = Value::Kind;
+    if ((a.kind == K::Int || a.kind == K::Scaled) && a.k != std::numeric_limits<int64_t>::min()) {
+      Value r = a;
+      r.k = -a.k;
+      r.col = col;
+      return r;
+    }
+    return Value::of((-Expr(to_ex(a))).ex(), col);
+  }
+
   // factor: ('+' | '-') factor | power
   Value parse_factor() {
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return parse_power();
     const Token op = cur_;
     Nesting nesting(*this, op.col);
     advance();
-    Expr e = as_expr(parse_factor());
-    return {op.kind == Tok::Minus ? -e : e, op.col};
+    Value e = parse_factor();
+    arith(e);
+    if (op.kind == Tok::Minus) return negate(e, op.col);
+    e.col = op.col;
+    return e;
   }
 
   // power: atom ['**' factor]; right-associative, and tighter than a unary minus on its left.
@@ -513,7 +795,7 @@ class Parser {
     Nesting nesting(*this, op.col);
     advance();
     Expr n = as_expr(parse_factor());
-    return {power(b, n, op.col), base.col};
+    return Value::of(power(b, n, op.col).ex(), base.col);
   }
 
   static Expr power(const Expr& base, const Expr& exponent, int col) {
@@ -536,24 +818,25 @@ class Parser {
     switch (t.kind) {
       case Tok::Int: {
         advance();
-        return {integer(t.text), t.col};
+        return integer(t);
       }
       case Tok::LParen: {
         Nesting nesting(*this, t.col);
         advance();
         Value inner = parse_or();
         expect_close(t);
-        return {std::move(inner.v), t.col};
+        inner.col = t.col;
+        return inner;
       }
       case Tok::Name: {
         if (t.text == "True" || t.text == "False") {
           advance();
-          return {Cond::truth(t.text == "True"), t.col};
+          return Value::condition(Cond::truth(t.text == "True"), t.col);
         }
         if (is_keyword(t.text)) break;
         advance();
         if (cur_.kind == Tok::LParen) return parse_call(t);
-        return {symbol(t), t.col};
+        return Value::scaled(symbol(t).ex(), 1, t.col);
       }
       default: break;
     }
@@ -561,14 +844,14 @@ class Parser {
   }
 
   // A decimal literal (digits only, the lexer checked): in a machine word when it fits.
-  static Expr integer(std::string_view digits) {
-    if (digits.size() <= 18) {
-      long v = 0;
-      for (char c : digits) v = v * 10 + (c - '0');
-      return Expr(v);
+  static Value integer(const Token& t) {
+    if (t.text.size() <= 18) {
+      int64_t v = 0;
+      for (char c : t.text) v = v * 10 + (c - '0');
+      return Value::integer(v, t.col);
     }
-    const std::string text(digits);
-    return Expr(cln::read_integer(10, 0, text.c_str(), 0, text.size()));
+    const std::string text(t.text);
+    return Value::of(Expr(cln::read_integer(10, 0, text.c_str(), 0, text.size())).ex(), t.col);
   }
 
   // The symbol a name token names; a reserved word is refused.
@@ -593,9 +876,8 @@ class Parser {
 
   // A call; the current token is its '('.
   Value parse_call(const Token& name) {
-    const std::string fname(name.text);
     std::optional<Call> call = lookup_call(name.text);
-    if (!call) throw ParseError{name.col, "unknown function '" + fname + "'"};
+    if (!call) throw ParseError{name.col, "unknown function '" + std::string(name.text) + "'"};
     const Token open = cur_;
     Nesting nesting(*this, open.col);
     advance();
@@ -611,11 +893,12 @@ class Parser {
 
     const bool nary = *call == Call::Max || *call == Call::Min;
     if (nary && args.size() < 2) {
-      throw ParseError{name.col,
-                       fname + " needs at least 2 arguments, got " + std::to_string(args.size())};
+      throw ParseError{name.col, std::string(name.text) + " needs at least 2 arguments, got " +
+                                     std::to_string(args.size())};
     }
     if (!nary && args.size() != 2) {
-      throw ParseError{name.col, fname + " takes 2 arguments, got " + std::to_string(args.size())};
+      throw ParseError{name.col, std::string(name.text) + " takes 2 arguments, got " +
+                                     std::to_string(args.size())};
     }
     Expr result = at_column(name.col, [&] {
       switch (*call) {
@@ -630,10 +913,10 @@ class Parser {
     });
     // An exact division the text itself shows to be inexact would be a non-integer constant.
     if (detail::is_exactly<GiNaC::numeric>(result.ex()) && !result.is_constant()) {
-      throw ParseError{name.col, fname + "(" + args[0].str() + ", " + args[1].str() +
-                                     ") is not an exact division"};
+      throw ParseError{name.col, std::string(name.text) + "(" + args[0].str() + ", " +
+                                     args[1].str() + ") is not an exact division"};
     }
-    return {result, name.col};
+    return Value::of(result.ex(), name.col);
   }
 
   Lexer lex_;
