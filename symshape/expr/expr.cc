@@ -65,6 +65,12 @@ GiNaC::ex ex_of(const Int& v) {
   return GiNaC::numeric(cln::cl_N(v));
 }
 
+// Built once on the heap with its evaluated flag set: `ss_floordiv(a, b).hold()` builds it twice
+// (a temporary, then its copy), and building `ss_floordiv(a, b)` to evaluate it once more.
+GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b) {
+  return GiNaC::dynallocate<GiNaC::function>(serial, a, b).setflag(GiNaC::status_flags::evaluated);
+}
+
 // ---- the integer functions as GiNaC functions ------------------------------------------------
 
 namespace {
@@ -75,13 +81,6 @@ bool is_zero_constant(const GiNaC::ex& e) {
 
 void check_divisor(const GiNaC::ex& b) {
   if (is_zero_constant(b)) throw Error("division by zero");
-}
-
-// The call as the evaluation leaves it (held), built once on the heap with its evaluated flag
-// set. `ss_floordiv(a, b).hold()` builds it twice (a temporary, then its copy), and building
-// `ss_floordiv(a, b)` to evaluate it once more.
-GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b) {
-  return GiNaC::dynallocate<GiNaC::function>(serial, a, b).setflag(GiNaC::status_flags::evaluated);
 }
 
 GiNaC::ex floordiv_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
@@ -163,9 +162,14 @@ Expr Expr::symbol(std::string_view name) {
   // Interned so that one name is one GiNaC symbol; GiNaC compares symbols by identity.
   // Looked up by the view itself (no string built for a name met before). Never destroyed: no
   // exit-time order to care about.
+  // FNV-1a: names are short, and the library's hash of a string costs several times more.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const {
+      uint64_t h = 14695981039346656037ull;
+      for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
   };
   static auto* table = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
   auto it = table->find(name);

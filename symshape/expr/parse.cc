@@ -11,13 +11,13 @@
 #include <cstdlib>
 #include <exception>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -96,6 +96,19 @@ std::string show_char(char c) {
   return std::string("\\x") + hex[u >> 4] + hex[u & 15];
 }
 
+// The lexer's failures, out of its loop (building a message needs registers the scan does not).
+[[noreturn, gnu::cold, gnu::noinline]] void fail_lexing(int col, const char* start, const char* p,
+                                                        const char* end) {
+  const char c = *start;
+  if (c >= '0' && c <= '9') {
+    while (p != end && (is_name_char(*p) || *p == '.')) ++p;
+    throw ParseError{col, "invalid integer literal '" + std::string(start, p) + "'"};
+  }
+  if (c == '/') throw ParseError{col, "use // for floor division"};
+  if (c == '=') throw ParseError{col, "use == to compare"};
+  throw ParseError{col, "unexpected character '" + show_char(c) + "'"};
+}
+
 class Lexer {
  public:
   explicit Lexer(std::string_view text)
@@ -107,64 +120,56 @@ class Lexer {
     while (p != end_ && is_space(*p)) ++p;
     const char* start = p;
     const int col = static_cast<int>(start - begin_) + 1;
-    if (p == end_) {
-      p_ = p;
-      return {Tok::End, {}, col};
-    }
-    const char c = *p;
-    Tok kind;
-    if (is_digit(c)) {
-      do ++p;
-      while (p != end_ && is_digit(*p));
-      if (p != end_ && (is_name_char(*p) || *p == '.')) {
-        while (p != end_ && (is_name_char(*p) || *p == '.')) ++p;
-        throw ParseError{col, "invalid integer literal '" + std::string(start, p) + "'"};
-      }
-      kind = Tok::Int;
-    } else if (is_name_start(c)) {
-      do ++p;
-      while (p != end_ && is_name_char(*p));
-      kind = Tok::Name;
-    } else {
+    Tok kind = Tok::End;
+    if (p != end_) {
+      const char c = *p;
       const char d = p + 1 != end_ ? p[1] : '\0';
-      int width = 1;
-      switch (c) {
-        case '(': kind = Tok::LParen; break;
-        case ')': kind = Tok::RParen; break;
-        case ',': kind = Tok::Comma; break;
-        case '+': kind = Tok::Plus; break;
-        case '-': kind = Tok::Minus; break;
-        case '%': kind = Tok::Percent; break;
-        case '*':
-          kind = d == '*' ? Tok::Power : Tok::Star;
-          width = d == '*' ? 2 : 1;
-          break;
-        case '/':
-          if (d != '/') throw ParseError{col, "use // for floor division"};
-          kind = Tok::FloorDiv;
-          width = 2;
-          break;
-        case '=':
-          if (d != '=') throw ParseError{col, "use == to compare"};
-          kind = Tok::Eq;
-          width = 2;
-          break;
-        case '!':
-          if (d != '=') throw ParseError{col, "unexpected character '!'"};
-          kind = Tok::Ne;
-          width = 2;
-          break;
-        case '<':
-          kind = d == '=' ? Tok::Le : Tok::Lt;
-          width = d == '=' ? 2 : 1;
-          break;
-        case '>':
-          kind = d == '=' ? Tok::Ge : Tok::Gt;
-          width = d == '=' ? 2 : 1;
-          break;
-        default: throw ParseError{col, "unexpected character '" + show_char(c) + "'"};
+      ++p;
+      if (is_digit(c)) {
+        while (p != end_ && is_digit(*p)) ++p;
+        if (p != end_ && (is_name_char(*p) || *p == '.')) fail_lexing(col, start, p, end_);
+        kind = Tok::Int;
+      } else if (is_name_start(c)) {
+        while (p != end_ && is_name_char(*p)) ++p;
+        kind = Tok::Name;
+      } else {
+        switch (c) {
+          case '(': kind = Tok::LParen; break;
+          case ')': kind = Tok::RParen; break;
+          case ',': kind = Tok::Comma; break;
+          case '+': kind = Tok::Plus; break;
+          case '-': kind = Tok::Minus; break;
+          case '%': kind = Tok::Percent; break;
+          case '*':
+            kind = d == '*' ? Tok::Power : Tok::Star;
+            p += d == '*';
+            break;
+          case '/':
+            if (d != '/') fail_lexing(col, start, p, end_);
+            kind = Tok::FloorDiv;
+            ++p;
+            break;
+          case '=':
+            if (d != '=') fail_lexing(col, start, p, end_);
+            kind = Tok::Eq;
+            ++p;
+            break;
+          case '!':
+            if (d != '=') fail_lexing(col, start, p, end_);
+            kind = Tok::Ne;
+            ++p;
+            break;
+          case '<':
+            kind = d == '=' ? Tok::Le : Tok::Lt;
+            p += d == '=';
+            break;
+          case '>':
+            kind = d == '=' ? Tok::Ge : Tok::Gt;
+            p += d == '=';
+            break;
+          default: fail_lexing(col, start, p, end_);
+        }
       }
-      p += width;
     }
     p_ = p;
     return {kind, std::string_view(start, static_cast<size_t>(p - start)), col};
@@ -203,20 +208,32 @@ bool is_keyword(std::string_view name) {
 
 bool is_reserved_name(std::string_view name) {
   // The grammar's functions and keywords, the printed infinity, and Python's keywords (what is
-  // printed must read back, also as Python). One hashed look-up: the parser asks it of every
-  // name it reads.
-  static const auto* const reserved = [] {
-    auto* set = new std::unordered_set<std::string_view>{
-        "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
-        "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
-        "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
-        "raise", "return",   "try", "while",  "with", "yield",
-    };
-    for (std::string_view k : kKeywords) set->insert(k);
-    for (const auto& [n, c] : kCalls) set->insert(n);
-    return set;
+  // printed must read back, also as Python). The parser asks it of every name it reads: a mask
+  // of the (length, first character) pairs of the reserved words answers most names at once,
+  // and the few that pass are compared with the words.
+  static constexpr std::string_view kOthers[] = {
+      "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
+      "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
+      "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
+      "raise", "return",   "try", "while",  "with", "yield",
+  };
+  constexpr size_t kLongest = 16;
+  auto for_each_word = [](auto&& f) {
+    for (std::string_view w : kOthers) f(w);
+    for (std::string_view w : kKeywords) f(w);
+    for (const auto& [w, c] : kCalls) f(w);
+  };
+  // Bit (first character & 63) of masks[length].
+  static const std::array<uint64_t, kLongest + 1> masks = [&] {
+    std::array<uint64_t, kLongest + 1> m{};
+    for_each_word([&](std::string_view w) { m[w.size()] |= uint64_t{1} << (w[0] & 63); });
+    return m;
   }();
-  return reserved->count(name) != 0;
+  if (name.empty() || name.size() > kLongest) return false;
+  if ((masks[name.size()] >> (name[0] & 63) & 1) == 0) return false;
+  bool found = false;
+  for_each_word([&](std::string_view w) { found = found || w == name; });
+  return found;
 }
 
 namespace {
@@ -306,6 +323,98 @@ Value Value::of(GiNaC::ex x, int col) {
   return r;
 }
 
+// The GiNaC sum of pairs (term, coefficient) and a numeric constant, built as GiNaC's own
+// constructors build it (pairs sorted, like terms combined, zero coefficients dropped) but
+// without their flattening pass, which asks every pair whether it is a sum or a number: these
+// pairs are terms already (is_term), so it would find nothing to do. A sum of two or more
+// pairs, or of one and a nonzero constant, is what evaluation leaves as it is (its pairs are
+// evaluated expressions), so it is marked evaluated; anything smaller is evaluated by GiNaC.
+struct SumOfPairs : GiNaC::add {
+  static GiNaC::ex build(GiNaC::epvector&& pairs, const GiNaC::ex& constant) {
+    GiNaC::add& sum = GiNaC::dynallocate<GiNaC::add>();
+    GiNaC::epvector& seq = sum.*(&SumOfPairs::seq);
+    seq = std::move(pairs);
+    sum.*(&SumOfPairs::overall_coeff) = constant;
+    (sum.*(&SumOfPairs::canonicalize))();
+    (sum.*(&SumOfPairs::combine_same_terms_sorted_seq))();
+    if (seq.size() >= 2 || (seq.size() == 1 && !GiNaC::ex_to<GiNaC::numeric>(constant).is_zero())) {
+      sum.setflag(GiNaC::status_flags::evaluated);
+    }
+    return GiNaC::ex(sum);
+  }
+};
+
+// The GiNaC product of factors and a numeric coefficient, built as GiNaC's constructor builds
+// it from the factors (products flattened, a power with a numeric exponent as its base and
+// exponent, pairs sorted, like bases combined), without its flattening pass's questions to
+// each factor. Marked evaluated when evaluation would leave it as it is: a nonzero
+// coefficient, and either one pair with a coefficient other than 1 that is not a sum to
+// distribute over, or two or more pairs where every sum (to the first power) is already
+// primitive with a positive leading coefficient (evaluation takes out the integer content and
+// the sign of any other). Anything else is evaluated by GiNaC.
+struct ProductOfPairs : GiNaC::mul {
+  static GiNaC::ex build(std::initializer_list<const GiNaC::ex*> factors,
+                         const GiNaC::numeric& coeff) {
+    GiNaC::mul& product = GiNaC::dynallocate<GiNaC::mul>();
+    GiNaC::epvector& seq = product.*(&ProductOfPairs::seq);
+    GiNaC::numeric c = coeff;
+    for (const GiNaC::ex* f : factors) {
+      if (detail::is_exactly<GiNaC::numeric>(*f)) {
+        c = c.mul(GiNaC::ex_to<GiNaC::numeric>(*f));
+      } else if (detail::is_exactly<GiNaC::mul>(*f)) {
+        const GiNaC::epvector& pairs = detail::PairsOf::pairs(*f);
+        seq.insert(seq.end(), pairs.begin(), pairs.end());
+        c = c.mul(GiNaC::ex_to<GiNaC::numeric>(detail::PairsOf::overall(*f)));
+      } else if (detail::is_exactly<GiNaC::power>(*f) &&
+                 detail::is_exactly<GiNaC::numeric>(f->op(1))) {
+        seq.emplace_back(f->op(0), f->op(1));
+      } else {
+        seq.emplace_back(*f, GiNaC::ex(1));
+      }
+    }
+    product.*(&ProductOfPairs::overall_coeff) = c;
+    (product.*(&ProductOfPairs::canonicalize))();
+    (product.*(&ProductOfPairs::combine_same_terms_sorted_seq))();
+    if (evaluation_keeps(seq, c)) product.setflag(GiNaC::status_flags::evaluated);
+    return GiNaC::ex(product);
+  }
+
+ private:
+  static bool evaluation_keeps(const GiNaC::epvector& seq, const GiNaC::numeric& c) {
+    static const GiNaC::numeric one(1);
+    if (c.is_zero() || seq.empty()) return false;
+    if (seq.size() == 1) {
+      return !c.is_equal(one) && !(detail::is_exactly<GiNaC::add>(seq[0].rest) &&
+                                   GiNaC::ex_to<GiNaC::numeric>(seq[0].coeff).is_equal(one));
+    }
+    for (const GiNaC::expair& p : seq) {
+      if (detail::is_exactly<GiNaC::add>(p.rest) &&
+          GiNaC::ex_to<GiNaC::numeric>(p.coeff).is_equal(one) && !primitive_unit(p.rest)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // The sum's integer content is 1 (integer coefficients without a common factor) and its first
+  // pair's coefficient is positive.
+  static bool primitive_unit(const GiNaC::ex& sum) {
+    const GiNaC::epvector& pairs = detail::PairsOf::pairs(sum);
+    if (pairs.empty() || !GiNaC::ex_to<GiNaC::numeric>(pairs[0].coeff).is_positive()) return false;
+    Int g = 0;
+    auto take = [&](const GiNaC::ex& x) {
+      const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
+      if (!n.is_integer()) return false;
+      g = cln::gcd(g, cln::the<cln::cl_I>(n.to_cl_N()));
+      return true;
+    };
+    for (const GiNaC::expair& p : pairs) {
+      if (!take(p.coeff)) return false;
+    }
+    return take(detail::PairsOf::overall(sum)) && g == 1;
+  }
+};
+
 // A machine integer as GiNaC's number (a small one is GiNaC's shared number).
 GiNaC::ex number(int64_t v) { return GiNaC::ex(static_cast<long>(v)); }
 
@@ -313,7 +422,9 @@ GiNaC::ex number(int64_t v) { return GiNaC::ex(static_cast<long>(v)); }
 GiNaC::ex to_ex(const Value& v) {
   switch (v.kind) {
     case Value::Kind::Int: return number(v.k);
-    case Value::Kind::Scaled: return v.k == 1 ? v.e : v.e * number(v.k);
+    case Value::Kind::Scaled:
+      if (v.k == 1) return v.e;
+      return ProductOfPairs::build({&v.e}, GiNaC::numeric(static_cast<long>(v.k)));
     default: return v.e;
   }
 }
@@ -342,27 +453,6 @@ auto at_column(int col, F&& f) -> decltype(f()) {
     throw ParseError{col, e.what()};
   }
 }
-
-// The GiNaC sum of pairs (term, coefficient) and a numeric constant, built as GiNaC's own
-// constructors build it (pairs sorted, like terms combined, zero coefficients dropped) but
-// without their flattening pass, which asks every pair whether it is a sum or a number: these
-// pairs are terms already (is_term), so it would find nothing to do. A sum of two or more
-// pairs, or of one and a nonzero constant, is what evaluation leaves as it is (its pairs are
-// evaluated expressions), so it is marked evaluated; anything smaller is evaluated by GiNaC.
-struct SumOfPairs : GiNaC::add {
-  static GiNaC::ex build(GiNaC::epvector&& pairs, const GiNaC::ex& constant) {
-    GiNaC::add& sum = GiNaC::dynallocate<GiNaC::add>();
-    GiNaC::epvector& seq = sum.*(&SumOfPairs::seq);
-    seq = std::move(pairs);
-    sum.*(&SumOfPairs::overall_coeff) = constant;
-    (sum.*(&SumOfPairs::canonicalize))();
-    (sum.*(&SumOfPairs::combine_same_terms_sorted_seq))();
-    if (seq.size() >= 2 || (seq.size() == 1 && !GiNaC::ex_to<GiNaC::numeric>(constant).is_zero())) {
-      sum.setflag(GiNaC::status_flags::evaluated);
-    }
-    return GiNaC::ex(sum);
-  }
-};
 
 // The terms of a chain of + and -, collected as the pairs (term, coefficient) of the GiNaC sum
 // the left-to-right fold `(a + b) - c` builds, with the constants added up apart: GiNaC's sum is
@@ -548,10 +638,18 @@ class Parser {
     return v;
   }
 
+  // The levels from or_test down to comparison are inlined into parse_or, each with its
+  // operator's rest apart: most operands (every parenthesized group, every call argument) have
+  // no boolean operator at all.
+
   // or_test: and_test ('or' and_test)*
   Value parse_or() {
     Value first = parse_and();
     if (!at_keyword("or")) return first;
+    return parse_or_rest(first);
+  }
+
+  Value parse_or_rest(const Value& first) {
     std::vector<Cond> operands{as_cond(first)};
     while (at_keyword("or")) {
       advance();
@@ -561,9 +659,13 @@ class Parser {
   }
 
   // and_test: not_test ('and' not_test)*
-  Value parse_and() {
+  [[gnu::always_inline]] Value parse_and() {
     Value first = parse_not();
     if (!at_keyword("and")) return first;
+    return parse_and_rest(first);
+  }
+
+  Value parse_and_rest(const Value& first) {
     std::vector<Cond> operands{as_cond(first)};
     while (at_keyword("and")) {
       advance();
@@ -573,8 +675,12 @@ class Parser {
   }
 
   // not_test: 'not' not_test | comparison
-  Value parse_not() {
+  [[gnu::always_inline]] Value parse_not() {
     if (!at_keyword("not")) return parse_comparison();
+    return parse_negation();
+  }
+
+  Value parse_negation() {
     const Token op = cur_;
     Nesting nesting(*this, op.col);
     advance();
@@ -582,9 +688,13 @@ class Parser {
   }
 
   // comparison: arith (relop arith)*; a chain `a < b < c` is `a < b and b < c`, as in Python.
-  Value parse_comparison() {
+  [[gnu::always_inline]] Value parse_comparison() {
     Value first = parse_arith();
     if (!relop_of(cur_.kind)) return first;
+    return parse_relations(first);
+  }
+
+  Value parse_relations(const Value& first) {
     Expr lhs = as_expr(first);
     std::vector<Cond> relations;
     while (auto op = relop_of(cur_.kind)) {
@@ -632,17 +742,21 @@ class Parser {
     }
     if (a.kind == K::Scaled && b.kind == K::Scaled) {
       if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
-      GiNaC::ex p = a.e * b.e;
+      GiNaC::ex p = ProductOfPairs::build({&a.e, &b.e}, GiNaC::numeric(1));
       if (!is_term(p)) return std::nullopt;
       return Value::scaled(std::move(p), k, col);
     }
     return std::nullopt;
   }
 
-  // a // b or a % b (by the operator at column col): machine integers divide in place, and a
-  // division by 1 leaves a light a as it is; anything else is the engine's floordiv / mod.
+  // a // b or a % b (by the operator at column col): machine integers divide in place, a
+  // division by 1 leaves a light a as it is, and where the evaluation of floordiv / mod would
+  // hold the call (a non-numeric a by a constant other than 0, 1 and -1, or anything by a term)
+  // the held call is built directly; anything else is the engine's floordiv / mod.
   static Value divide(Tok op, const Value& a, const Value& b, int col) {
     using K = Value::Kind;
+    const unsigned serial =
+        op == Tok::FloorDiv ? ss_floordiv_SERIAL::serial : ss_mod_SERIAL::serial;
     if (b.kind == K::Int) {
       if (b.k == 0) throw ParseError{col, "division by zero"};
       if (a.kind == K::Int) {
@@ -650,6 +764,11 @@ class Parser {
         if (std::optional<int64_t> q = floor_div(a.k, b.k)) return Value::integer(*q, a.col);
       }
       if (op == Tok::FloorDiv && b.k == 1) return a;
+      if (b.k != 1 && b.k != -1 && a.kind != K::Int && !detail::is_exactly<GiNaC::numeric>(a.e)) {
+        return Value::scaled(detail::held_call(serial, to_ex(a), number(b.k)), 1, a.col);
+      }
+    } else if (b.kind == K::Scaled) {
+      return Value::scaled(detail::held_call(serial, to_ex(a), to_ex(b)), 1, a.col);
     }
     const Expr x(to_ex(a)), y(to_ex(b));
     return Value::of(
@@ -716,8 +835,8 @@ class Parser {
           if (held && cur_.kind != Tok::Star) {
             // The chain's last factor: the held constant goes in with it, as one product.
             product = at_column(op.col, [&] {
-              return Expr(
-                  GiNaC::ex(GiNaC::dynallocate<GiNaC::mul>(product.ex(), b.ex(), pending.ex())));
+              return Expr(ProductOfPairs::build({&product.ex(), &b.ex()},
+                                                GiNaC::ex_to<GiNaC::numeric>(pending.ex())));
             });
             held = false;
           } else {
@@ -787,7 +906,7 @@ class Parser {
   }
 
   // power: atom ['**' factor]; right-associative, and tighter than a unary minus on its left.
-  Value parse_power() {
+  [[gnu::always_inline]] Value parse_power() {
     Value base = parse_atom();
     if (cur_.kind != Tok::Power) return base;
     const Token op = cur_;
@@ -813,7 +932,7 @@ class Parser {
   }
 
   // atom: INT | NAME | NAME '(' args ')' | '(' or_test ')' | 'True' | 'False'
-  Value parse_atom() {
+  [[gnu::always_inline]] Value parse_atom() {
     const Token t = cur_;
     switch (t.kind) {
       case Tok::Int: {
