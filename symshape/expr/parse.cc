@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <forward_list>
 #include <functional>
 #include <initializer_list>
 #include <iterator>
@@ -261,9 +262,9 @@ struct Value {
   enum class Kind : unsigned char { Int, Scaled, Ex, Cond };
   Kind kind = Kind::Int;
   int col = 1;
-  int64_t k = 0;  // Int: the value; Scaled: the coefficient (never 0)
-  GiNaC::ex e;    // Scaled: the term; Ex: the expression
-  std::optional<Cond> cond;
+  int64_t k = 0;               // Int: the value; Scaled: the coefficient (never 0)
+  GiNaC::ex e;                 // Scaled: the term; Ex: the expression
+  const Cond* cond = nullptr;  // Cond: kept by the parser (a Value stays cheap to copy)
 
   static Value integer(int64_t v, int col) {
     Value r;
@@ -279,11 +280,11 @@ struct Value {
     r.e = std::move(term);
     return r;
   }
-  static Value condition(Cond c, int col) {
+  static Value condition(const Cond* c, int col) {
     Value r;
     r.kind = Kind::Cond;
     r.col = col;
-    r.cond = std::move(c);
+    r.cond = c;
     return r;
   }
   // An expression in its lightest form.
@@ -462,6 +463,8 @@ auto at_column(int col, F&& f) -> decltype(f()) {
 // splitting of terms (a sum built from the terms as expressions).
 class Sum {
  public:
+  Sum() { pairs_.reserve(4); }
+
   void add(const Value& v, bool minus) {
     switch (v.kind) {
       case Value::Kind::Int:
@@ -591,6 +594,12 @@ class Parser {
   }
 
  private:
+  // A condition as a Value; the parser keeps it.
+  Value condition(Cond c, int col) {
+    conds_.push_front(std::move(c));
+    return Value::condition(&conds_.front(), col);
+  }
+
   // Counts recursion through parentheses, calls, unary operators and `**`.
   class Nesting {
    public:
@@ -606,7 +615,7 @@ class Parser {
   };
 
   void advance() {
-    prev_ = cur_;
+    prev_text_ = cur_.text;
     has_prev_ = started_;
     started_ = true;
     cur_ = lex_.next();
@@ -627,7 +636,7 @@ class Parser {
   // The current token cannot start an operand.
   ParseError missing_operand() const {
     if (has_prev_) {
-      return ParseError{cur_.col, "expected an expression after '" + std::string(prev_.text) + "'"};
+      return ParseError{cur_.col, "expected an expression after '" + std::string(prev_text_) + "'"};
     }
     return unexpected(cur_);
   }
@@ -655,7 +664,7 @@ class Parser {
       advance();
       operands.push_back(as_cond(parse_and()));
     }
-    return Value::condition(Cond::any(std::move(operands)), first.col);
+    return condition(Cond::any(std::move(operands)), first.col);
   }
 
   // and_test: not_test ('and' not_test)*
@@ -671,7 +680,7 @@ class Parser {
       advance();
       operands.push_back(as_cond(parse_not()));
     }
-    return Value::condition(Cond::all(std::move(operands)), first.col);
+    return condition(Cond::all(std::move(operands)), first.col);
   }
 
   // not_test: 'not' not_test | comparison
@@ -684,7 +693,7 @@ class Parser {
     const Token op = cur_;
     Nesting nesting(*this, op.col);
     advance();
-    return Value::condition(Cond::negation(as_cond(parse_not())), op.col);
+    return condition(Cond::negation(as_cond(parse_not())), op.col);
   }
 
   // comparison: arith (relop arith)*; a chain `a < b < c` is `a < b and b < c`, as in Python.
@@ -703,7 +712,7 @@ class Parser {
       relations.push_back(Cond::rel(*op, lhs, rhs));
       lhs = rhs;
     }
-    return Value::condition(Cond::all(std::move(relations)), first.col);
+    return condition(Cond::all(std::move(relations)), first.col);
   }
 
   // arith: term (('+' | '-') term)*
@@ -785,7 +794,8 @@ class Parser {
     if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) {
       return left;
     }
-    Value product = arith(left);
+    arith(left);
+    Value product = std::move(left);
     while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
       const Token op = cur_;
       advance();
@@ -950,7 +960,7 @@ class Parser {
       case Tok::Name: {
         if (t.text == "True" || t.text == "False") {
           advance();
-          return Value::condition(Cond::truth(t.text == "True"), t.col);
+          return condition(Cond::truth(t.text == "True"), t.col);
         }
         if (is_keyword(t.text)) break;
         advance();
@@ -1039,8 +1049,9 @@ class Parser {
   }
 
   Lexer lex_;
+  std::forward_list<Cond> conds_;  // built only for conditions
   Token cur_;
-  Token prev_;
+  std::string_view prev_text_;  // the text of the token before cur_
   bool has_prev_ = false;
   bool started_ = false;
   int depth_ = 0;
