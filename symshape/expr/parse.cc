@@ -84,7 +84,6 @@ constexpr std::array<unsigned char, 256> kCharClass = make_char_classes();
 bool has_class(char c, unsigned char cls) {
   return (kCharClass[static_cast<unsigned char>(c)] & cls) != 0;
 }
-bool is_name_start(char c) { return has_class(c, kNameStart); }
 bool is_digit(char c) { return has_class(c, kDigit); }
 bool is_name_char(char c) { return has_class(c, kNameStart | kDigit); }
 bool is_space(char c) { return has_class(c, kSpace); }
@@ -110,70 +109,124 @@ std::string show_char(char c) {
   throw ParseError{col, "unexpected character '" + show_char(c) + "'"};
 }
 
+// What a token starting with a character is, in one table.
+enum class Start : unsigned char {
+  Invalid,
+  Digit,
+  Name,
+  LParen,
+  RParen,
+  Comma,
+  Plus,
+  Minus,
+  Percent,
+  Star,
+  Slash,
+  Equal,
+  Bang,
+  Less,
+  Greater,
+};
+
+constexpr std::array<Start, 256> make_starts() {
+  std::array<Start, 256> t{};
+  for (int c = 0; c < 256; ++c) {
+    if (kCharClass[c] & kDigit) t[c] = Start::Digit;
+    if (kCharClass[c] & kNameStart) t[c] = Start::Name;
+  }
+  t['('] = Start::LParen;
+  t[')'] = Start::RParen;
+  t[','] = Start::Comma;
+  t['+'] = Start::Plus;
+  t['-'] = Start::Minus;
+  t['%'] = Start::Percent;
+  t['*'] = Start::Star;
+  t['/'] = Start::Slash;
+  t['='] = Start::Equal;
+  t['!'] = Start::Bang;
+  t['<'] = Start::Less;
+  t['>'] = Start::Greater;
+  return t;
+}
+constexpr std::array<Start, 256> kStarts = make_starts();
+
 class Lexer {
  public:
   explicit Lexer(std::string_view text)
       : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()) {}
 
-  // Scans the next token in place: a token is a view of the text, never a string of its own.
-  Token next() {
+  // Scans the next token into t: a token is a view of the text, never a string of its own.
+  void next(Token& t) {
     const char* p = p_;
     while (p != end_ && is_space(*p)) ++p;
     const char* start = p;
     const int col = static_cast<int>(start - begin_) + 1;
     Tok kind = Tok::End;
     if (p != end_) {
-      const char c = *p;
-      const char d = p + 1 != end_ ? p[1] : '\0';
-      ++p;
-      if (is_digit(c)) {
-        while (p != end_ && is_digit(*p)) ++p;
-        if (p != end_ && (is_name_char(*p) || *p == '.')) fail_lexing(col, start, p, end_);
-        kind = Tok::Int;
-      } else if (is_name_start(c)) {
-        while (p != end_ && is_name_char(*p)) ++p;
-        kind = Tok::Name;
-      } else {
-        switch (c) {
-          case '(': kind = Tok::LParen; break;
-          case ')': kind = Tok::RParen; break;
-          case ',': kind = Tok::Comma; break;
-          case '+': kind = Tok::Plus; break;
-          case '-': kind = Tok::Minus; break;
-          case '%': kind = Tok::Percent; break;
-          case '*':
-            kind = d == '*' ? Tok::Power : Tok::Star;
-            p += d == '*';
-            break;
-          case '/':
-            if (d != '/') fail_lexing(col, start, p, end_);
-            kind = Tok::FloorDiv;
-            ++p;
-            break;
-          case '=':
-            if (d != '=') fail_lexing(col, start, p, end_);
-            kind = Tok::Eq;
-            ++p;
-            break;
-          case '!':
-            if (d != '=') fail_lexing(col, start, p, end_);
-            kind = Tok::Ne;
-            ++p;
-            break;
-          case '<':
-            kind = d == '=' ? Tok::Le : Tok::Lt;
-            p += d == '=';
-            break;
-          case '>':
-            kind = d == '=' ? Tok::Ge : Tok::Gt;
-            p += d == '=';
-            break;
-          default: fail_lexing(col, start, p, end_);
-        }
+      // The character after the first, for the two-character operators.
+      auto second_is = [&](char c) { return p + 1 != end_ && p[1] == c; };
+      auto take = [&](Tok k, int width) {
+        kind = k;
+        p += width;
+      };
+      switch (kStarts[static_cast<unsigned char>(*p)]) {
+        case Start::Digit:
+          ++p;
+          while (p != end_ && is_digit(*p)) ++p;
+          if (p != end_ && (is_name_char(*p) || *p == '.')) fail_lexing(col, start, p, end_);
+          kind = Tok::Int;
+          break;
+        case Start::Name:
+          ++p;
+          while (p != end_ && is_name_char(*p)) ++p;
+          kind = Tok::Name;
+          break;
+        case Start::LParen: take(Tok::LParen, 1); break;
+        case Start::RParen: take(Tok::RParen, 1); break;
+        case Start::Comma: take(Tok::Comma, 1); break;
+        case Start::Plus: take(Tok::Plus, 1); break;
+        case Start::Minus: take(Tok::Minus, 1); break;
+        case Start::Percent: take(Tok::Percent, 1); break;
+        case Start::Star:
+          if (second_is('*')) {
+            take(Tok::Power, 2);
+          } else {
+            take(Tok::Star, 1);
+          }
+          break;
+        case Start::Slash:
+          if (!second_is('/')) fail_lexing(col, start, p, end_);
+          take(Tok::FloorDiv, 2);
+          break;
+        case Start::Equal:
+          if (!second_is('=')) fail_lexing(col, start, p, end_);
+          take(Tok::Eq, 2);
+          break;
+        case Start::Bang:
+          if (!second_is('=')) fail_lexing(col, start, p, end_);
+          take(Tok::Ne, 2);
+          break;
+        case Start::Less:
+          if (second_is('=')) {
+            take(Tok::Le, 2);
+          } else {
+            take(Tok::Lt, 1);
+          }
+          break;
+        case Start::Greater:
+          if (second_is('=')) {
+            take(Tok::Ge, 2);
+          } else {
+            take(Tok::Gt, 1);
+          }
+          break;
+        case Start::Invalid: fail_lexing(col, start, p, end_);
       }
     }
     p_ = p;
-    return {kind, std::string_view(start, static_cast<size_t>(p - start)), col};
+    t.kind = kind;
+    t.text = std::string_view(start, static_cast<size_t>(p - start));
+    t.col = col;
   }
 
  private:
@@ -202,39 +255,62 @@ std::optional<Call> lookup_call(std::string_view name) {
 }
 
 bool is_keyword(std::string_view name) {
+  // Most names are rejected by their length or first character before any comparison.
+  if (name.size() < 2 || name.size() > 5) return false;
+  const char c = name[0];
+  if (c != 'a' && c != 'o' && c != 'n' && c != 'T' && c != 'F') return false;
   return std::find(std::begin(kKeywords), std::end(kKeywords), name) != std::end(kKeywords);
 }
 
 }  // namespace
 
-bool is_reserved_name(std::string_view name) {
-  // The grammar's functions and keywords, the printed infinity, and Python's keywords (what is
-  // printed must read back, also as Python). The parser asks it of every name it reads: a mask
-  // of the (length, first character) pairs of the reserved words answers most names at once,
-  // and the few that pass are compared with the words.
-  static constexpr std::string_view kOthers[] = {
-      "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
-      "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
-      "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
-      "raise", "return",   "try", "while",  "with", "yield",
-  };
-  constexpr size_t kLongest = 16;
-  auto for_each_word = [](auto&& f) {
-    for (std::string_view w : kOthers) f(w);
-    for (std::string_view w : kKeywords) f(w);
-    for (const auto& [w, c] : kCalls) f(w);
-  };
-  // Bit (first character & 63) of masks[length].
-  static const std::array<uint64_t, kLongest + 1> masks = [&] {
-    std::array<uint64_t, kLongest + 1> m{};
-    for_each_word([&](std::string_view w) { m[w.size()] |= uint64_t{1} << (w[0] & 63); });
-    return m;
-  }();
-  if (name.empty() || name.size() > kLongest) return false;
-  if ((masks[name.size()] >> (name[0] & 63) & 1) == 0) return false;
+namespace {
+
+// The words is_reserved_name refuses: the grammar's functions and keywords, the printed
+// infinity, and Python's keywords (what is printed must read back, also as Python).
+constexpr std::string_view kOtherReserved[] = {
+    "inf",   "nan",      "oo",  "None",   "as",   "assert", "async",  "await",    "break",
+    "class", "continue", "def", "del",    "elif", "else",   "except", "finally",  "for",
+    "from",  "global",   "if",  "import", "in",   "is",     "lambda", "nonlocal", "pass",
+    "raise", "return",   "try", "while",  "with", "yield",
+};
+constexpr size_t kLongestReserved = 16;  // at least the longest word
+
+template <typename F>
+constexpr void for_each_reserved(F&& f) {
+  for (std::string_view w : kOtherReserved) f(w);
+  for (std::string_view w : kKeywords) f(w);
+  for (const auto& [w, c] : kCalls) f(w);
+}
+
+// Bit (character & 63) of masks[length]: the (length, first character) pairs of the reserved
+// words (at = 0), or their (length, last character) pairs (at = 1).
+constexpr std::array<uint64_t, kLongestReserved + 1> reserved_chars(int at) {
+  std::array<uint64_t, kLongestReserved + 1> m{};
+  for_each_reserved([&](std::string_view w) {
+    m[w.size()] |= uint64_t{1} << (w[at == 0 ? 0 : w.size() - 1] & 63);
+  });
+  return m;
+}
+constexpr std::array<uint64_t, kLongestReserved + 1> kReservedFirst = reserved_chars(0);
+constexpr std::array<uint64_t, kLongestReserved + 1> kReservedLast = reserved_chars(1);
+
+[[gnu::noinline]] bool is_reserved_word(std::string_view name) {
   bool found = false;
-  for_each_word([&](std::string_view w) { found = found || w == name; });
+  for_each_reserved([&](std::string_view w) { found = found || w == name; });
   return found;
+}
+
+}  // namespace
+
+bool is_reserved_name(std::string_view name) {
+  // The parser asks it of every name it reads: the masks of (length, first character) and
+  // (length, last character) answer most names at once, and the few that pass are compared
+  // with the words.
+  if (name.empty() || name.size() > kLongestReserved) return false;
+  if ((kReservedFirst[name.size()] >> (name[0] & 63) & 1) == 0) return false;
+  if ((kReservedLast[name.size()] >> (name.back() & 63) & 1) == 0) return false;
+  return is_reserved_word(name);
 }
 
 namespace {
@@ -266,19 +342,18 @@ struct Value {
   GiNaC::ex e;                 // Scaled: the term; Ex: the expression
   const Cond* cond = nullptr;  // Cond: kept by the parser (a Value stays cheap to copy)
 
+  Value() = default;
+  Value(Kind kind_, int col_, int64_t k_, const GiNaC::ex& e_)
+      : kind(kind_), col(col_), k(k_), e(e_) {}
+
   static Value integer(int64_t v, int col) {
     Value r;
     r.col = col;
     r.k = v;
     return r;
   }
-  static Value scaled(GiNaC::ex term, int64_t coeff, int col) {
-    Value r;
-    r.kind = Kind::Scaled;
-    r.col = col;
-    r.k = coeff;
-    r.e = std::move(term);
-    return r;
+  static Value scaled(const GiNaC::ex& term, int64_t coeff, int col) {
+    return Value(Kind::Scaled, col, coeff, term);
   }
   static Value condition(const Cond* c, int col) {
     Value r;
@@ -288,7 +363,7 @@ struct Value {
     return r;
   }
   // An expression in its lightest form.
-  static Value of(GiNaC::ex x, int col);
+  static Value of(const GiNaC::ex& x, int col);
 
   bool is_cond() const { return kind == Kind::Cond; }
 };
@@ -307,7 +382,7 @@ bool is_term(const GiNaC::ex& x) {
   return GiNaC::ex_to<GiNaC::numeric>(c).is_equal(one);
 }
 
-Value Value::of(GiNaC::ex x, int col) {
+Value Value::of(const GiNaC::ex& x, int col) {
   if (detail::is_exactly<GiNaC::numeric>(x)) {
     const auto& n = GiNaC::ex_to<GiNaC::numeric>(x);
     if (n.is_integer()) {
@@ -315,13 +390,9 @@ Value Value::of(GiNaC::ex x, int col) {
       if (std::optional<int64_t> small = to_int64(v)) return integer(*small, col);
     }
   } else if (is_term(x)) {
-    return scaled(std::move(x), 1, col);
+    return scaled(x, 1, col);
   }
-  Value r;
-  r.kind = Kind::Ex;
-  r.col = col;
-  r.e = std::move(x);
-  return r;
+  return Value(Kind::Ex, col, 0, x);
 }
 
 // The GiNaC sum of pairs (term, coefficient) and a numeric constant, built as GiNaC's own
@@ -336,8 +407,10 @@ struct SumOfPairs : GiNaC::add {
     GiNaC::epvector& seq = sum.*(&SumOfPairs::seq);
     seq = std::move(pairs);
     sum.*(&SumOfPairs::overall_coeff) = constant;
-    (sum.*(&SumOfPairs::canonicalize))();
-    (sum.*(&SumOfPairs::combine_same_terms_sorted_seq))();
+    if (seq.size() >= 2) {
+      (sum.*(&SumOfPairs::canonicalize))();
+      (sum.*(&SumOfPairs::combine_same_terms_sorted_seq))();
+    }
     if (seq.size() >= 2 || (seq.size() == 1 && !GiNaC::ex_to<GiNaC::numeric>(constant).is_zero())) {
       sum.setflag(GiNaC::status_flags::evaluated);
     }
@@ -354,33 +427,53 @@ struct SumOfPairs : GiNaC::add {
 // primitive with a positive leading coefficient (evaluation takes out the integer content and
 // the sign of any other). Anything else is evaluated by GiNaC.
 struct ProductOfPairs : GiNaC::mul {
-  static GiNaC::ex build(std::initializer_list<const GiNaC::ex*> factors,
-                         const GiNaC::numeric& coeff) {
+  // coeff: a numeric.
+  static GiNaC::ex build(std::initializer_list<const GiNaC::ex*> factors, const GiNaC::ex& coeff) {
     GiNaC::mul& product = GiNaC::dynallocate<GiNaC::mul>();
     GiNaC::epvector& seq = product.*(&ProductOfPairs::seq);
-    GiNaC::numeric c = coeff;
+    GiNaC::ex& c = product.*(&ProductOfPairs::overall_coeff);
+    c = coeff;
+    size_t n = 0;
+    for (const GiNaC::ex* f : factors) {
+      n += detail::is_exactly<GiNaC::mul>(*f) ? detail::PairsOf::pairs(*f).size() : 1;
+    }
+    seq.reserve(n);
+    auto scale = [&](const GiNaC::ex& k) {
+      if (!GiNaC::are_ex_trivially_equal(k, one()) &&
+          !GiNaC::ex_to<GiNaC::numeric>(k).is_equal(GiNaC::ex_to<GiNaC::numeric>(one()))) {
+        c = GiNaC::ex_to<GiNaC::numeric>(c).mul(GiNaC::ex_to<GiNaC::numeric>(k));
+      }
+    };
     for (const GiNaC::ex* f : factors) {
       if (detail::is_exactly<GiNaC::numeric>(*f)) {
-        c = c.mul(GiNaC::ex_to<GiNaC::numeric>(*f));
+        scale(*f);
       } else if (detail::is_exactly<GiNaC::mul>(*f)) {
         const GiNaC::epvector& pairs = detail::PairsOf::pairs(*f);
         seq.insert(seq.end(), pairs.begin(), pairs.end());
-        c = c.mul(GiNaC::ex_to<GiNaC::numeric>(detail::PairsOf::overall(*f)));
+        scale(detail::PairsOf::overall(*f));
       } else if (detail::is_exactly<GiNaC::power>(*f) &&
                  detail::is_exactly<GiNaC::numeric>(f->op(1))) {
         seq.emplace_back(f->op(0), f->op(1));
       } else {
-        seq.emplace_back(*f, GiNaC::ex(1));
+        seq.emplace_back(*f, one());
       }
     }
-    product.*(&ProductOfPairs::overall_coeff) = c;
-    (product.*(&ProductOfPairs::canonicalize))();
-    (product.*(&ProductOfPairs::combine_same_terms_sorted_seq))();
-    if (evaluation_keeps(seq, c)) product.setflag(GiNaC::status_flags::evaluated);
+    if (seq.size() >= 2) {
+      (product.*(&ProductOfPairs::canonicalize))();
+      (product.*(&ProductOfPairs::combine_same_terms_sorted_seq))();
+    }
+    if (evaluation_keeps(seq, GiNaC::ex_to<GiNaC::numeric>(c))) {
+      product.setflag(GiNaC::status_flags::evaluated);
+    }
     return GiNaC::ex(product);
   }
 
  private:
+  static const GiNaC::ex& one() {
+    static const GiNaC::ex* const e = new GiNaC::ex(1);
+    return *e;
+  }
+
   static bool evaluation_keeps(const GiNaC::epvector& seq, const GiNaC::numeric& c) {
     static const GiNaC::numeric one(1);
     if (c.is_zero() || seq.empty()) return false;
@@ -425,7 +518,7 @@ GiNaC::ex to_ex(const Value& v) {
     case Value::Kind::Int: return number(v.k);
     case Value::Kind::Scaled:
       if (v.k == 1) return v.e;
-      return ProductOfPairs::build({&v.e}, GiNaC::numeric(static_cast<long>(v.k)));
+      return ProductOfPairs::build({&v.e}, number(v.k));
     default: return v.e;
   }
 }
@@ -463,8 +556,6 @@ auto at_column(int col, F&& f) -> decltype(f()) {
 // splitting of terms (a sum built from the terms as expressions).
 class Sum {
  public:
-  Sum() { pairs_.reserve(4); }
-
   void add(const Value& v, bool minus) {
     switch (v.kind) {
       case Value::Kind::Int:
@@ -477,6 +568,7 @@ class Sum {
         }
         return;
       case Value::Kind::Scaled:
+        if (pairs_.empty()) pairs_.reserve(4);
         if (!minus) {
           pairs_.emplace_back(v.e, number(v.k));
         } else if (v.k != std::numeric_limits<int64_t>::min()) {
@@ -618,7 +710,7 @@ class Parser {
     prev_text_ = cur_.text;
     has_prev_ = started_;
     started_ = true;
-    cur_ = lex_.next();
+    lex_.next(cur_);
   }
 
   bool at_keyword(std::string_view word) const {
@@ -732,30 +824,39 @@ class Parser {
     return at_column(first_op, [&] { return sum.build(left.col); });
   }
 
-  // a * b in the light forms, when both are light and the product is: constants multiply and
-  // coefficients multiply; the terms of two scaled terms multiply in GiNaC, which is the fold's
-  // product when that product is again a term (a product of terms has no sum to distribute
-  // over nor integer content to take out). nullopt otherwise.
-  static std::optional<Value> light_product(const Value& a, const Value& b, int col) {
+  // a * b into a, in the light forms, when both are light and the product is: constants
+  // multiply and coefficients multiply; the terms of two scaled terms multiply in GiNaC, which
+  // is the fold's product when that product is again a term (a product of terms has no sum to
+  // distribute over nor integer content to take out). False, with a as it was, otherwise.
+  static bool light_product(Value& a, const Value& b) {
     using K = Value::Kind;
     int64_t k;
     if (a.kind == K::Int && b.kind == K::Int) {
-      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
-      return Value::integer(k, col);
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return false;
+      a.k = k;
+      return true;
     }
     if ((a.kind == K::Int && b.kind == K::Scaled) || (a.kind == K::Scaled && b.kind == K::Int)) {
-      const Value& s = a.kind == K::Scaled ? a : b;
-      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
-      if (k == 0) return Value::integer(0, col);  // GiNaC's 0*x is 0
-      return Value::scaled(s.e, k, col);
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return false;
+      if (k == 0) {  // GiNaC's 0*x is 0
+        a.kind = K::Int;
+        a.k = 0;
+        return true;
+      }
+      if (b.kind == K::Scaled) a.e = b.e;
+      a.kind = K::Scaled;
+      a.k = k;
+      return true;
     }
     if (a.kind == K::Scaled && b.kind == K::Scaled) {
-      if (__builtin_mul_overflow(a.k, b.k, &k)) return std::nullopt;
-      GiNaC::ex p = ProductOfPairs::build({&a.e, &b.e}, GiNaC::numeric(1));
-      if (!is_term(p)) return std::nullopt;
-      return Value::scaled(std::move(p), k, col);
+      if (__builtin_mul_overflow(a.k, b.k, &k)) return false;
+      GiNaC::ex p = ProductOfPairs::build({&a.e, &b.e}, GiNaC::ex(1));
+      if (!is_term(p)) return false;
+      a.e = p;
+      a.k = k;
+      return true;
     }
-    return std::nullopt;
+    return false;
   }
 
   // a // b or a % b (by the operator at column col): machine integers divide in place, a
@@ -804,10 +905,7 @@ class Parser {
         product = divide(op.kind, product, b, op.col);
         continue;
       }
-      if (std::optional<Value> p = light_product(product, b, product.col)) {
-        product = std::move(*p);
-        continue;
-      }
+      if (light_product(product, b)) continue;
       return continue_term(Expr(to_ex(product)), op, Expr(to_ex(b)), product.col);
     }
     return product;
@@ -958,7 +1056,7 @@ class Parser {
         return inner;
       }
       case Tok::Name: {
-        if (t.text == "True" || t.text == "False") {
+        if ((t.text[0] == 'T' || t.text[0] == 'F') && (t.text == "True" || t.text == "False")) {
           advance();
           return condition(Cond::truth(t.text == "True"), t.col);
         }

@@ -517,6 +517,26 @@ TEST(ParseErrors, ReservedWordsAreNoSymbols) {
     EXPECT_TRUE(parse_expr(name).ok()) << name;
   }
   EXPECT_TRUE(parse_expr("max(a, b) + min(a, b)").ok());  // as functions they are fine
+  // Every reserved word, and names that share a word's length and first or last character
+  // (is_reserved_name rejects most names by those before comparing).
+  const char* all[] = {
+      "inf",     "nan",      "oo",       "None",    "as",       "assert", "async",     "await",
+      "break",   "class",    "continue", "def",     "del",      "elif",   "else",      "except",
+      "finally", "for",      "from",     "global",  "if",       "import", "in",        "is",
+      "lambda",  "nonlocal", "pass",     "raise",   "return",   "try",    "while",     "with",
+      "yield",   "and",      "or",       "not",     "True",     "False",  "max",       "Max",
+      "min",     "Min",      "ceildiv",  "CeilDiv", "FloorDiv", "Mod",    "PythonMod", "CleanDiv"};
+  for (const char* word : all) {
+    const std::string w = word;
+    EXPECT_TRUE(is_reserved_name(w)) << w;
+    for (const std::string& near :
+         {w + "_", "_" + w, w.substr(0, w.size() - 1) + "1", "z" + w.substr(1), w + w}) {
+      EXPECT_FALSE(is_reserved_name(near)) << near;
+    }
+  }
+  for (const char* name : {"end_r1", "p_r1", "w_r1", "s2_r4", "ass", "pas1", "maxx"}) {
+    EXPECT_FALSE(is_reserved_name(name)) << name;
+  }
 }
 
 TEST(ParseErrors, DivisionByConstantZeroPointsAtTheOperator) {
