@@ -371,15 +371,18 @@ struct Value {
 // Whether x is what GiNaC keeps as the rest of a pair of a sum (with the pair's coefficient
 // apart): not a number, not a sum, and not a product with a numeric factor.
 bool is_term(const GiNaC::ex& x) {
-  using detail::is_exactly;
-  if (is_exactly<GiNaC::symbol>(x) || is_exactly<GiNaC::function>(x) ||
-      is_exactly<GiNaC::power>(x)) {
+  // The class asked once (each is_exactly is a virtual call).
+  const auto* cls = &GiNaC::ex_to<GiNaC::basic>(x).get_class_info();
+  if (cls == &GiNaC::symbol::get_class_info_static() ||
+      cls == &GiNaC::function::get_class_info_static() ||
+      cls == &GiNaC::power::get_class_info_static()) {
     return true;
   }
-  if (!is_exactly<GiNaC::mul>(x)) return false;
+  if (cls != &GiNaC::mul::get_class_info_static()) return false;
   const GiNaC::ex& c = detail::PairsOf::overall(x);
-  static const GiNaC::numeric one(1);
-  return GiNaC::ex_to<GiNaC::numeric>(c).is_equal(one);
+  static const GiNaC::ex* const one = new GiNaC::ex(1);  // GiNaC's shared 1
+  return GiNaC::are_ex_trivially_equal(c, *one) ||
+         GiNaC::ex_to<GiNaC::numeric>(c).is_equal(GiNaC::ex_to<GiNaC::numeric>(*one));
 }
 
 Value Value::of(const GiNaC::ex& x, int col) {
@@ -458,7 +461,8 @@ struct ProductOfPairs : GiNaC::mul {
         seq.emplace_back(*f, one());
       }
     }
-    if (seq.size() >= 2) {
+    // One factor's pairs are sorted and combined already (a product's are, as GiNaC built it).
+    if (factors.size() >= 2 && seq.size() >= 2) {
       (product.*(&ProductOfPairs::canonicalize))();
       (product.*(&ProductOfPairs::combine_same_terms_sorted_seq))();
     }
@@ -564,7 +568,7 @@ class Sum {
         } else if (v.k != std::numeric_limits<int64_t>::min()) {
           add_int(-v.k);
         } else {
-          big_ = big_ - Int(static_cast<long>(v.k));
+          add_big(-Int(static_cast<long>(v.k)));
         }
         return;
       case Value::Kind::Scaled:
@@ -583,7 +587,7 @@ class Sum {
 
   Value build(int col) {
     if (!odd_.empty()) return Value::of(build_from_terms(), col);
-    const bool zero = !rational_ && cln::zerop(big_) && small_ == 0;
+    const bool zero = !rational_ && !has_big_ && small_ == 0;
     if (pairs_.empty()) return Value::of(constant_ex(), col);
     if (zero && pairs_.size() == 1) {
       // What the sum's evaluation gives for one pair: the term times its coefficient.
@@ -602,18 +606,20 @@ class Sum {
  private:
   void add_int(int64_t v) {
     int64_t sum;
-    if (!__builtin_add_overflow(small_, v, &sum)) {
-      small_ = sum;
-      return;
-    }
-    big_ = big_ + Int(static_cast<long>(small_)) + Int(static_cast<long>(v));
-    small_ = 0;
+    if (__builtin_add_overflow(small_, v, &sum)) return add_big(Int(static_cast<long>(v)));
+    small_ = sum;
+  }
+
+  // An integer constant past the machine word (kept apart; it may still cancel to 0).
+  [[gnu::noinline]] void add_big(const Int& v) {
+    big_ = big_ + v;
+    has_big_ = true;
   }
 
   void add_number(const GiNaC::numeric& n, bool minus) {
     if (n.is_integer()) {
       const Int v = cln::the<cln::cl_I>(n.to_cl_N());
-      big_ = minus ? big_ - v : big_ + v;
+      add_big(minus ? Int(-v) : v);
     } else {
       const GiNaC::numeric m = minus ? n.mul(GiNaC::numeric(-1)) : n;
       rational_ = rational_ ? rational_->add(m) : m;
@@ -644,7 +650,7 @@ class Sum {
     if (rational_) {
       return rational_->add(GiNaC::numeric(cln::cl_N(big_ + Int(static_cast<long>(small_)))));
     }
-    if (cln::zerop(big_)) return number(small_);
+    if (!has_big_) return number(small_);
     return detail::ex_of(big_ + Int(static_cast<long>(small_)));
   }
 
@@ -660,6 +666,7 @@ class Sum {
   GiNaC::exvector odd_;
   int64_t small_ = 0;                       // the machine-integer constants
   Int big_ = 0;                             // any larger integer constants
+  bool has_big_ = false;                    // whether big_ was added to
   std::optional<GiNaC::numeric> rational_;  // any others
 };
 
