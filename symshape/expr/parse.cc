@@ -820,6 +820,11 @@ class Parser {
   Value parse_arith() {
     Value left = parse_term();
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return left;
+    return parse_sum(left);
+  }
+
+  // The chain after its first term (apart, so that a lone term passes through a small frame).
+  [[gnu::noinline]] Value parse_sum(const Value& left) {
     const int first_op = cur_.col;
     Sum sum;
     sum.add(arith(left), false);
@@ -902,12 +907,17 @@ class Parser {
     if (cur_.kind != Tok::Star && cur_.kind != Tok::FloorDiv && cur_.kind != Tok::Percent) {
       return left;
     }
-    arith(left);
-    Value product = std::move(left);
+    return parse_product(left);
+  }
+
+  // The term after its first factor (apart, like parse_sum).
+  [[gnu::noinline]] Value parse_product(const Value& left) {
+    Value product = arith(left);
     while (cur_.kind == Tok::Star || cur_.kind == Tok::FloorDiv || cur_.kind == Tok::Percent) {
       const Token op = cur_;
       advance();
-      Value b = arith(parse_factor());
+      Value b = parse_factor();
+      arith(b);
       if (op.kind != Tok::Star) {
         product = divide(op.kind, product, b, op.col);
         continue;
@@ -996,7 +1006,7 @@ class Parser {
   }
 
   // -a in the light forms (what the Expr operator gives).
-  static Value negate(const Value& a, int col) {
+  [[gnu::noinline]] static Value negate(const Value& a, int col) {
     using K = Value::Kind;
     if ((a.kind == K::Int || a.kind == K::Scaled) && a.k != std::numeric_limits<int64_t>::min()) {
       Value r = a;
@@ -1010,6 +1020,10 @@ class Parser {
   // factor: ('+' | '-') factor | power
   Value parse_factor() {
     if (cur_.kind != Tok::Plus && cur_.kind != Tok::Minus) return parse_power();
+    return parse_unary();
+  }
+
+  [[gnu::noinline]] Value parse_unary() {
     const Token op = cur_;
     Nesting nesting(*this, op.col);
     advance();
@@ -1024,6 +1038,10 @@ class Parser {
   [[gnu::always_inline]] Value parse_power() {
     Value base = parse_atom();
     if (cur_.kind != Tok::Power) return base;
+    return parse_exponent(base);
+  }
+
+  [[gnu::noinline]] Value parse_exponent(const Value& base) {
     const Token op = cur_;
     Expr b = as_expr(base);
     Nesting nesting(*this, op.col);
@@ -1032,7 +1050,7 @@ class Parser {
     return Value::of(power(b, n, op.col).ex(), base.col);
   }
 
-  static Expr power(const Expr& base, const Expr& exponent, int col) {
+  [[gnu::noinline]] static Expr power(const Expr& base, const Expr& exponent, int col) {
     std::optional<Int> n = exponent.constant();
     if (!n || *n < 0) throw ParseError{col, "exponent must be a non-negative integer constant"};
     if (*n > Int(UINT_MAX)) throw ParseError{col, "exponent too large"};
@@ -1054,14 +1072,7 @@ class Parser {
         advance();
         return integer(t);
       }
-      case Tok::LParen: {
-        Nesting nesting(*this, t.col);
-        advance();
-        Value inner = parse_or();
-        expect_close(t);
-        inner.col = t.col;
-        return inner;
-      }
+      case Tok::LParen: return parse_group(t);
       case Tok::Name: {
         if ((t.text[0] == 'T' || t.text[0] == 'F') && (t.text == "True" || t.text == "False")) {
           advance();
@@ -1077,6 +1088,16 @@ class Parser {
     throw missing_operand();
   }
 
+  // '(' or_test ')'; the current token is the '('.
+  [[gnu::noinline]] Value parse_group(const Token& open) {
+    Nesting nesting(*this, open.col);
+    advance();
+    Value inner = parse_or();
+    expect_close(open);
+    inner.col = open.col;
+    return inner;
+  }
+
   // A decimal literal (digits only, the lexer checked): in a machine word when it fits.
   static Value integer(const Token& t) {
     if (t.text.size() <= 18) {
@@ -1084,17 +1105,23 @@ class Parser {
       for (char c : t.text) v = v * 10 + (c - '0');
       return Value::integer(v, t.col);
     }
+    return big_integer(t);
+  }
+
+  [[gnu::noinline]] static Value big_integer(const Token& t) {
     const std::string text(t.text);
     return Value::of(Expr(cln::read_integer(10, 0, text.c_str(), 0, text.size())).ex(), t.col);
   }
 
   // The symbol a name token names; a reserved word is refused.
   static Expr symbol(const Token& name) {
-    if (is_reserved_name(name.text)) {
-      throw ParseError{
-          name.col, "'" + std::string(name.text) + "' is a reserved word and cannot name a symbol"};
-    }
+    if (is_reserved_name(name.text)) refuse_reserved(name);
     return Expr::symbol(name.text);
+  }
+
+  [[noreturn, gnu::cold, gnu::noinline]] static void refuse_reserved(const Token& name) {
+    throw ParseError{
+        name.col, "'" + std::string(name.text) + "' is a reserved word and cannot name a symbol"};
   }
 
   void expect_close(const Token& open) {
@@ -1109,7 +1136,7 @@ class Parser {
   }
 
   // A call; the current token is its '('.
-  Value parse_call(const Token& name) {
+  [[gnu::noinline]] Value parse_call(const Token& name) {
     std::optional<Call> call = lookup_call(name.text);
     if (!call) throw ParseError{name.col, "unknown function '" + std::string(name.text) + "'"};
     const Token open = cur_;
