@@ -2,6 +2,7 @@
 #include <cln/integer_io.h>
 #include <cln/rational.h>
 
+#include <array>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -172,10 +173,20 @@ Expr Expr::symbol(std::string_view name) {
     }
   };
   static auto* table = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
+  // The names of a batch repeat: a direct-mapped cache of recent look-ups (pointers to the
+  // table's entries, which never move) answers most of them without the table's bucket walk.
+  struct Recent {
+    const std::string* name = nullptr;
+    const Expr* expr = nullptr;
+  };
+  static auto* recent = new std::array<Recent, 256>();
+  Recent& slot = (*recent)[Hash{}(name)&255];
+  if (slot.name != nullptr && *slot.name == name) return *slot.expr;
   auto it = table->find(name);
   if (it == table->end()) {
     it = table->emplace(std::string(name), Expr(GiNaC::ex(GiNaC::symbol(std::string(name))))).first;
   }
+  slot = {&it->first, &it->second};
   return it->second;
 }
 

@@ -715,8 +715,6 @@ class Parser {
 
   void advance() {
     prev_text_ = cur_.text;
-    has_prev_ = started_;
-    started_ = true;
     lex_.next(cur_);
   }
 
@@ -734,7 +732,7 @@ class Parser {
 
   // The current token cannot start an operand.
   ParseError missing_operand() const {
-    if (has_prev_) {
+    if (prev_text_.data() != nullptr) {  // a token was read before cur_
       return ParseError{cur_.col, "expected an expression after '" + std::string(prev_text_) + "'"};
     }
     return unexpected(cur_);
@@ -1183,9 +1181,9 @@ class Parser {
   Lexer lex_;
   std::forward_list<Cond> conds_;  // built only for conditions
   Token cur_;
-  std::string_view prev_text_;  // the text of the token before cur_
-  bool has_prev_ = false;
-  bool started_ = false;
+  // The text of the token before cur_; no data before the first (cur_ starts as a token with
+  // none, and every token read is a view into the text).
+  std::string_view prev_text_;
   int depth_ = 0;
 };
 
