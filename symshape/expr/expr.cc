@@ -2,6 +2,7 @@
 #include <cln/integer_io.h>
 #include <cln/rational.h>
 
+#include <array>
 #include <charconv>
 #include <limits>
 #include <sstream>
@@ -65,6 +66,12 @@ GiNaC::ex ex_of(const Int& v) {
   return GiNaC::numeric(cln::cl_N(v));
 }
 
+// Built once on the heap with its evaluated flag set: `ss_floordiv(a, b).hold()` builds it twice
+// (a temporary, then its copy), and building `ss_floordiv(a, b)` to evaluate it once more.
+GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b) {
+  return GiNaC::dynallocate<GiNaC::function>(serial, a, b).setflag(GiNaC::status_flags::evaluated);
+}
+
 // ---- the integer functions as GiNaC functions ------------------------------------------------
 
 namespace {
@@ -82,33 +89,33 @@ GiNaC::ex floordiv_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   if (is_int(a) && is_int(b)) return ex_of(cln::floor1(int_of(a), int_of(b)));
   if (b.is_equal(1)) return a;
   if (b.is_equal(-1)) return -a;
-  return ss_floordiv(a, b).hold();
+  return held_call(ss_floordiv_SERIAL::serial, a, b);
 }
 
 GiNaC::ex mod_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   check_divisor(b);
   if (is_int(a) && is_int(b)) return ex_of(cln::mod(int_of(a), int_of(b)));
   if (b.is_equal(1) || b.is_equal(-1)) return 0;
-  return ss_mod(a, b).hold();
+  return held_call(ss_mod_SERIAL::serial, a, b);
 }
 
 GiNaC::ex ceildiv_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   check_divisor(b);
   if (is_int(a) && is_int(b)) return ex_of(cln::ceiling1(int_of(a), int_of(b)));
   if (b.is_equal(1)) return a;
-  return ss_ceildiv(a, b).hold();
+  return held_call(ss_ceildiv_SERIAL::serial, a, b);
 }
 
 GiNaC::ex max_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   if (is_int(a) && is_int(b)) return int_of(a) >= int_of(b) ? a : b;
   if (a.is_equal(b)) return a;
-  return ss_max(a, b).hold();
+  return held_call(ss_max_SERIAL::serial, a, b);
 }
 
 GiNaC::ex min_eval(const GiNaC::ex& a, const GiNaC::ex& b) {
   if (is_int(a) && is_int(b)) return int_of(a) <= int_of(b) ? a : b;
   if (a.is_equal(b)) return a;
-  return ss_min(a, b).hold();
+  return held_call(ss_min_SERIAL::serial, a, b);
 }
 
 }  // namespace
@@ -156,15 +163,30 @@ Expr Expr::symbol(std::string_view name) {
   // Interned so that one name is one GiNaC symbol; GiNaC compares symbols by identity.
   // Looked up by the view itself (no string built for a name met before). Never destroyed: no
   // exit-time order to care about.
+  // FNV-1a: names are short, and the library's hash of a string costs several times more.
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const {
+      uint64_t h = 14695981039346656037ull;
+      for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+      return static_cast<size_t>(h);
+    }
   };
   static auto* table = new std::unordered_map<std::string, Expr, Hash, std::equal_to<>>();
+  // The names of a batch repeat: a direct-mapped cache of recent look-ups (pointers to the
+  // table's entries, which never move) answers most of them without the table's bucket walk.
+  struct Recent {
+    const std::string* name = nullptr;
+    const Expr* expr = nullptr;
+  };
+  static auto* recent = new std::array<Recent, 256>();
+  Recent& slot = (*recent)[Hash{}(name)&255];
+  if (slot.name != nullptr && *slot.name == name) return *slot.expr;
   auto it = table->find(name);
   if (it == table->end()) {
     it = table->emplace(std::string(name), Expr(GiNaC::ex(GiNaC::symbol(std::string(name))))).first;
   }
+  slot = {&it->first, &it->second};
   return it->second;
 }
 
@@ -261,11 +283,13 @@ Expr operator-(const Expr& a) {
   return Expr(-a.e_);
 }
 
-Expr floordiv(const Expr& a, const Expr& b) { return Expr(ss_floordiv(a.ex(), b.ex())); }
-Expr mod(const Expr& a, const Expr& b) { return Expr(ss_mod(a.ex(), b.ex())); }
-Expr ceildiv(const Expr& a, const Expr& b) { return Expr(ss_ceildiv(a.ex(), b.ex())); }
-Expr max(const Expr& a, const Expr& b) { return Expr(ss_max(a.ex(), b.ex())); }
-Expr min(const Expr& a, const Expr& b) { return Expr(ss_min(a.ex(), b.ex())); }
+// The functions' evaluations called directly: what building ss_floordiv(a, b) and evaluating it
+// gives, without building the call first.
+Expr floordiv(const Expr& a, const Expr& b) { return Expr(detail::floordiv_eval(a.ex(), b.ex())); }
+Expr mod(const Expr& a, const Expr& b) { return Expr(detail::mod_eval(a.ex(), b.ex())); }
+Expr ceildiv(const Expr& a, const Expr& b) { return Expr(detail::ceildiv_eval(a.ex(), b.ex())); }
+Expr max(const Expr& a, const Expr& b) { return Expr(detail::max_eval(a.ex(), b.ex())); }
+Expr min(const Expr& a, const Expr& b) { return Expr(detail::min_eval(a.ex(), b.ex())); }
 
 Expr exact_div(const Expr& a, const Expr& b) {
   if (detail::is_zero_constant(b.ex())) throw Error("division by zero");

@@ -40,6 +40,9 @@ struct PairsOf : GiNaC::expairseq {
   }
 };
 
+// The call f(a, b) (serial: ss_floordiv_SERIAL::serial, ...) as its evaluation leaves it when no
+// rule applies (held): for a caller that knows none does.
+GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b);
 // e is a numeric integer.
 bool is_int(const GiNaC::ex& e);
 // The value of a numeric integer.

@@ -278,6 +278,146 @@ TEST(ParseExpr, ProductChainsBuildWhatTheOperatorsBuild) {
   }
 }
 
+// The parser folds constants in machine integers and keeps coefficient-times-term forms until a
+// GiNaC object is needed: random texts over every operator, with constants at the edges of a
+// machine word (where its arithmetic overflows into exact numbers), products of terms, calls,
+// powers, exact quotients with rational coefficients and subtracted sums, must build what the
+// Expr operators build left to right.
+Built random_light(std::mt19937& rng, int depth);
+
+Built random_light_operand(std::mt19937& rng, int depth) {
+  static const char* names[] = {"x", "y", "z"};
+  static const char* edges[] = {"9223372036854775807", "9223372036854775806", "4611686018427387904",
+                                "3037000499",          "3037000500",          "9223372036854775808",
+                                "18446744073709551616"};
+  switch (std::uniform_int_distribution<int>(0, depth > 0 ? 12 : 4)(rng)) {
+    case 0:
+    case 1: {
+      const char* n = names[rng() % 3];
+      return {n, Expr::symbol(n)};
+    }
+    case 2: {
+      const int v = std::uniform_int_distribution<int>(-3, 40)(rng);
+      if (v < 0) return {"(" + std::to_string(v) + ")", Expr(v)};
+      return {std::to_string(v), Expr(v)};
+    }
+    case 3: {
+      const std::string e = edges[rng() % std::size(edges)];
+      return {e, Expr(*parse_int(e))};
+    }
+    case 4: {
+      const std::string e = edges[rng() % std::size(edges)];
+      return {"(-" + e + ")", -Expr(*parse_int(e))};
+    }
+    case 5: {
+      Built inner = random_light(rng, depth - 1);
+      return {"(" + inner.text + ")", inner.expr};
+    }
+    case 6: {
+      Built inner = random_light(rng, depth - 1);
+      return {"-(" + inner.text + ")", -inner.expr};
+    }
+    case 7: {
+      Built inner = random_light(rng, depth - 1);
+      return {"+(" + inner.text + ")", inner.expr};
+    }
+    case 8: {
+      Built a = random_light(rng, depth - 1), b = random_light(rng, depth - 1);
+      if (rng() % 2) return {"max(" + a.text + ", " + b.text + ")", max(a.expr, b.expr)};
+      return {"min(" + a.text + ", " + b.text + ")", min(a.expr, b.expr)};
+    }
+    case 9: {
+      Built inner = random_light(rng, depth - 1);
+      const unsigned n = rng() % 3 + 1;
+      return {"(" + inner.text + ")**" + std::to_string(n), pow(inner.expr, n)};
+    }
+    case 10: {
+      const char* n = names[rng() % 3];
+      const int d = std::uniform_int_distribution<int>(2, 4)(rng);
+      return {"CleanDiv(" + std::string(n) + ", " + std::to_string(d) + ")",
+              exact_div(Expr::symbol(n), Expr(d))};
+    }
+    case 11: {
+      Built inner = random_light(rng, depth - 1);
+      const char* n = names[rng() % 3];
+      return {"ceildiv(" + inner.text + ", " + n + ")", ceildiv(inner.expr, Expr::symbol(n))};
+    }
+    default: {
+      const char* n = names[rng() % 3];
+      const unsigned k = rng() % 2 + 2;
+      return {std::string(n) + "**" + std::to_string(k), pow(Expr::symbol(n), k)};
+    }
+  }
+}
+
+Built random_light_term(std::mt19937& rng, int depth) {
+  Built t = random_light_operand(rng, depth);
+  for (int n = std::uniform_int_distribution<int>(0, 3)(rng); n > 0; --n) {
+    switch (rng() % 6) {
+      case 0:
+      case 1:
+      case 2: {
+        Built f = random_light_operand(rng, depth);
+        t = {t.text + "*" + f.text, t.expr * f.expr};
+        break;
+      }
+      case 3: {
+        const int d = std::uniform_int_distribution<int>(-3, 9)(rng);
+        if (d == 0) break;
+        const std::string ds = d < 0 ? "(" + std::to_string(d) + ")" : std::to_string(d);
+        t = {t.text + "//" + ds, floordiv(t.expr, Expr(d))};
+        break;
+      }
+      case 4: {
+        const int d = std::uniform_int_distribution<int>(-3, 9)(rng);
+        if (d == 0) break;
+        const std::string ds = d < 0 ? "(" + std::to_string(d) + ")" : std::to_string(d);
+        t = {t.text + " % " + ds, mod(t.expr, Expr(d))};
+        break;
+      }
+      default: {
+        const char* n = rng() % 2 ? "x" : "y";
+        t = {t.text + "//" + n, floordiv(t.expr, Expr::symbol(n))};
+      }
+    }
+  }
+  return t;
+}
+
+Built random_light(std::mt19937& rng, int depth) {
+  Built s = random_light_term(rng, depth);
+  for (int n = std::uniform_int_distribution<int>(0, 4)(rng); n > 0; --n) {
+    Built t = random_light_term(rng, depth);
+    if (rng() % 2) {
+      s = {s.text + " + " + t.text, s.expr + t.expr};
+    } else {
+      s = {s.text + " - " + t.text, s.expr - t.expr};
+    }
+  }
+  return s;
+}
+
+TEST(ParseExpr, LightFormsBuildWhatTheOperatorsBuild) {
+  std::mt19937 rng(3301);
+  for (int i = 0; i < 3000; ++i) {
+    Built b = random_light(rng, i % 3);
+    Expr parsed = parse_ok(b.text);
+    ASSERT_TRUE(parsed.identical(b.expr))
+        << b.text << "\n  parsed:   " << parsed.str() << "\n  expected: " << b.expr.str();
+  }
+  // Machine-word edges: the constants' sums and products leave the word exactly.
+  EXPECT_EQ(parse_ok("9223372036854775807 + 1").str(), "9223372036854775808");
+  EXPECT_EQ(parse_ok("-9223372036854775807 - 1 - 1").str(), "-9223372036854775809");
+  EXPECT_EQ(parse_ok("-(-9223372036854775807 - 1)").str(), "9223372036854775808");
+  EXPECT_EQ(parse_ok("(-9223372036854775807 - 1)//(-1)").str(), "9223372036854775808");
+  EXPECT_EQ(parse_ok("(-9223372036854775807 - 1) % (-1)").str(), "0");
+  EXPECT_EQ(parse_ok("3037000500*3037000500").str(), "9223372037000250000");
+  EXPECT_EQ(parse_ok("3037000500*x*3037000500 - x").str(), "9223372037000249999*x");
+  EXPECT_EQ(parse_ok("x - (-9223372036854775807 - 1)*x").str(), "9223372036854775809*x");
+  EXPECT_EQ(parse_ok("0*x + y").str(), "y");
+  EXPECT_EQ(parse_ok("2*x*3*y - 6*y*x").str(), "0");
+}
+
 // ---- conditions
 // ----------------------------------------------------------------------------------
 
@@ -377,6 +517,26 @@ TEST(ParseErrors, ReservedWordsAreNoSymbols) {
     EXPECT_TRUE(parse_expr(name).ok()) << name;
   }
   EXPECT_TRUE(parse_expr("max(a, b) + min(a, b)").ok());  // as functions they are fine
+  // Every reserved word, and names that share a word's length and first or last character
+  // (is_reserved_name rejects most names by those before comparing).
+  const char* all[] = {
+      "inf",     "nan",      "oo",       "None",    "as",       "assert", "async",     "await",
+      "break",   "class",    "continue", "def",     "del",      "elif",   "else",      "except",
+      "finally", "for",      "from",     "global",  "if",       "import", "in",        "is",
+      "lambda",  "nonlocal", "pass",     "raise",   "return",   "try",    "while",     "with",
+      "yield",   "and",      "or",       "not",     "True",     "False",  "max",       "Max",
+      "min",     "Min",      "ceildiv",  "CeilDiv", "FloorDiv", "Mod",    "PythonMod", "CleanDiv"};
+  for (const char* word : all) {
+    const std::string w = word;
+    EXPECT_TRUE(is_reserved_name(w)) << w;
+    for (const std::string& near :
+         {w + "_", "_" + w, w.substr(0, w.size() - 1) + "1", "z" + w.substr(1), w + w}) {
+      EXPECT_FALSE(is_reserved_name(near)) << near;
+    }
+  }
+  for (const char* name : {"end_r1", "p_r1", "w_r1", "s2_r4", "ass", "pas1", "maxx"}) {
+    EXPECT_FALSE(is_reserved_name(name)) << name;
+  }
 }
 
 TEST(ParseErrors, DivisionByConstantZeroPointsAtTheOperator) {
