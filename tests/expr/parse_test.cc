@@ -206,10 +206,13 @@ Built random_term(std::mt19937& rng, int depth) {
   return t;
 }
 
-Built random_sum(std::mt19937& rng, int depth) {
-  Built s = random_term(rng, depth);
-  for (int n = std::uniform_int_distribution<int>(0, 6)(rng); n > 0; --n) {
-    Built t = random_term(rng, depth);
+// A chain `t0 +- t1 +- ...` of one to max_terms terms drawn by term(), with the expression the
+// operators build left to right.
+template <class Term>
+Built random_chain(std::mt19937& rng, int max_terms, Term term) {
+  Built s = term();
+  for (int n = std::uniform_int_distribution<int>(0, max_terms - 1)(rng); n > 0; --n) {
+    Built t = term();
     if (rng() % 2) {
       s = {s.text + " + " + t.text, s.expr + t.expr};
     } else {
@@ -217,6 +220,10 @@ Built random_sum(std::mt19937& rng, int depth) {
     }
   }
   return s;
+}
+
+Built random_sum(std::mt19937& rng, int depth) {
+  return random_chain(rng, 7, [&] { return random_term(rng, depth); });
 }
 
 TEST(ParseExpr, BuildsTheExpressionTheOperatorsBuildLeftToRight) {
@@ -385,16 +392,7 @@ Built random_light_term(std::mt19937& rng, int depth) {
 }
 
 Built random_light(std::mt19937& rng, int depth) {
-  Built s = random_light_term(rng, depth);
-  for (int n = std::uniform_int_distribution<int>(0, 4)(rng); n > 0; --n) {
-    Built t = random_light_term(rng, depth);
-    if (rng() % 2) {
-      s = {s.text + " + " + t.text, s.expr + t.expr};
-    } else {
-      s = {s.text + " - " + t.text, s.expr - t.expr};
-    }
-  }
-  return s;
+  return random_chain(rng, 5, [&] { return random_light_term(rng, depth); });
 }
 
 TEST(ParseExpr, LightFormsBuildWhatTheOperatorsBuild) {
