@@ -143,6 +143,16 @@ class Simplifier {
   // How many cycle cuts, depth caps and call-only memo entries results have met so far (a
   // result that met none is kept in clean_ already).
   unsigned long cuts() const { return cuts_; }
+  // The work recombine may do in one top-level call, in terms read: each candidate sum it builds
+  // costs two per term (building it, and a round of recombine on it). Each candidate is
+  // simplified in full, recombine included, so the search nests as deep as kMaxDepth with a
+  // branch per division term: on a sum of dozens of division terms (a power of a sum of window
+  // products, expanded) it ran for minutes. Past the budget recombine keeps the sums as they
+  // are (a cut: what it returns depends on the call). The whole budget is spent in about 0.1 s;
+  // the tests' calls spend at most 240, the expression corpora's 20.
+  static constexpr unsigned long kMaxRecombineWork = 1ul << 16;
+  // The recombine work spent in the current call.
+  unsigned long recombine_work() const { return recombine_work_; }
 
   const Facts& facts() const { return facts_; }
   // skeleton_calls(e) (a walk of the skeleton costs less than looking it up in a table).
@@ -198,8 +208,18 @@ class Simplifier {
   }
 
   // How many times in a row a rewritten node may be simplified again: a guard against rules
-  // that would take turns undoing each other, never reached by the rules as written.
+  // that would take turns undoing each other. Of the rules as written only recombine's nested
+  // search on a sum of many division terms reaches it (see kMaxRecombineWork).
   static constexpr int kMaxDepth = 16;
+  // Spends `terms` of the call's recombine budget; false (and a cut) when it would run out.
+  bool spend_recombine_work(size_t terms) {
+    if (recombine_work_ + terms > kMaxRecombineWork) {
+      cut();
+      return false;
+    }
+    recombine_work_ += terms;
+    return true;
+  }
 
   const Facts& facts_;
   GiNaC::exhashmap<Memo> memo_;
@@ -233,8 +253,9 @@ class Simplifier {
   std::unordered_map<Question, Truth, QuestionHash> decisions_;
   std::optional<std::vector<std::pair<ex, ex>>> facts_normal_;
   int depth_ = 0;
-  ex last_calls_of_;         // calls_in's last question
-  unsigned last_calls_ = 0;  // and its answer
+  unsigned long recombine_work_ = 0;  // spent in this call, up to kMaxRecombineWork
+  ex last_calls_of_;                  // calls_in's last question
+  unsigned last_calls_ = 0;           // and its answer
 };
 
 // ---- rule families ------------------------------------------------------------------------------

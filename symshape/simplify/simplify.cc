@@ -108,6 +108,7 @@ void Simplifier::begin_call() {
   memo_.clear();
   active_.clear();
   depth_ = 0;
+  recombine_work_ = 0;
   // What is kept across calls is bounded: past the bound it is dropped whole (each kept entry
   // is what computing afresh gives, so dropping changes no answer, only the cost).
   constexpr size_t kMaxKept = size_t{1} << 18;
@@ -751,7 +752,8 @@ std::optional<ex> rewritten_sum(const ex& sum, size_t index, const DivisionTerm&
 // 8*(x//8) + x % 8 == x. Greedy: one rewrite at a time, while the sum shrinks; each round takes
 // the best rewrite (smallest, then fewest terms, then first in the canonical order), never the
 // first found: the terms come in GiNaC's order, which follows hashes seeded by addresses, so
-// the first found differs from run to run.
+// the first found differs from run to run. Each candidate is simplified in full, so the search
+// nests; its work is bounded by the call's budget (kMaxRecombineWork).
 ex Simplifier::recombine(const ex& e) {
   if (!is_add(e) || !(calls_in(e) & kDivisionCalls)) return e;
   ex cur = e;
@@ -770,6 +772,10 @@ ex Simplifier::recombine(const ex& e) {
       if (!may_pair(cur, terms, index, *dt)) continue;
       // The result may no longer divide by d: it must not be zero.
       if (!nonzero(d)) continue;
+      // Building the candidate reads each of its terms, and so does each round of recombine
+      // on it when it is simplified (a round that finds no candidate ends recombine).
+      // Past the budget, the round's best so far is the last rewrite.
+      if (!spend_recombine_work(2 * terms.size())) return best ? *best : cur;
       // d*ceildiv(n, d) == -d*((-n) // d) == n + (-n) % d.
       ex candidate;
       if (std::optional<ex> direct = rewritten_sum(cur, index, *dt)) {

@@ -7,6 +7,8 @@
 
 #include "simplify_test_util.h"
 #include "symshape/expr.h"
+#include "symshape/prove/limits.h"
+#include "symshape/simplify/simplifier.h"
 
 namespace symshape {
 namespace {
@@ -124,6 +126,49 @@ TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("(x - 1)//4 - (x + 3)//4", all(), -30, 30), "-1");
   EXPECT_EQ(checked("x - 3*(x//3)", all(), -30, 30), "x % 3");
   EXPECT_EQ(checked("8*(x//8) + x % 8", all(), -30, 30), "x");
+}
+
+// A power of a sum of window products expands (its terms merge, which reads as cancelling), and
+// recombine's search over the expansion's division terms nests (each candidate is simplified in
+// full, recombine included): these ran for minutes. The call's recombine budget bounds the
+// search; what comes out still equals the input.
+TEST(NormalForm, RecombineOnAnExpandedPowerIsBounded) {
+  for (const char* text : {"(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**2",
+                           "-(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**3"}) {
+    const Expr e = parsed(text);
+    const Expr s = simplify(e, sizes());
+    for (int64_t h = 1; h <= 24; ++h) {
+      for (int64_t w = 1; w <= 24; w += 3) {
+        const Bindings v{{"h", Int(h)}, {"w", Int(w)}};
+        ASSERT_EQ(evaluate(e, v), evaluate(s, v)) << text << " at " << h << ", " << w;
+      }
+    }
+  }
+}
+
+// The budget is what stops that search (a cut, so the result is not kept as what run() computes
+// afresh), while the recombinations the rules exist for spend a sliver of it.
+TEST(NormalForm, RecombineBudgetStopsOnlyTheExplodingSearch) {
+  struct InsideSimplify {  // as simplify() runs its Simplifier
+    bool saved = detail::inside_simplify();
+    InsideSimplify() { detail::inside_simplify() = true; }
+    ~InsideSimplify() { detail::inside_simplify() = saved; }
+  } scope;
+  const Facts facts = sizes();
+  {
+    detail::Simplifier s(facts);
+    s.run(parsed("(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**2").ex());
+    EXPECT_GT(s.cuts(), 0u);
+    EXPECT_LE(s.recombine_work(), detail::Simplifier::kMaxRecombineWork);
+    EXPECT_GT(s.recombine_work(), detail::Simplifier::kMaxRecombineWork / 2);
+  }
+  for (const char* text : {"8*(x//8) + x % 8", "x - 3*(x//3)", "s + (-s) % 64"}) {
+    detail::Simplifier s(facts);
+    s.run(parsed(text).ex());
+    EXPECT_GT(s.recombine_work(), 0u) << text;
+    EXPECT_LT(s.recombine_work(), 100u) << text;
+    EXPECT_EQ(s.cuts(), 0u) << text;
+  }
 }
 
 // ---- canonical forms from real reports ----------------------------------------------------
