@@ -2,6 +2,7 @@
 // rules of their kind run at the node, and a node that changed is simplified again (up to a cap)
 // until it is a fixpoint. Sums, products and powers are put in polynomial normal form.
 #include <algorithm>
+#include <cmath>
 #include <exception>
 
 #include "symshape/expr/functions.h"
@@ -228,9 +229,14 @@ ExpansionBound expansion_bound(const ex& e) {
     return b;
   }
   if (is_power(e) && is_integer(e.op(1)) && int_of(e.op(1)) > 0) {
+    // Each term of base^k is the product of a multiset of k of the base's terms: at most
+    // C(n + k - 1, k) different ones for n terms, as many as there are when the base's terms
+    // multiply to different monomials ((a + b)**2 has three, not four). Counting n^k would read
+    // the merging of a*b and b*a as cancellation.
     ExpansionBound base = expansion_bound(e.op(0)), b{1, base.constant};
-    for (long i = 0, k = cln::cl_I_to_long(int_of(e.op(1))); i < k && b.total < kCap; ++i) {
-      b.total *= base.total;
+    for (long i = 1, k = cln::cl_I_to_long(int_of(e.op(1))); i <= k && b.total < kCap; ++i) {
+      b.total =
+          std::round(b.total * (base.total + static_cast<double>(i - 1)) / static_cast<double>(i));
     }
     b.total = std::min(kCap, b.total);
     return b;

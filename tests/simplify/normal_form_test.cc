@@ -68,6 +68,18 @@ TEST(NormalForm, ProductOfWindowSizesStaysAProduct) {
   EXPECT_EQ(checked("h*((s - 5)//4 + 1) - h*((s - 1)//4)", sizes(), 1, 30), "0");
 }
 
+// A power of a window size is a product of equal windows (H == W after duck sizing): it stays a
+// power. Expanding (x - 1)**2 merges like terms (3 terms, not 4), which is not cancellation.
+TEST(NormalForm, PowerOfAWindowSizeStaysAPower) {
+  EXPECT_EQ(checked("((h - 5)//4 + 1)*((h - 5)//4 + 1)*64", sizes(), 1, 60), "64*((h - 1)//4)**2");
+  EXPECT_EQ(checked("16*((b - 3)//2 + 1)**2", all(), -30, 30), "16*((b - 1)//2)**2");
+  EXPECT_EQ(checked("((h - 5)//4 + 1)**3*((w - 3)//2 + 1)", sizes(), 1, 30),
+            "((w - 1)//2)*((h - 1)//4)**3");
+  EXPECT_EQ(checked("(h//2 + w)**2", all(), -12, 12), "(w + h//2)**2");
+  // Terms that do cancel on expanding still expand.
+  EXPECT_EQ(checked("((h + 1)//2 + 1)**2 - ((h + 1)//2)**2", all(), -30, 30), "2*((h + 1)//2) + 1");
+}
+
 // Whether a product is expanded is decided without expanding it when its factors share no
 // symbol or call; a shared one (or a factor outside sums of quotients) expands it to decide.
 TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
