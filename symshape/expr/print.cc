@@ -686,8 +686,9 @@ Shape Printer::signed_product(const detail::Num& coeff, size_t first, size_t cou
 // The constant term is folded into a quotient of the sum as a person writes a window size:
 // `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for c > 0.
 // The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the printer folds
-// the constant into the first quotient, in print order, that has 1 or -1 as coefficient, a
-// constant divisor and an offset of its own. `x//2 + 1` stays as it is.
+// the constant into the first quotient, in print order, whose coefficient divides the constant
+// (m*Q + m*k == m*(Q + k)), with a constant divisor and an offset of its own: `64*((s + 7)//8) -
+// 64` prints as `64*((s - 1)//8)`. `x//2 + 1` and `2*((s + 3)//4) - 1` stay as they are.
 Shape Printer::sum(const ex& e, const detail::Num& extra) {
   const size_t mark_terms = terms_.size(), mark_pool = pool_.size(), mark_built = built_.size();
   for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) terms_.push_back(make_term(p));
@@ -697,11 +698,19 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
     truncate(terms_, mark_terms);
     release(mark_pool, mark_built);
   };
-  if (!constant.is_zero()) {
-    sort_terms(mark_terms);
+  bool sorted = false;
+  // Pass 0 takes a quotient with coefficient 1 or -1, pass 1 one whose coefficient divides the
+  // constant.
+  for (int pass = 0; pass < 2 && !constant.is_zero(); ++pass) {
+    if (!sorted) sort_terms(mark_terms);
+    sorted = true;
     for (size_t i = mark_terms; i < terms_.size(); ++i) {
       const PTerm& t = terms_[i];
-      if ((t.coeff != 1 && t.coeff != -1) || t.count != 1 || !is_one(*pool_[t.first].exp)) continue;
+      if (t.count != 1 || !is_one(*pool_[t.first].exp)) continue;
+      if (pass == 0 ? t.coeff != 1 && t.coeff != -1
+                    : !t.coeff.is_integer() || !detail::mod(constant, t.coeff).is_zero()) {
+        continue;
+      }
       const ex& q = *pool_[t.first].base;
       if (function_of(q) != Fn::FloorDiv) continue;
       const ex num = q.op(0), d = q.op(1);
@@ -710,9 +719,9 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       if (sign_of(c) <= 0 || !detail::is_exactly<GiNaC::add>(num) ||
           !detail::is_int(detail::PairsOf::overall(num)) || detail::PairsOf::overall(num).is_zero())
         continue;
-      // coeff*Q + k == coeff*(Q + coeff*k) for coeff == +-1.
-      const detail::Num offset = t.coeff * constant * c;
-      if (n == 1) {
+      // coeff*Q + k == coeff*(Q + k/coeff), and Q + j == (E + j*c)//c.
+      const detail::Num offset = detail::floordiv(constant, t.coeff) * c;
+      if (n == 1 && (t.coeff == 1 || t.coeff == -1)) {
         // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
         // offset in place, as signed_product prints the term with the folded quotient.
         const bool negative = sign_of(t.coeff) < 0;
@@ -731,16 +740,16 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
       sort_terms(mark_terms);
       break;
     }
-  } else if (n == 1) {
+  }
+  if (constant.is_zero() && n == 1) {
     // One term and no constant: the term itself (a sum folded into one quotient, or a sum
     // printed after its constant was folded away).
     const PTerm t = terms_[mark_terms];
     const Shape s = signed_product(t.coeff, t.first, t.count);
     done();
     return s;
-  } else {
-    sort_terms(mark_terms);
   }
+  if (!sorted) sort_terms(mark_terms);
   bool any = false;
   auto append = [&](const detail::Num& c, size_t first, size_t count) {
     if (!any) {
