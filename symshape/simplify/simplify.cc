@@ -244,6 +244,23 @@ ExpansionBound expansion_bound(const ex& e) {
   return {1, 0};
 }
 
+// e with every number of its polynomial structure (a sum's coefficients and constant, a
+// product's number) replaced by its absolute value; symbols, calls and exponents as they are.
+// Expanding it cancels nothing, so it has as many terms as e's expansion has monomials before
+// like terms cancel: e's expansion has fewer exactly when some cancelled.
+ex majorant(const ex& e) {
+  if (is_number(e)) return GiNaC::abs(GiNaC::ex_to<GiNaC::numeric>(e));
+  if (is_add(e) || is_mul(e)) {
+    GiNaC::exvector ops;
+    ops.reserve(e.nops());
+    for (size_t i = 0; i < e.nops(); ++i) ops.push_back(majorant(e.op(i)));
+    if (is_add(e)) return GiNaC::dynallocate<GiNaC::add>(ops);
+    return GiNaC::dynallocate<GiNaC::mul>(ops);
+  }
+  if (is_power(e)) return GiNaC::pow(majorant(e.op(0)), e.op(1));
+  return e;
+}
+
 // Read on a sum's pairs (its constant is the overall coefficient, never a pair).
 size_t nonconstant_terms(const ex& e) {
   if (is_add(e)) return PairsOf::pairs(e).size();
@@ -487,8 +504,13 @@ ex Simplifier::run_polynomial(const ex& e) {
     if (product_stays_factored(mapped)) return mapped;
     ex expanded = poly_normal(mapped);
     const ExpansionBound bound = expansion_bound(mapped);
-    if (static_cast<double>(nonconstant_terms(expanded)) >= bound.total - bound.constant &&
-        node_count(expanded) >= sign_free_node_count(mapped)) {
+    // Terms cancelled when the expansion has fewer than the bound, and fewer than the expansion
+    // of the product with its numbers made positive (like terms that merge, as in
+    // (x - 2)*(x + 1), are no cancellation).
+    const size_t terms = nonconstant_terms(expanded);
+    const bool cancelled = static_cast<double>(terms) < bound.total - bound.constant &&
+                           terms < nonconstant_terms(poly_normal(majorant(mapped)));
+    if (!cancelled && node_count(expanded) >= sign_free_node_count(mapped)) {
       return relate_offsets(merge_remainders(*this, recombine(mapped)));
     }
     mapped = expanded;

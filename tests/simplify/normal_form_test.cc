@@ -83,8 +83,13 @@ TEST(NormalForm, PowerOfAWindowSizeStaysAPower) {
 // Whether a product is expanded is decided without expanding it when its factors share no
 // symbol or call; a shared one (or a factor outside sums of quotients) expands it to decide.
 TEST(NormalForm, ProductExpandsOnlyWhenTermsCancelOrItGetsSmaller) {
-  // A shared quotient: (s//4)**2 + 3*(s//4) + 2 has fewer terms than the 4 of the bound.
-  EXPECT_EQ(checked("(s//4 + 1)*(s//4 + 2)", all(), -30, 30), "(s//4)**2 + 3*(s//4) + 2");
+  // A shared quotient whose like terms merge but nothing cancels: (s//4)**2 + 3*(s//4) + 2 is
+  // no smaller, so the product stays (as a conv area of two windows over one size does).
+  EXPECT_EQ(checked("(s//4 + 1)*(s//4 + 2)", all(), -30, 30), "(s//4 + 1)*(s//4 + 2)");
+  EXPECT_EQ(checked("16*((e - 5)//2 + 1)*((e + 1)//2 + 1)", sizes(), 1, 40),
+            "16*((e - 3)//2)*((e + 3)//2)");
+  // Terms that cancel expand: (s//4 - 1)*(s//4 + 1) is (s//4)**2 - 1.
+  EXPECT_EQ(checked("(s//4 - 1)*(s//4 + 1)", all(), -30, 30), "(s//4)**2 - 1");
   EXPECT_EQ(checked("(x//2 + y)*(x//2 - y)", all(), -20, 20), "-y**2 + (x//2)**2");
   // Nothing shared: x*(y//2) + x is no smaller than the product.
   EXPECT_EQ(checked("x*(y//2 + 1)", all(), -20, 20), "x*(y//2 + 1)");
@@ -140,19 +145,24 @@ TEST(NormalForm, CancellationIsKept) {
   EXPECT_EQ(checked("8*(x//8) + x % 8", all(), -30, 30), "x");
 }
 
-// A power of a sum of window products expands (its terms merge, which reads as cancelling), and
+// A power of a sum of window products expanded (its terms merged, which read as cancelling), and
 // recombine's search over the expansion's division terms nests (each candidate is simplified in
-// full, recombine included): these ran for minutes. The call's recombine budget bounds the
-// search; what comes out still equals the input.
+// full, recombine included): these ran for minutes. The powers now stay powers, and their
+// expansions, given as they are, are bounded by the call's recombine budget; what comes out still
+// equals the input.
 TEST(NormalForm, RecombineOnAnExpandedPowerIsBounded) {
   for (const char* text : {"(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**2",
-                           "-(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**3"}) {
-    const Expr e = parsed(text);
-    const Expr s = simplify(e, sizes());
+                           "-(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**3",
+                           "(((h + 4)//5 - 5)*(h + 2)*((w + 2)//4 - 1) + 2*w)**2"}) {
+    const Expr power = parsed(text), expanded(power.ex().expand());
+    const Expr kept = simplify(power, sizes()), s = simplify(expanded, sizes());
+    const std::string printed = kept.str();
+    EXPECT_EQ(printed.find("**"), printed.rfind("**")) << text << " -> " << printed;
     for (int64_t h = 1; h <= 24; ++h) {
       for (int64_t w = 1; w <= 24; w += 3) {
         const Bindings v{{"h", Int(h)}, {"w", Int(w)}};
-        ASSERT_EQ(evaluate(e, v), evaluate(s, v)) << text << " at " << h << ", " << w;
+        ASSERT_EQ(evaluate(power, v), evaluate(kept, v)) << text << " at " << h << ", " << w;
+        ASSERT_EQ(evaluate(power, v), evaluate(s, v)) << text << " expanded, at " << h << ", " << w;
       }
     }
   }
@@ -169,7 +179,9 @@ TEST(NormalForm, RecombineBudgetStopsOnlyTheExplodingSearch) {
   const Facts facts = sizes();
   {
     detail::Simplifier s(facts);
-    s.run(parsed("(((h - 21)//5)*(h + 2)*((w - 2)//4) + 2*w)**2").ex());
+    // The power itself now stays a power; its expansion (offsets as the simplifier keeps them)
+    // is what made the search explode.
+    s.run(parsed("(((h + 4)//5 - 5)*(h + 2)*((w + 2)//4 - 1) + 2*w)**2").ex().expand());
     EXPECT_GT(s.cuts(), 0u);
     EXPECT_LE(s.recombine_work(), detail::Simplifier::kMaxRecombineWork);
     EXPECT_GT(s.recombine_work(), detail::Simplifier::kMaxRecombineWork / 2);
