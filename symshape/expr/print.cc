@@ -683,12 +683,14 @@ Shape Printer::signed_product(const detail::Num& coeff, size_t first, size_t cou
 
 // A sum without a denominator, with extra added to its constant term.
 //
-// The constant term is folded into a quotient of the sum as a person writes a window size:
-// `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for c > 0.
-// The simplifier keeps offsets in [0, c) (so equal quotients meet and cancel); the printer folds
-// the constant into the first quotient, in print order, whose coefficient divides the constant
-// (m*Q + m*k == m*(Q + k)), with a constant divisor and an offset of its own: `64*((s + 7)//8) -
-// 64` prints as `64*((s - 1)//8)`. `x//2 + 1` and `2*((s + 3)//4) - 1` stay as they are.
+// The constant term is folded into the sum's quotients as a person writes window sizes:
+// `(s + 3)//4 - 1` prints as `(s - 1)//4`, since (E + j)//c + k == (E + j + k*c)//c for c > 0,
+// and m*Q + m*k == m*(Q + k). The simplifier keeps offsets in [0, c) (so equal quotients meet and
+// cancel). A quotient that can take part of the constant has a constant divisor, an offset of its
+// own and an integer coefficient m with |m| <= |k|; the one with the largest |m| (the first in
+// print order among equal ones) takes the multiple of m the constant holds, rounded toward zero,
+// and the rest goes on to the next: `64*((s + 7)//8) + (h + 3)//4 - 65` prints as
+// `(h - 1)//4 + 64*((s - 1)//8)`. `x//2 + 1` and `2*((s + 3)//4) - 1` stay as they are.
 Shape Printer::sum(const ex& e, const detail::Num& extra) {
   const size_t mark_terms = terms_.size(), mark_pool = pool_.size(), mark_built = built_.size();
   for (const GiNaC::expair& p : detail::PairsOf::pairs(e)) terms_.push_back(make_term(p));
@@ -698,48 +700,57 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
     truncate(terms_, mark_terms);
     release(mark_pool, mark_built);
   };
+  // Whether term t is a quotient that can take a multiple of its coefficient from the constant.
+  auto takes_part = [&](const PTerm& t) {
+    if (t.count != 1 || !is_one(*pool_[t.first].exp) || !t.coeff.is_integer() ||
+        detail::abs(t.coeff) > detail::abs(constant)) {
+      return false;
+    }
+    const ex& q = *pool_[t.first].base;
+    if (function_of(q) != Fn::FloorDiv || !detail::is_int(q.op(1)) ||
+        sign_of(num_of(q.op(1))) <= 0 || !detail::is_exactly<GiNaC::add>(q.op(0))) {
+      return false;
+    }
+    const ex& offset = detail::PairsOf::overall(q.op(0));
+    return detail::is_int(offset) && !offset.is_zero();
+  };
   bool sorted = false;
-  // Pass 0 takes a quotient with coefficient 1 or -1, pass 1 one whose coefficient divides the
-  // constant.
-  for (int pass = 0; pass < 2 && !constant.is_zero(); ++pass) {
+  while (!constant.is_zero()) {
     if (!sorted) sort_terms(mark_terms);
     sorted = true;
+    size_t best = terms_.size();
     for (size_t i = mark_terms; i < terms_.size(); ++i) {
-      const PTerm& t = terms_[i];
-      if (t.count != 1 || !is_one(*pool_[t.first].exp)) continue;
-      if (pass == 0 ? t.coeff != 1 && t.coeff != -1
-                    : !t.coeff.is_integer() || !detail::mod(constant, t.coeff).is_zero()) {
-        continue;
+      if (!takes_part(terms_[i])) continue;
+      if (best == terms_.size() || detail::abs(terms_[i].coeff) > detail::abs(terms_[best].coeff)) {
+        best = i;
       }
-      const ex& q = *pool_[t.first].base;
-      if (function_of(q) != Fn::FloorDiv) continue;
-      const ex num = q.op(0), d = q.op(1);
-      if (!detail::is_int(d)) continue;
-      const detail::Num c = num_of(d);
-      if (sign_of(c) <= 0 || !detail::is_exactly<GiNaC::add>(num) ||
-          !detail::is_int(detail::PairsOf::overall(num)) || detail::PairsOf::overall(num).is_zero())
-        continue;
-      // coeff*Q + k == coeff*(Q + k/coeff), and Q + j == (E + j*c)//c.
-      const detail::Num offset = detail::floordiv(constant, t.coeff) * c;
-      if (n == 1 && (t.coeff == 1 || t.coeff == -1)) {
-        // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
-        // offset in place, as signed_product prints the term with the folded quotient.
-        const bool negative = sign_of(t.coeff) < 0;
-        done();
-        const size_t start = out_.size();
-        if (negative) out_ += '-';
-        floordiv_with_offset(num, offset, d);
-        if (!negative) return {kProduct, true};
-        parenthesize(start + 1);
-        return {kUnary, false};
-      }
-      // The term stays coeff times a quotient (degree 1); only the quotient changes, and with it
-      // the order.
-      pool_[t.first].base = keep(ss_floordiv(num + detail::ex_of(offset.to_int()), d).hold());
-      constant = 0;
-      sort_terms(mark_terms);
-      break;
     }
+    if (best == terms_.size()) break;
+    const PTerm& t = terms_[best];
+    const ex& q = *pool_[t.first].base;
+    const ex num = q.op(0), d = q.op(1);
+    const detail::Num c = num_of(d);
+    // j = k/m rounded toward zero; |k - j*m| < |m| <= |k|, so the constant shrinks each round.
+    detail::Num j = detail::floordiv(detail::abs(constant), detail::abs(t.coeff));
+    if ((sign_of(constant) < 0) != (sign_of(t.coeff) < 0)) j = -j;
+    const detail::Num offset = j * c;
+    if (n == 1 && (t.coeff == 1 || t.coeff == -1)) {
+      // The sum is that one quotient: `(s - 1)//4`, or `-((s - 1)//4)`. Printed with the
+      // offset in place, as signed_product prints the term with the folded quotient.
+      const bool negative = sign_of(t.coeff) < 0;
+      done();
+      const size_t start = out_.size();
+      if (negative) out_ += '-';
+      floordiv_with_offset(num, offset, d);
+      if (!negative) return {kProduct, true};
+      parenthesize(start + 1);
+      return {kUnary, false};
+    }
+    // The term stays m times a quotient (degree 1); only the quotient changes, and with it the
+    // order.
+    constant = constant - j * t.coeff;
+    pool_[t.first].base = keep(ss_floordiv(num + detail::ex_of(offset.to_int()), d).hold());
+    sort_terms(mark_terms);
   }
   if (constant.is_zero() && n == 1) {
     // One term and no constant: the term itself (a sum folded into one quotient, or a sum

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "symshape/expr.h"
@@ -36,6 +37,36 @@ TEST(Print, QuotientsAndRemainders) {
   EXPECT_EQ(ceildiv(x, 4).str(), "ceildiv(x, 4)");
   EXPECT_EQ(ceildiv(x * y, a + 1).str(), "ceildiv(x*y, a + 1)");
   EXPECT_EQ((3 * ceildiv(x, 4)).str(), "3*ceildiv(x, 4)");
+}
+
+// A sum's constant goes into its quotients, the largest coefficient first, each taking the
+// multiple of its coefficient the constant holds; the printed text reads back to the same value.
+TEST(Print, ConstantsFoldIntoQuotientsLargestCoefficientFirst) {
+  const Expr s = sym("s"), h = sym("h"), x = sym("x"), y = sym("y");
+  const Expr window_s = floordiv(s + 7, 8) - 1, window_h = floordiv(h + 3, 4) - 1;
+  const std::vector<std::pair<Expr, std::string>> cases = {
+      {64 * window_s, "64*((s - 1)//8)"},
+      {-64 * window_s, "-64*((s - 1)//8)"},
+      {-64 * window_s + 3, "-64*((s - 1)//8) + 3"},
+      {64 * window_s + window_h, "(h - 1)//4 + 64*((s - 1)//8)"},
+      {64 * window_s + 7 * window_h, "7*((h - 1)//4) + 64*((s - 1)//8)"},
+      {2 * floordiv(x + 1, 2) + floordiv(y + 1, 2) - 3, "2*((x - 1)//2) + (y - 1)//2"},
+      // Less than the coefficient: kept as a constant.
+      {2 * floordiv(x + 3, 4) - 1, "2*((x + 3)//4) - 1"},
+      // No offset of its own: as written.
+      {floordiv(x, 2) + 1, "x//2 + 1"},
+  };
+  for (const auto& [e, text] : cases) {
+    EXPECT_EQ(e.str(), text);
+    Expected<Expr> back = parse_expr(e.str());
+    ASSERT_TRUE(back) << e.str();
+    for (long a = -9; a <= 9; ++a) {
+      for (long b = -9; b <= 9; b += 3) {
+        const Bindings at = {{"s", Int(a)}, {"h", Int(b)}, {"x", Int(a)}, {"y", Int(b)}};
+        EXPECT_EQ(to_string(evaluate(*back, at)), to_string(evaluate(e, at))) << text;
+      }
+    }
+  }
 }
 
 TEST(Print, MaxAndMinAreFlattenedAndSorted) {
