@@ -318,9 +318,11 @@ def _target(node):
     if isinstance(t, torch._ops.OpOverload):
         return str(t)
     if isinstance(t, torch._ops.OpOverloadPacket):
-        # PyTorch 1.13 records sym_size by its packet; its one overload is sym_size.int.
-        if str(t) == "aten.sym_size":
-            return "aten.sym_size.int"
+        # PyTorch 1.13 records sym_size and sym_stride by their packets; with a dim, the call is
+        # the overload sym_size.int / sym_stride.int (sym_size has no other).
+        if str(t) == "aten.sym_size" or (str(t) == "aten.sym_stride"
+                                         and len(node.args) + len(node.kwargs) == 2):
+            return str(t) + ".int"
         return str(t) + ".default"
     if t in _OPERATORS:
         return "operator." + t.__name__

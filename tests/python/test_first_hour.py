@@ -239,6 +239,30 @@ class DynamicHeightWidthTest(unittest.TestCase):
         self.assertIsNone(ranges["h"].hi)
         self.assertIn("L['x'].size()[2]", conv.guards().python())
 
+    def test_two_flattened_branches_read_a_stride_by_dim(self):
+        # Flattening a slice makes PyTorch 1.13 record sym_stride(x, dim) by its packet: the
+        # overload sym_stride.int. The concatenated size prints as the user would write it and
+        # has the value eager PyTorch gives.
+        class TwoBranches(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Conv2d(3, 64, 3, stride=8, padding=1)
+                self.b = torch.nn.Conv2d(3, 1, 3, stride=4, padding=1)
+
+            def forward(self, x):
+                return torch.cat([torch.flatten(self.a(x), 1),
+                                  torch.flatten(self.b(x)[:, :, :, :1], 1)], 1)
+
+        model = TwoBranches().eval()
+        conv = symshape.fx.trace(model, torch.randn(2, 3, 64, 48), dynamic={"x": {2: "h", 3: "w"}})
+        output = str(conv.check()).splitlines()[-1]
+        size = output[output.index("float32[2, ") + len("float32[2, "):output.index("]")]
+        self.assertEqual(size, "64*((h + 7)//8)*((w + 7)//8) + (h + 3)//4")
+        for h, w in ((64, 48), (9, 17), (31, 8), (100, 57)):
+            with torch.no_grad():
+                eager = model(torch.randn(2, 3, h, w)).shape[1]
+            self.assertEqual(eval(size, {}, {"h": h, "w": w}), eager, (h, w))
+
     def test_specialized_dims(self):
         class AddRow(torch.nn.Module):
             def forward(self, x):
