@@ -323,6 +323,35 @@ Expr min(const std::vector<Expr>& args) {
 Expr pow(const Expr& a, unsigned n) { return n == 0 ? Expr(1) : Expr(GiNaC::pow(a.ex(), n)); }
 
 namespace detail {
+void flatten_calls(const GiNaC::ex& e, Fn f, std::vector<GiNaC::ex>& out) {
+  auto calls_f = [f](const GiNaC::ex& x) {
+    return is_exactly<GiNaC::function>(x) && function_of(x) == f;
+  };
+  if (!calls_f(e)) {
+    out.push_back(e);
+    return;
+  }
+  // The common case, a call whose arguments are not calls of f, without a stack.
+  const GiNaC::ex& a = e.op(0);
+  const GiNaC::ex& b = e.op(1);
+  if (!calls_f(a) && !calls_f(b)) {
+    out.push_back(a);
+    out.push_back(b);
+    return;
+  }
+  std::vector<GiNaC::ex> stack{e};
+  while (!stack.empty()) {
+    const GiNaC::ex x = stack.back();
+    stack.pop_back();
+    if (calls_f(x)) {
+      stack.push_back(x.op(1));
+      stack.push_back(x.op(0));
+    } else {
+      out.push_back(x);
+    }
+  }
+}
+
 bool has_integer_coefficients(const GiNaC::ex& e) {
   if (detail::is_exactly<GiNaC::numeric>(e)) return GiNaC::ex_to<GiNaC::numeric>(e).is_integer();
   if (detail::is_exactly<GiNaC::power>(e)) {

@@ -4,6 +4,8 @@
 
 #include <ginac/ginac.h>
 
+#include <vector>
+
 #include "symshape/expr.h"
 
 namespace symshape {
@@ -43,6 +45,9 @@ struct PairsOf : GiNaC::expairseq {
 // The call f(a, b) (serial: ss_floordiv_SERIAL::serial, ...) as its evaluation leaves it when no
 // rule applies (held): for a caller that knows none does.
 GiNaC::ex held_call(unsigned serial, const GiNaC::ex& a, const GiNaC::ex& b);
+// The arguments of a nest of f calls (`max(max(a, b), c)`: a, b, c), left to right, appended to
+// out; iterative, as a nest can be deep. e itself when it is no call of f.
+void flatten_calls(const GiNaC::ex& e, Fn f, std::vector<GiNaC::ex>& out);
 // e is a numeric integer.
 bool is_int(const GiNaC::ex& e);
 // The value of a numeric integer.

@@ -441,7 +441,6 @@ struct Scratch {
   std::vector<PFactor> pool;
   std::vector<PTerm> terms;
   std::vector<ex> args;
-  std::vector<ex> todo;
   std::deque<ex> built;
   std::string text;  // the output, copied out at the end (at its size)
 };
@@ -451,7 +450,7 @@ struct Scratch {
 class Printer {
  public:
   Printer(std::string& out, Scratch& s)
-      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args), todo_(s.todo), built_(s.built) {}
+      : out_(out), pool_(s.pool), terms_(s.terms), args_(s.args), built_(s.built) {}
 
   // `integral`: e is known to have no denominator (has_denominator is false), as every term,
   // factor and base of an expression without one is; function arguments are checked afresh.
@@ -491,13 +490,11 @@ class Printer {
   bool term_before(const PTerm& a, const PTerm& b) const;
   void sort_terms(size_t from);
   int leading_sign(const ex& sum);
-  void collect_args(const ex& e, Fn f);
 
   std::string& out_;
   std::vector<PFactor>& pool_;
   std::vector<PTerm>& terms_;
   std::vector<ex>& args_;
-  std::vector<ex>& todo_;
   std::deque<ex>& built_;
 };
 
@@ -782,27 +779,10 @@ Shape Printer::sum(const ex& e, const detail::Num& extra) {
   return {kSum, false};
 }
 
-// The arguments of a max or min, nested calls of the same function flattened (left to right),
-// with a stack of its own rather than recursion: a long chain of calls is not a deep recursion.
-void Printer::collect_args(const ex& e, Fn f) {
-  const size_t mark = todo_.size();
-  todo_.push_back(e);
-  while (todo_.size() > mark) {
-    const ex x = todo_.back();
-    todo_.pop_back();
-    if (function_of(x) == f) {
-      todo_.push_back(x.op(1));
-      todo_.push_back(x.op(0));
-    } else {
-      args_.push_back(x);
-    }
-  }
-}
-
 // Nested binary calls print as one n-ary call with sorted arguments.
 Shape Printer::min_max(const ex& e, Fn f) {
   const size_t mark = args_.size();
-  collect_args(e, f);
+  detail::flatten_calls(e, f, args_);
   const auto begin = args_.begin() + static_cast<std::ptrdiff_t>(mark);
   std::sort(begin, args_.end(),
             [](const ex& a, const ex& b) { return canonical_compare(a, b) < 0; });

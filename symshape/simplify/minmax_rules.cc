@@ -15,32 +15,6 @@
 
 namespace symshape::detail {
 
-void flatten_calls(const ex& e, Fn f, std::vector<ex>& out) {
-  if (call_of(e) != f) {
-    out.push_back(e);
-    return;
-  }
-  // The common case, a call whose arguments are not calls of f, without a stack.
-  ex a = e.op(0), b = e.op(1);
-  if (call_of(a) != f && call_of(b) != f) {
-    out.reserve(out.size() + 2);
-    out.push_back(std::move(a));
-    out.push_back(std::move(b));
-    return;
-  }
-  std::vector<ex> stack{e};
-  while (!stack.empty()) {
-    ex x = stack.back();
-    stack.pop_back();
-    if (call_of(x) == f) {
-      stack.push_back(x.op(1));
-      stack.push_back(x.op(0));
-    } else {
-      out.push_back(x);
-    }
-  }
-}
-
 namespace {
 
 // Whether x dominates y (x >= y for max, x <= y for min) at every point: ranges first, then

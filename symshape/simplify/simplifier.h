@@ -40,9 +40,7 @@ inline Fn call_of(const ex& e) {
   return detail::is_exactly<GiNaC::function>(e) ? function_of(e) : Fn::None;
 }
 
-// The arguments of a nest of f calls (`max(max(a, b), c)`: a, b, c), left to right; iterative, as
-// a nest can be deep.
-void flatten_calls(const ex& e, Fn f, std::vector<ex>& out);
+// flatten_calls (the arguments of a nest of max or min calls) is in symshape/expr/functions.h.
 
 // ---- polynomial helpers (polynomial.cc) ------------------------------------------------------
 // They look at the sum / product / power skeleton of an expression: function calls are atoms.
